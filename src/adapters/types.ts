@@ -1,0 +1,94 @@
+// Contracts of the external systems. Each has an embedded simulator (the default) with fault
+// injection, so the 502/503 paths and job retries are exercised for real in tests.
+
+export type FaultMode = 'none' | 'unreachable' | 'slow' | 'failing';
+
+export interface FaultControl {
+  /** unreachable: connection refused; slow: answers after delayMs; failing: answers with an error. */
+  set(mode: FaultMode, opts?: { delayMs?: number; times?: number }): void;
+  reset(): void;
+  readonly mode: FaultMode;
+}
+
+export type AdapterFailure = 'unreachable' | 'timeout' | 'failed';
+
+/** Any adapter call that did not succeed. Services map it to 502/503 or a job retry. */
+export class AdapterError extends Error {
+  constructor(readonly system: 'switch' | 'billing' | 'card' | 'sms', readonly failure: AdapterFailure, message: string) {
+    super(message);
+    this.name = 'AdapterError';
+  }
+}
+
+export interface PortSpec {
+  /** Idempotency key of the operation: a retried job repeats the key and the switch applies it once. */
+  operationKey: string;
+  locationId: string;
+  switchId: string | null;
+  port: string | null;
+  vlanId: number | null;
+  downloadMbps: number;
+  uploadMbps: number;
+  macAddress?: string | null;
+}
+
+export interface SwitchController {
+  readonly faults: FaultControl;
+  provisionPort(spec: PortSpec): Promise<void>;
+  setCaptivePortal(req: { operationKey: string; locationId: string }): Promise<void>;
+  resetPort(req: { operationKey: string; locationId: string }): Promise<void>;
+  /** applied false: the switch accepted the change for operator confirmation (not an error). */
+  updateBandwidth(req: { operationKey: string; locationId: string; downloadMbps: number; uploadMbps: number }): Promise<{ applied: boolean }>;
+}
+
+export interface BillingCreditNote {
+  id: string;
+  number: string;
+  state: 'draft' | 'open' | 'refunded' | 'paid_out' | 'applied' | 'archived' | 'voided';
+  amount_cents: number;
+  currency: string;
+  reason: string;
+  issued_at: Date;
+  subscriber_id: string;
+  subscription_id: string | null;
+}
+
+export interface BillingSystem {
+  readonly faults: FaultControl;
+  /** Every credit note of the subscriber as the billing system holds it (all states). */
+  listCreditNotes(subscriberId: string): Promise<BillingCreditNote[]>;
+  getCreditNote(id: string): Promise<BillingCreditNote | null>;
+  /** Moves the next recurring invoice's send date. */
+  rescheduleNextInvoice(req: { subscriptionId: string; sendDate: string }): Promise<void>;
+}
+
+export interface SavedCard {
+  payment_method_id: string;
+  brand: string;
+  last4: string;
+  exp_month: number;
+  exp_year: number;
+}
+
+export interface CardProcessor {
+  readonly faults: FaultControl;
+  createSetup(req: { account: string; subscriberId: string; email: string }): Promise<{ setup_id: string; client_secret: string }>;
+  /** In the simulator a setup confirms with a test card number ('4242424242424242' succeeds, '4000000000000002' declines). */
+  confirmSetup(req: { account: string; setupId: string; cardNumber?: string }): Promise<SavedCard>;
+  charge(req: { account: string; paymentMethodId: string; amountCents: number; currency: string; idempotencyKey: string }): Promise<{
+    payment_intent_id: string;
+    status: 'succeeded' | 'declined';
+  }>;
+}
+
+export interface SmsGateway {
+  readonly faults: FaultControl;
+  send(req: { to: string; text: string }): Promise<void>;
+}
+
+export interface Adapters {
+  switchController: SwitchController;
+  billingSystem: BillingSystem;
+  cardProcessor: CardProcessor;
+  sms: SmsGateway;
+}

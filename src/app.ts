@@ -1,0 +1,88 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Config } from './config.js';
+import { createDb, type DbHandle } from './db/database.js';
+import { migrate } from './db/migrate.js';
+import { systemClock, type Clock } from './lib/clock.js';
+import { createContainer, type Deps, type DepsOverrides } from './container.js';
+import { genReqId } from './plugins/request-id.js';
+import { registerDocs } from './plugins/docs.js';
+import { registerRateLimit } from './plugins/rate-limit.js';
+import { agentSurface } from './surfaces/agent/index.js';
+import { partnerSurface, internalSurface } from './surfaces/partner/index.js';
+import { partnerNotFound } from './plugins/error-handlers.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    deps: Deps;
+  }
+}
+
+export interface BuildOptions extends DepsOverrides {
+  /** An open database (tests); otherwise opened from config and closed with the app. */
+  dbHandle?: DbHandle;
+  clock?: Clock;
+  /** Run migrations before serving (default true). */
+  migrate?: boolean;
+  /** Pino destination for tests that assert on log lines. */
+  logStream?: NodeJS.WritableStream;
+}
+
+// Secrets never reach a log line, whatever logs the request.
+const REDACT = [
+  'req.headers["x-api-key"]',
+  'req.headers["x-webhook-secret"]',
+  'req.headers["x-verified-session"]',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  '*.password',
+  '*.current_password',
+  '*.new_password',
+  '*.code',
+  '*.token',
+];
+
+export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger:
+      config.LOG_LEVEL === 'silent'
+        ? false
+        : { level: config.LOG_LEVEL, redact: { paths: REDACT, censor: '[redacted]' }, ...(opts.logStream ? { stream: opts.logStream } : {}) },
+    genReqId,
+    requestIdHeader: false,
+    trustProxy: config.TRUST_PROXY,
+    bodyLimit: 1_048_576,
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  const ownsDb = !opts.dbHandle;
+  const dbHandle = opts.dbHandle ?? (await createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, embeddedDir: config.EMBEDDED_DB_DIR }));
+  if (opts.migrate !== false) await migrate(dbHandle);
+  const deps = createContainer(config, dbHandle, opts.clock ?? systemClock, app.log, opts);
+  app.decorate('deps', deps);
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', String(request.id));
+  });
+
+  await registerDocs(app);
+  await registerRateLimit(app, { enabled: config.RATE_LIMIT_ENABLED, store: config.RATE_LIMIT_STORE, db: deps.db });
+
+  await app.register(agentSurface, { prefix: '/agent' });
+  await app.register(partnerSurface, { prefix: '' });
+  await app.register(partnerSurface, { prefix: '/api/v1', mirror: true });
+  await app.register(internalSurface, { prefix: '/api/v1' });
+  // Unknown paths outside /agent answer in the partner shape.
+  partnerNotFound(app);
+
+  app.addHook('onReady', async () => {
+    if (config.JOBS_ENABLED) deps.jobs.start();
+  });
+  app.addHook('onClose', async () => {
+    await deps.jobs.stop();
+    await deps.mailer.close();
+    if (ownsDb) await dbHandle.close();
+  });
+  return app;
+}

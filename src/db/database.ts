@@ -1,0 +1,87 @@
+import { mkdirSync } from 'node:fs';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { PGlite } from '@electric-sql/pglite';
+import { PGliteDialect } from 'kysely-pglite-dialect';
+import type { DB } from './types.js';
+
+export type Db = Kysely<DB>;
+export type { DB };
+
+// DATE stays a 'YYYY-MM-DD' string (no local-midnight Date); bigint (int8) and numeric stay strings.
+pg.types.setTypeParser(1082, (v: string) => v);
+
+export interface DbHandle {
+  db: Db;
+  kind: 'postgres' | 'embedded';
+  /** The embedded instance, for tests that clone or dump it. */
+  pglite?: PGlite;
+  /**
+   * Runs `fn` with a script runner on one session that holds an advisory lock, so several
+   * processes starting together migrate one at a time. Each script runs in its own transaction.
+   */
+  withScriptSession<T>(lockId: number, fn: (run: (script: string) => Promise<void>) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface DbOptions {
+  databaseUrl?: string;
+  poolSize?: number;
+  embeddedDir?: string; // 'memory://' for an in-memory database
+  pglite?: PGlite; // an already-open embedded database (tests)
+}
+
+export async function createDb(opts: DbOptions): Promise<DbHandle> {
+  if (opts.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
+    // A dropped idle connection must not crash the process; the next query gets a fresh one.
+    pool.on('error', () => undefined);
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    return {
+      db,
+      kind: 'postgres',
+      async withScriptSession(lockId, fn) {
+        const client = await pool.connect();
+        try {
+          await client.query('SELECT pg_advisory_lock($1)', [lockId]);
+          // A query without parameters uses the simple protocol, which takes several statements.
+          return await fn(async (script) => {
+            await client.query('BEGIN');
+            try {
+              await client.query(script);
+              await client.query('COMMIT');
+            } catch (err) {
+              await client.query('ROLLBACK');
+              throw err;
+            }
+          });
+        } finally {
+          await client.query('SELECT pg_advisory_unlock($1)', [lockId]).catch(() => undefined);
+          client.release();
+        }
+      },
+      close: () => db.destroy(),
+    };
+  }
+  const pglite = opts.pglite ?? (await openEmbedded(opts.embeddedDir ?? 'var/db'));
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
+  return {
+    db,
+    kind: 'embedded',
+    pglite,
+    // The embedded database admits one process, so no lock is needed.
+    withScriptSession: (_lockId, fn) => fn((script) => pglite.transaction(async (tx) => void (await tx.exec(script)))),
+    close: () => db.destroy(),
+  };
+}
+
+export async function openEmbedded(dir: string, loadDataDir?: Blob): Promise<PGlite> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
+  if (!dir.startsWith('memory://')) mkdirSync(dir, { recursive: true });
+  return PGlite.create(dir, {
+    extensions: { pg_trgm },
+    parsers: { 1082: (v: string) => v },
+    ...(loadDataDir ? { loadDataDir } : {}),
+  });
+}

@@ -1,0 +1,9 @@
+import type { Deps } from '../container.js';
+import { registerMailJobs } from '../mail/mail.jobs.js';
+import { registerWebhookJobs } from '../webhooks/webhook.jobs.js';
+
+/** Every job kind's handler, registered once when the container is built. */
+export function registerJobHandlers(deps: Deps) {
+  registerMailJobs(deps);
+  registerWebhookJobs(deps);
+}

@@ -1,0 +1,48 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { DB } from '../db/types.js';
+
+export type Executor = Kysely<DB> | Transaction<DB>;
+
+export interface EnqueueOptions {
+  kind: string;
+  payload?: Record<string, unknown>;
+  /** Not before this instant (default: now). */
+  runAt?: Date;
+  /** A second enqueue with the same key is a no-op (returns the existing job). */
+  dedupeKey?: string;
+  providerId?: string | null;
+  subscriptionId?: string | null;
+  maxAttempts?: number;
+}
+
+export interface JobRecord {
+  id: string;
+  kind: string;
+  payload: Record<string, unknown>;
+  attempts: number; // including the current one
+  max_attempts: number;
+  provider_id: string | null;
+  subscription_id: string | null;
+}
+
+/** Thrown by a handler that must not be retried (bad payload, a final business refusal). */
+export class PermanentJobError extends Error {}
+
+export interface JobHandler {
+  run(job: JobRecord): Promise<unknown>;
+  /** Delay before attempt `attempt + 1` after a failure; default exponential with jitter. */
+  backoffMs?(attempt: number, err: unknown): number;
+  /** Called once when the job fails for good (attempts exhausted or permanent error). */
+  onFailed?(job: JobRecord, err: unknown): Promise<void>;
+}
+
+export interface JobQueue {
+  enqueue(executor: Executor, opts: EnqueueOptions): Promise<{ id: string }>;
+  register(kind: string, handler: JobHandler): void;
+  /** Starts the polling worker (no-op when already started). */
+  start(): void;
+  /** Stops claiming and waits for in-flight jobs. */
+  stop(): Promise<void>;
+  /** Tests and scripts: runs due jobs until none is due; returns how many ran. */
+  drain(opts?: { maxJobs?: number }): Promise<number>;
+}

@@ -1,0 +1,19 @@
+/** The only source of "now". Production uses the system clock; tests move a fixed one. */
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+export function fixedClock(start: Date | string): Clock & { set(d: Date | string): void; advance(ms: number): void } {
+  let t = new Date(start).getTime();
+  return {
+    now: () => new Date(t),
+    set: (d) => {
+      t = new Date(d).getTime();
+    },
+    advance: (ms) => {
+      t += ms;
+    },
+  };
+}

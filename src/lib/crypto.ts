@@ -1,0 +1,43 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash as argonHash, verify as argonVerify } from '@node-rs/argon2';
+import { randomAlnum, randomToken } from './ids.js';
+
+export const sha256 = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
+
+/** Constant-time equality of two byte strings (pg gives Buffer, PGlite Uint8Array). */
+export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  return timingSafeEqual(a, b);
+}
+
+// Prefixed secrets: "<kind>_<8 lowercase alnum prefix>_<random>". The prefix is stored in clear
+// (lookup and rate-limit bucket); only the SHA-256 of the whole secret is stored.
+export interface PrefixedSecret {
+  secret: string;
+  prefix: string;
+  hash: Buffer;
+}
+
+export function newPrefixedSecret(kind: 'sk' | 'whs'): PrefixedSecret {
+  const prefix = randomAlnum(8);
+  const secret = `${kind}_${prefix}_${randomToken(32)}`;
+  return { secret, prefix, hash: sha256(secret) };
+}
+
+const PREFIXED_RE = /^(sk|whs)_([a-z0-9]{8})_([A-Za-z0-9_-]{32,})$/;
+export function parsePrefixedSecret(value: string, kind: 'sk' | 'whs'): { prefix: string } | null {
+  const m = PREFIXED_RE.exec(value);
+  if (!m || m[1] !== kind) return null;
+  return { prefix: m[2] };
+}
+
+export const hashPassword = (password: string): Promise<string> => argonHash(password);
+
+export async function verifyPassword(hash: string | null, password: string): Promise<boolean> {
+  if (!hash) return false;
+  try {
+    return await argonVerify(hash, password);
+  } catch {
+    return false;
+  }
+}

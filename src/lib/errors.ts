@@ -1,0 +1,71 @@
+/** Every stable error code either surface can answer. The /agent envelope carries it as `code`. */
+export type ErrorCode =
+  | 'validation_error'
+  | 'invalid_api_key'
+  | 'feature_not_enabled'
+  | 'not_authenticated'
+  | 'invalid_credentials'
+  | 'forbidden'
+  | 'verification_required'
+  | 'session_invalid'
+  | 'session_customer_mismatch'
+  | 'invalid_code'
+  | 'code_expired'
+  | 'too_many_attempts'
+  | 'customer_not_found'
+  | 'not_found'
+  | 'confirmation_required'
+  | 'plan_change_limit'
+  | 'already_activated'
+  | 'conflict'
+  | 'gone'
+  | 'unprocessable'
+  | 'bad_request'
+  | 'idempotency_key_reused'
+  | 'idempotency_in_progress'
+  | 'rate_limited'
+  | 'dependency_unconfigured'
+  | 'dependency_failed'
+  | 'service_unavailable'
+  | 'internal_error';
+
+export interface ValidationDetail {
+  field: string;
+  message: string;
+}
+
+/**
+ * One error type for the whole service. `message` is safe to show a client. The partner surface
+ * answers `{detail}`: `detail` overrides the message there (e.g. the nested object of a 410).
+ */
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly extra: { detail?: unknown; details?: ValidationDetail[]; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}
+
+export const badRequest = (code: ErrorCode, message: string) => new AppError(400, code, message);
+export const notFound = (message = 'Not found', code: ErrorCode = 'not_found') => new AppError(404, code, message);
+export const conflict = (code: ErrorCode, message: string) => new AppError(409, code, message);
+export const unprocessable = (message: string) => new AppError(422, 'unprocessable', message);
+export const forbidden = (code: ErrorCode, message: string) => new AppError(403, code, message);
+export const dependencyFailed = (message: string) => new AppError(502, 'dependency_failed', message);
+export const serviceUnavailable = (code: ErrorCode, message: string) => new AppError(503, code, message);
+
+/** Postgres error codes the services branch on. */
+export const PG_UNIQUE_VIOLATION = '23505';
+export const PG_SERIALIZATION_FAILURE = '40001';
+
+export function isUniqueViolation(err: unknown, constraint?: string): boolean {
+  const e = err as { code?: string; constraint?: string; message?: string } | null;
+  if (!e || e.code !== PG_UNIQUE_VIOLATION) return false;
+  if (!constraint) return true;
+  // pg sets `constraint`; PGlite does not always, but names it in the message.
+  return e.constraint === constraint || (e.message ?? '').includes(`"${constraint}"`);
+}

@@ -1,0 +1,54 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.js';
+import type { JobQueue } from '../jobs/types.js';
+import { randomToken } from '../lib/ids.js';
+import type { Mailer, MailMessage } from './types.js';
+
+export interface MailerDeps {
+  config: Pick<Config, 'SMTP_URL' | 'MAIL_FROM' | 'MAIL_OUTBOX_DIR'>;
+  log: FastifyBaseLogger;
+  jobs: Pick<JobQueue, 'enqueue'>;
+}
+
+/**
+ * SMTP when SMTP_URL is set; otherwise each message is written to the outbox folder as an .eml
+ * file (and logged by tag and recipient, never by body: bodies hold codes and links).
+ */
+export function createMailer({ config, log, jobs }: MailerDeps): Mailer {
+  const transport: Transporter = config.SMTP_URL
+    ? nodemailer.createTransport(config.SMTP_URL)
+    : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+
+  async function send(msg: MailMessage) {
+    const info = await transport.sendMail({
+      from: config.MAIL_FROM,
+      to: msg.to,
+      subject: msg.subject,
+      text: msg.text,
+      html: msg.html,
+      attachments: msg.attachments,
+      headers: { 'X-Mail-Tag': msg.tag },
+    });
+    if (!config.SMTP_URL) {
+      await mkdir(config.MAIL_OUTBOX_DIR, { recursive: true });
+      const file = path.join(config.MAIL_OUTBOX_DIR, `${new Date().toISOString().replace(/[:.]/g, '-')}-${msg.tag}-${randomToken(4)}.eml`);
+      await writeFile(file, (info as unknown as { message: Buffer }).message);
+      log.info({ mail: msg.tag, to: msg.to, file }, 'mail written to outbox folder');
+    } else {
+      log.info({ mail: msg.tag, to: msg.to }, 'mail sent');
+    }
+  }
+
+  return {
+    send,
+    async enqueue(executor, msg) {
+      await jobs.enqueue(executor, { kind: 'mail.send', payload: { ...msg }, maxAttempts: 10 });
+    },
+    async close() {
+      transport.close();
+    },
+  };
+}

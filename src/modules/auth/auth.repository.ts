@@ -1,0 +1,21 @@
+import type { Db } from '../../db/database.js';
+
+export const findApiKeyByPrefix = (db: Db, prefix: string) =>
+  db
+    .selectFrom('api_keys')
+    .innerJoin('providers', 'providers.id', 'api_keys.provider_id')
+    .select(['api_keys.id', 'api_keys.provider_id', 'api_keys.prefix', 'api_keys.key_hash', 'api_keys.features', 'api_keys.revoked_at', 'providers.disabled'])
+    .where('api_keys.prefix', '=', prefix)
+    .executeTakeFirst();
+
+export const findProviderByWebhookSecretPrefix = (db: Db, prefix: string) =>
+  db
+    .selectFrom('providers')
+    .select(['id', 'webhook_secret_prefix', 'webhook_secret_hash', 'disabled'])
+    .where('webhook_secret_prefix', '=', prefix)
+    .executeTakeFirst();
+
+export const findUserByEmail = (db: Db, email: string) =>
+  db.selectFrom('users').selectAll().where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase())).executeTakeFirst();
+
+export const findUserById = (db: Db, id: string) => db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();

@@ -1,0 +1,127 @@
+import { LRUCache } from 'lru-cache';
+import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import type { Db } from '../../db/database.js';
+import type { Clock } from '../../lib/clock.js';
+import { bytesEqual, parsePrefixedSecret, sha256, verifyPassword } from '../../lib/crypto.js';
+import { isUuid } from '../../lib/ids.js';
+import * as repo from './auth.repository.js';
+
+export type Feature = 'agent_api_access' | 'provisioning:write' | 'serviceability:read';
+export type Role = 'subscriber' | 'service_provider' | 'platform_admin';
+export type SpRole = 'sp_admin' | 'support' | 'sales' | 'bookkeeping';
+
+export interface ApiKeyPrincipal {
+  keyId: string;
+  providerId: string;
+  prefix: string;
+  features: string[];
+}
+
+export interface UserPrincipal {
+  userId: string;
+  role: Role;
+  spRole: SpRole | null;
+  providerId: string | null;
+}
+
+/** Why a credential was refused: the surfaces map these to their own status and body. */
+export type CredentialFailure = 'missing' | 'invalid' | 'disabled';
+
+export type AuthResult<T> = { ok: true; principal: T } | { ok: false; failure: CredentialFailure };
+
+export interface AuthDeps {
+  db: Db;
+  clock: Clock;
+  jwtSecret: string;
+  jwtTtlSeconds: number;
+}
+
+const JWT_ISSUER = 'netsvc-api';
+
+export function createAuthService({ db, clock, jwtSecret, jwtTtlSeconds }: AuthDeps) {
+  const key = new TextEncoder().encode(jwtSecret);
+  // A short cache keeps the key lookup off the hot path; disabling a provider takes effect within it.
+  const apiKeyCache = new LRUCache<string, NonNullable<Awaited<ReturnType<typeof repo.findApiKeyByPrefix>>> | 'none'>({
+    max: 10_000,
+    ttl: 10_000,
+  });
+
+  async function authenticateApiKey(value: string | undefined): Promise<AuthResult<ApiKeyPrincipal>> {
+    if (!value) return { ok: false, failure: 'missing' };
+    const parsed = parsePrefixedSecret(value, 'sk');
+    if (!parsed) return { ok: false, failure: 'invalid' };
+    let row = apiKeyCache.get(parsed.prefix);
+    if (row === undefined) {
+      row = (await repo.findApiKeyByPrefix(db, parsed.prefix)) ?? 'none';
+      apiKeyCache.set(parsed.prefix, row);
+    }
+    if (row === 'none' || row.revoked_at) return { ok: false, failure: 'invalid' };
+    if (!bytesEqual(sha256(value), row.key_hash)) return { ok: false, failure: 'invalid' };
+    if (row.disabled) return { ok: false, failure: 'disabled' };
+    return { ok: true, principal: { keyId: row.id, providerId: row.provider_id, prefix: row.prefix, features: row.features } };
+  }
+
+  /** X-Webhook-Secret: "whs_<prefix>_<random>", compared by SHA-256 in constant time. */
+  async function authenticateWebhookSecret(value: string | undefined): Promise<AuthResult<{ providerId: string; prefix: string }>> {
+    if (!value) return { ok: false, failure: 'missing' };
+    const parsed = parsePrefixedSecret(value, 'whs');
+    if (!parsed) return { ok: false, failure: 'invalid' };
+    const row = await repo.findProviderByWebhookSecretPrefix(db, parsed.prefix);
+    if (!row?.webhook_secret_hash || !bytesEqual(sha256(value), row.webhook_secret_hash)) return { ok: false, failure: 'invalid' };
+    if (row.disabled) return { ok: false, failure: 'disabled' };
+    return { ok: true, principal: { providerId: row.id, prefix: parsed.prefix } };
+  }
+
+  async function issueJwt(user: { id: string; role: string; sp_role: string | null; provider_id: string | null }) {
+    const now = Math.floor(clock.now().getTime() / 1000);
+    const token = await new SignJWT({ role: user.role, sp_role: user.sp_role, service_provider_id: user.provider_id })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(user.id)
+      .setIssuer(JWT_ISSUER)
+      .setIssuedAt(now)
+      .setExpirationTime(now + jwtTtlSeconds)
+      .sign(key);
+    return { access_token: token, token_type: 'bearer' as const, expires_in: jwtTtlSeconds, role: user.role as Role };
+  }
+
+  async function authenticateBearer(header: string | undefined): Promise<AuthResult<UserPrincipal>> {
+    if (!header) return { ok: false, failure: 'missing' };
+    const m = /^Bearer\s+(\S+)$/i.exec(header);
+    if (!m) return { ok: false, failure: 'invalid' };
+    try {
+      const { payload } = await jwtVerify(m[1], key, {
+        algorithms: ['HS256'],
+        issuer: JWT_ISSUER,
+        currentDate: clock.now(),
+      });
+      const role = payload.role as Role;
+      if (!payload.sub || !isUuid(payload.sub) || !['subscriber', 'service_provider', 'platform_admin'].includes(role)) {
+        return { ok: false, failure: 'invalid' };
+      }
+      return {
+        ok: true,
+        principal: {
+          userId: payload.sub,
+          role,
+          spRole: (payload.sp_role as SpRole | null) ?? null,
+          providerId: (payload.service_provider_id as string | null) ?? null,
+        },
+      };
+    } catch (err) {
+      if (err instanceof joseErrors.JOSEError) return { ok: false, failure: 'invalid' };
+      throw err;
+    }
+  }
+
+  /** Email + password; the same answer for an unknown email and a wrong password. */
+  async function login(email: string, password: string) {
+    const user = await repo.findUserByEmail(db, email);
+    const ok = await verifyPassword(user?.password_hash ?? null, password);
+    if (!user || !ok) return null;
+    return issueJwt(user);
+  }
+
+  return { authenticateApiKey, authenticateWebhookSecret, authenticateBearer, issueJwt, login, forgetApiKey: (prefix: string) => apiKeyCache.delete(prefix) };
+}
+
+export type AuthService = ReturnType<typeof createAuthService>;

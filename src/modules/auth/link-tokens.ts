@@ -1,0 +1,64 @@
+import type { Executor } from '../../jobs/types.js';
+import type { Clock } from '../../lib/clock.js';
+import { sha256 } from '../../lib/crypto.js';
+import { newId, randomToken } from '../../lib/ids.js';
+
+export type LinkPurpose = 'password_reset' | 'activation' | 'staff_invite' | 'booking' | 'payment';
+
+/** Lifetimes fixed by decisions.md (booking and payment links: ours, see docs/decisions.md). */
+export const LINK_TTL_MS: Record<LinkPurpose, number> = {
+  password_reset: 15 * 60_000,
+  activation: 14 * 86_400_000,
+  staff_invite: 14 * 86_400_000,
+  booking: 60 * 86_400_000,
+  payment: 30 * 86_400_000,
+};
+
+/** Creates a single-use link token; only its hash is stored. Returns the clear token for the mail. */
+export async function createLinkToken(
+  db: Executor,
+  clock: Clock,
+  t: { purpose: LinkPurpose; userId?: string | null; subscriberId?: string | null; referenceId?: string | null },
+): Promise<{ token: string; expiresAt: Date }> {
+  const token = randomToken(32);
+  const expiresAt = new Date(clock.now().getTime() + LINK_TTL_MS[t.purpose]);
+  await db
+    .insertInto('link_tokens')
+    .values({
+      id: newId(),
+      purpose: t.purpose,
+      token_hash: sha256(token),
+      user_id: t.userId ?? null,
+      subscriber_id: t.subscriberId ?? null,
+      reference_id: t.referenceId ?? null,
+      expires_at: expiresAt,
+    })
+    .execute();
+  return { token, expiresAt };
+}
+
+/** Looks a token up without consuming it (e.g. to render a booking page). */
+export function findLinkToken(db: Executor, token: string, purposes: LinkPurpose[]) {
+  return db
+    .selectFrom('link_tokens')
+    .selectAll()
+    .where('token_hash', '=', sha256(token))
+    .where('purpose', 'in', purposes)
+    .executeTakeFirst();
+}
+
+/**
+ * Consumes a token atomically: the row is marked used only if unused and unexpired, so two
+ * concurrent uses cannot both succeed. Returns the row or undefined.
+ */
+export function consumeLinkToken(db: Executor, clock: Clock, token: string, purposes: LinkPurpose[]) {
+  return db
+    .updateTable('link_tokens')
+    .set({ used_at: clock.now() })
+    .where('token_hash', '=', sha256(token))
+    .where('purpose', 'in', purposes)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', clock.now())
+    .returningAll()
+    .executeTakeFirst();
+}

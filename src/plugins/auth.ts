@@ -1,0 +1,72 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../lib/errors.js';
+import type { ApiKeyPrincipal, Feature, Role, UserPrincipal } from '../modules/auth/auth.service.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    apiKey?: ApiKeyPrincipal;
+    user?: UserPrincipal;
+    webhookProvider?: { providerId: string; prefix: string };
+  }
+}
+
+type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
+const header = (request: FastifyRequest, name: string): string | undefined => {
+  const v = request.headers[name];
+  return typeof v === 'string' && v.length > 0 ? v : undefined;
+};
+
+// Partner surface answers, as decisions.md fixes them.
+const notAuthenticated = () => new AppError(401, 'not_authenticated', 'Not authenticated');
+const invalidCredentials = () => new AppError(403, 'invalid_credentials', 'Invalid credentials');
+
+/** Partner: X-API-Key, optionally demanding a feature/scope. */
+export function partnerApiKey(feature?: Feature): Hook {
+  return async (request) => {
+    const r = await request.server.deps.auth.authenticateApiKey(header(request, 'x-api-key'));
+    if (!r.ok) throw r.failure === 'missing' ? notAuthenticated() : invalidCredentials();
+    if (feature && !r.principal.features.includes(feature)) {
+      throw new AppError(403, 'feature_not_enabled', `API key lacks the ${feature} scope`);
+    }
+    request.apiKey = r.principal;
+  };
+}
+
+/** Partner: X-Webhook-Secret, the pre-shared checkout secret. */
+export function webhookSecret(): Hook {
+  return async (request) => {
+    const r = await request.server.deps.auth.authenticateWebhookSecret(header(request, 'x-webhook-secret'));
+    if (!r.ok) throw r.failure === 'missing' ? notAuthenticated() : invalidCredentials();
+    request.webhookProvider = r.principal;
+  };
+}
+
+/**
+ * Bearer JWT with one of `roles`. `dashboard` is any provider staff or platform admin;
+ * `optional` lets a request without the header through (a present but bad token still fails).
+ */
+export function bearer(roles: Role[], opts: { optional?: boolean } = {}): Hook {
+  return async (request) => {
+    const value = header(request, 'authorization');
+    if (!value && opts.optional) return;
+    const r = await request.server.deps.auth.authenticateBearer(value);
+    if (!r.ok) throw r.failure === 'missing' ? notAuthenticated() : invalidCredentials();
+    if (!roles.includes(r.principal.role)) throw new AppError(403, 'forbidden', 'Not permitted for this account');
+    request.user = r.principal;
+  };
+}
+
+export const DASHBOARD_ROLES: Role[] = ['service_provider', 'platform_admin'];
+
+/** /agent: X-API-Key with agent_api_access; every key failure is 403 invalid_api_key. */
+export function agentApiKey(): Hook {
+  return async (request) => {
+    const r = await request.server.deps.auth.authenticateApiKey(header(request, 'x-api-key'));
+    if (!r.ok) throw new AppError(403, 'invalid_api_key', 'The API key is missing, invalid, or its account is disabled');
+    if (!r.principal.features.includes('agent_api_access')) {
+      throw new AppError(403, 'feature_not_enabled', 'This API key does not have the agent_api_access feature');
+    }
+    request.apiKey = r.principal;
+  };
+}

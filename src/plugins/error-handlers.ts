@@ -1,0 +1,107 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { AppError, type ErrorCode, type ValidationDetail } from '../lib/errors.js';
+
+/** Thrown by the rate limiter; answered in the library's standard shape on both surfaces. */
+export class RateLimitError extends Error {
+  constructor(readonly body: { statusCode: 429; error: string; message: string }, readonly retryAfterSeconds: number) {
+    super(body.message);
+  }
+}
+
+// Connection-level database failures: the request fails cleanly with 503 and the pool recovers.
+const DB_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006', '53300']);
+
+interface Normalised {
+  status: number;
+  code: ErrorCode;
+  message: string;
+  detail?: unknown;
+  details?: ValidationDetail[];
+  headers?: Record<string, string>;
+}
+
+function validationDetails(err: FastifyError): ValidationDetail[] {
+  const context = err.validationContext ?? 'body';
+  if (hasZodFastifySchemaValidationErrors(err)) {
+    return err.validation.map((v) => {
+      const path = v.instancePath.replace(/^\//, '').replaceAll('/', '.');
+      return { field: path || context, message: v.message ?? 'is invalid' };
+    });
+  }
+  return [{ field: context, message: err.message }];
+}
+
+/** Turns anything thrown into a status, a stable code and a client-safe message. */
+export function normaliseError(err: unknown, request: FastifyRequest): Normalised {
+  if (err instanceof AppError) {
+    return { status: err.status, code: err.code, message: err.message, ...err.extra };
+  }
+  const e = err as FastifyError & { code?: string };
+  if (e && (e as FastifyError).validation) {
+    const details = validationDetails(e);
+    return { status: 400, code: 'validation_error', message: 'Request validation failed', details };
+  }
+  if (isResponseSerializationError(err)) {
+    request.log.error({ err }, 'response did not match its schema');
+    return { status: 500, code: 'internal_error', message: 'Internal server error' };
+  }
+  if (e && typeof e.code === 'string' && DB_UNAVAILABLE.has(e.code)) {
+    request.log.error({ err }, 'database unavailable');
+    return { status: 503, code: 'service_unavailable', message: 'Service temporarily unavailable, retry shortly', headers: { 'retry-after': '5' } };
+  }
+  if (e instanceof Error && /Connection terminated|connection timeout|Client has encountered a connection error/i.test(e.message)) {
+    request.log.error({ err }, 'database unavailable');
+    return { status: 503, code: 'service_unavailable', message: 'Service temporarily unavailable, retry shortly', headers: { 'retry-after': '5' } };
+  }
+  const status = typeof e?.statusCode === 'number' ? e.statusCode : 500;
+  if (status >= 400 && status < 500) {
+    // Fastify's own client errors: malformed JSON, wrong content type, body too large, ...
+    const code: ErrorCode = status === 404 ? 'not_found' : status === 429 ? 'rate_limited' : 'bad_request';
+    const message = e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 'Unsupported content type; send application/json'
+      : e.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'Request body is too large'
+      : e.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'Body cannot be empty when content-type is application/json'
+      : e.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || e instanceof SyntaxError ? 'Malformed JSON body'
+      : (e.message || 'Bad request');
+    return { status, code, message };
+  }
+  request.log.error({ err }, 'unhandled error');
+  return { status: 500, code: 'internal_error', message: 'Internal server error' };
+}
+
+function sendRateLimit(err: RateLimitError, reply: FastifyReply) {
+  return reply.code(429).header('retry-after', String(err.retryAfterSeconds)).send(err.body);
+}
+
+/** /agent: every error is `{error: {code, message, request_id, details?}}`. */
+export function useAgentErrors(app: FastifyInstance) {
+  app.setErrorHandler((err, request, reply) => {
+    if (err instanceof RateLimitError) return sendRateLimit(err, reply);
+    const n = normaliseError(err, request);
+    if (n.headers) reply.headers(n.headers);
+    return reply.code(n.status).send({
+      error: { code: n.code, message: n.message, request_id: String(request.id), ...(n.details ? { details: n.details } : {}) },
+    });
+  });
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({ error: { code: 'not_found', message: `Route ${request.method} ${request.url.split('?')[0]} not found`, request_id: String(request.id) } }),
+  );
+}
+
+/** Partner surface: `{detail}`; validation answers 422 with "<field>: <what is wrong>". */
+export function usePartnerErrors(app: FastifyInstance) {
+  app.setErrorHandler((err, request, reply) => {
+    if (err instanceof RateLimitError) return sendRateLimit(err, reply);
+    const n = normaliseError(err, request);
+    if (n.headers) reply.headers(n.headers);
+    if (n.code === 'validation_error') {
+      const d = n.details?.[0];
+      return reply.code(422).send({ detail: d ? `${d.field}: ${d.message}` : n.message });
+    }
+    return reply.code(n.status).send({ detail: n.detail ?? n.message });
+  });
+}
+
+export function partnerNotFound(app: FastifyInstance) {
+  app.setNotFoundHandler((request, reply) => reply.code(404).send({ detail: 'Not Found' }));
+}

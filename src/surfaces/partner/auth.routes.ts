@@ -1,0 +1,49 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { AppError } from '../../lib/errors.js';
+import { limit } from '../../plugins/rate-limit.js';
+import { createPasswordService } from '../../modules/auth/password.service.js';
+
+const Detail = z.object({ detail: z.string() }).describe('Error');
+
+const TokenResponse = z.object({
+  access_token: z.string().describe('HS256 JWT for `Authorization: Bearer`'),
+  token_type: z.literal('bearer'),
+  expires_in: z.number().int().describe('Lifetime in seconds'),
+  role: z.enum(['subscriber', 'service_provider', 'platform_admin']),
+});
+
+export const authRoutes: FastifyPluginAsyncZod = async (app) => {
+  const passwords = createPasswordService(app.deps);
+
+  app.post('/auth/login', {
+    config: { rateLimit: limit('auth.login') },
+    schema: {
+      operationId: 'login',
+      tags: ['auth'],
+      summary: 'Log in (subscriber or dashboard) and get a JWT',
+      description: 'Email and password of a subscriber or provider staff account. Wrong credentials answer 401 `Invalid credentials` (the same for an unknown email).',
+      body: z.object({ email: z.email().max(254), password: z.string().min(1).max(200) }),
+      response: { 200: TokenResponse, 401: Detail, 422: Detail },
+    },
+  }, async (request) => {
+    const token = await app.deps.auth.login(request.body.email, request.body.password);
+    if (!token) throw new AppError(401, 'invalid_credentials', 'Invalid credentials');
+    return token;
+  });
+
+  app.post('/auth/set-password', {
+    config: { rateLimit: limit('auth.set_password') },
+    schema: {
+      operationId: 'setPassword',
+      tags: ['auth'],
+      summary: 'Choose a password with an emailed link token',
+      description: 'Consumes a single-use token from a password-reset (15 minutes), account set-up or staff invite (14 days) link. An unknown, used or expired token answers 400.',
+      body: z.object({ token: z.string().min(10).max(200), password: z.string().min(10).max(200).describe('At least 10 characters') }),
+      response: { 200: z.object({ success: z.literal(true), message: z.string() }), 400: Detail, 422: Detail },
+    },
+  }, async (request) => {
+    await passwords.setPasswordWithToken(request.body.token, request.body.password);
+    return { success: true as const, message: 'Password set; you can now log in' };
+  });
+};

@@ -1,0 +1,22 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { usePartnerErrors } from '../../plugins/error-handlers.js';
+import { authRoutes } from './auth.routes.js';
+
+/**
+ * The partner routers, mounted at `/` and again at `/api/v1` (mirror) with the same auth.
+ * The mirror's copies are hidden from the OpenAPI document so every operationId stays unique.
+ */
+export const partnerSurface: FastifyPluginAsync<{ mirror?: boolean }> = async (app, opts) => {
+  usePartnerErrors(app);
+  if (opts.mirror) {
+    app.addHook('onRoute', (route) => {
+      route.schema = { ...(route.schema ?? {}), hide: true };
+    });
+  }
+  await app.register(authRoutes);
+};
+
+/** Internal API routes that exist only under /api/v1 (dashboard JWT). */
+export const internalSurface: FastifyPluginAsync = async (app) => {
+  usePartnerErrors(app);
+};

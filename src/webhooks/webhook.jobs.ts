@@ -1,0 +1,3 @@
+import type { Deps } from '../container.js';
+
+export function registerWebhookJobs(_deps: Deps) {}

@@ -1,0 +1,57 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp, type BuildOptions } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import type { Deps } from '../../src/container.js';
+import { fixedClock } from '../../src/lib/clock.js';
+import { createTestDb, type TestDb } from './db.js';
+
+export type TestClock = ReturnType<typeof fixedClock>;
+
+export interface TestApp {
+  app: FastifyInstance;
+  deps: Deps;
+  db: Deps['db'];
+  clock: TestClock;
+  testDb: TestDb;
+  config: Config;
+  close(): Promise<void>;
+}
+
+/** Mid-month, mid-day UTC: far from month and day edges unless a test moves it. */
+export const DEFAULT_NOW = '2026-11-16T10:00:00.000Z';
+
+/**
+ * A fully wired app on its own fresh database, with a fixed clock, no background worker
+ * (tests run jobs with `deps.jobs.drain()`), no rate limits unless asked, and silent logs.
+ */
+export async function buildTestApp(
+  opts: { env?: Record<string, string>; now?: string; build?: Omit<BuildOptions, 'dbHandle' | 'clock'> } = {},
+): Promise<TestApp> {
+  const testDb = await createTestDb();
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    JOBS_ENABLED: 'false',
+    SCHEDULER_ENABLED: 'false',
+    RATE_LIMIT_ENABLED: 'false',
+    JWT_SECRET: 'test-secret-test-secret-test-secret-0123456789',
+    MAIL_OUTBOX_DIR: 'var/test/outbox',
+    PUBLIC_BASE_URL: 'http://api.test',
+    ...opts.env,
+  });
+  const clock = fixedClock(opts.now ?? DEFAULT_NOW);
+  const app = await buildApp(config, { ...opts.build, dbHandle: testDb.handle, clock, migrate: false });
+  await app.ready();
+  return {
+    app,
+    deps: app.deps,
+    db: app.deps.db,
+    clock,
+    testDb,
+    config,
+    async close() {
+      await app.close();
+      await testDb.drop();
+    },
+  };
+}

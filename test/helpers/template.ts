@@ -1,0 +1,23 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { MIGRATIONS_DIR } from '../../src/db/migrate.js';
+
+/** A name that changes whenever any migration changes, so stale templates are never reused. */
+export function migrationsFingerprint(): string {
+  const h = createHash('sha256');
+  for (const f of readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql')).sort()) {
+    h.update(f).update(readFileSync(path.join(MIGRATIONS_DIR, f)));
+  }
+  return h.digest('hex').slice(0, 12);
+}
+
+export const TEMPLATE_DIR = path.resolve('var/test');
+export const embeddedTemplateFile = () => path.join(TEMPLATE_DIR, `template-${migrationsFingerprint()}.tar`);
+export const pgTemplateName = () => `netsvc_tpl_${migrationsFingerprint()}`;
+
+export function adminUrl(databaseUrl: string, database = 'postgres'): string {
+  const u = new URL(databaseUrl);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
