@@ -17,7 +17,7 @@ export interface TestDb {
 export async function createTestDb(): Promise<TestDb> {
   const url = process.env.DATABASE_URL;
   if (url) {
-    const name = `netsvc_t_${randomAlnum(10)}`;
+    const name = `netsvc_t_${Math.floor(Date.now() / 1000)}_${randomAlnum(8)}`;
     const admin = new pg.Client({ connectionString: adminUrl(url) });
     await admin.connect();
     try {
