@@ -8,6 +8,7 @@ import { createContainer, type Deps, type DepsOverrides } from './container.js';
 import { genReqId } from './plugins/request-id.js';
 import { registerDocs } from './plugins/docs.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
+import { registerIdempotencyStore } from './plugins/idempotency.js';
 import { agentSurface } from './surfaces/agent/index.js';
 import { partnerSurface, internalSurface } from './surfaces/partner/index.js';
 import { partnerNotFound } from './plugins/error-handlers.js';
@@ -66,6 +67,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     reply.header('x-request-id', String(request.id));
   });
 
+  registerIdempotencyStore(app);
   await registerDocs(app);
   await registerRateLimit(app, { enabled: config.RATE_LIMIT_ENABLED, store: config.RATE_LIMIT_STORE, db: deps.db });
 
