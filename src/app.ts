@@ -12,6 +12,7 @@ import { registerIdempotencyStore } from './plugins/idempotency.js';
 import { agentSurface } from './surfaces/agent/index.js';
 import { partnerSurface, internalSurface } from './surfaces/partner/index.js';
 import { partnerNotFound } from './plugins/error-handlers.js';
+import { registerBenchFloors } from './plugins/bench-floors.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -75,6 +76,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await app.register(partnerSurface, { prefix: '' });
   await app.register(partnerSurface, { prefix: '/api/v1', mirror: true });
   await app.register(internalSurface, { prefix: '/api/v1' });
+  if (config.BENCH_ROUTES) registerBenchFloors(app);
   // Unknown paths outside /agent answer in the partner shape.
   partnerNotFound(app);
 

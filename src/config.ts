@@ -28,6 +28,7 @@ const schema = z.object({
   TRUST_PROXY: bool.default(false),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(15000),
   SANDBOX: bool.default(true),
+  BENCH_ROUTES: bool.default(false),
   DEMO_SEED: bool.default(true),
   DEMO_WEBHOOK_URL: z.url().optional(),
   DEMO_EXTERNAL_CHECKOUT_URL: z.url().optional(),

@@ -1,0 +1,159 @@
+// npm run bench [-- --duration 10 --connections 16 --only search,profile]
+// Starts the server as its own process on DATABASE_URL (loaded by `npm run bench:data`), measures the
+// two floors and each scenario with autocannon, samples the server's RSS, and writes
+// bench/results/latest.json and latest.md (plus a dated copy).
+import { execSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { DB } from '../src/db/types.js';
+import { scenarios, type Dataset, type Scenario } from './scenarios.js';
+
+const { values: args } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '16' },
+    only: { type: 'string' },
+    port: { type: 'string', default: '3917' },
+    dataset: { type: 'string', default: 'bench/dataset.json' },
+  },
+});
+const url = process.env.DATABASE_URL;
+if (!url) {
+  console.error('npm run bench needs DATABASE_URL pointing at a database loaded by `npm run bench:data`');
+  process.exit(1);
+}
+const DURATION = Number(args.duration);
+const CONNECTIONS = Number(args.connections);
+const base = `http://127.0.0.1:${args.port}`;
+const dataset = JSON.parse(readFileSync(args.dataset, 'utf8')) as Dataset;
+
+function startServer(): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    env: {
+      ...process.env, NODE_ENV: 'production', PORT: args.port, HOST: '127.0.0.1', LOG_LEVEL: 'warn', BENCH_ROUTES: 'true',
+      RATE_LIMIT_ENABLED: 'false', SCHEDULER_ENABLED: 'false', DEMO_SEED: 'false', JOBS_CONCURRENCY: process.env.JOBS_CONCURRENCY ?? '16',
+      JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123', DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE ?? '20',
+      MAIL_OUTBOX_DIR: 'var/bench-outbox',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  return child;
+}
+
+async function waitReady() {
+  for (let i = 0; i < 300; i++) {
+    try {
+      if ((await fetch(`${base}/__bench/constant`)).ok) return;
+    } catch {
+      /* not yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('server did not start');
+}
+
+let rssMax = 0;
+function sampleRss(pid: number) {
+  const t = setInterval(() => {
+    try {
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      if (m) rssMax = Math.max(rssMax, Number(m[1]) / 1024);
+    } catch {
+      /* process gone */
+    }
+  }, 250);
+  t.unref();
+  return t;
+}
+
+interface Measured { rps: number; p50_ms: number; p99_ms: number; errors: number }
+
+async function load(s: Pick<Scenario, 'requests'> & { connections?: number }): Promise<Measured> {
+  const r = await autocannon({ url: base, connections: s.connections ?? CONNECTIONS, duration: DURATION, requests: s.requests as never });
+  return { rps: Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx };
+}
+
+async function main() {
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 4 }) }) });
+  // A fast local receiver for the webhook scenario.
+  let received = 0;
+  const receiver = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      received++;
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  const receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+  await db.updateTable('providers').set({ webhook_url: receiverUrl }).where('id', '=', dataset.provider_id).execute();
+
+  const server = startServer();
+  const rssTimer = sampleRss(server.pid!);
+  const results: Record<string, unknown>[] = [];
+  try {
+    await waitReady();
+    const bare = await load({ requests: [{ method: 'GET', path: '/__bench/constant' }] });
+    const select1 = await load({ requests: [{ method: 'GET', path: '/__bench/select1' }] });
+    console.error(`floors: bare ${bare.rps} req/s, SELECT 1 ${select1.rps} req/s`);
+    const wanted = args.only ? new Set(args.only.split(',')) : null;
+    for (const s of scenarios(dataset, { base, db, receiverCount: () => received })) {
+      if (wanted && !wanted.has(s.name)) continue;
+      const check = s.check ? await s.check() : undefined;
+      const m = s.custom ? await s.custom() : await load(s);
+      const ratio = Math.round((m.rps / select1.rps) * 1000) / 1000;
+      const met = s.meets(m, ratio, check);
+      results.push({ name: s.name, ...m, ratio, target: s.target, met, ...(check ? { check } : {}) });
+      console.error(`${s.name}: ${m.rps} req/s (${Math.round(ratio * 100)}% of floor) p50 ${m.p50_ms} ms p99 ${m.p99_ms} ms errors ${m.errors} ${met ? 'MET' : 'MISSED'}`);
+    }
+    const commit = (() => {
+      try {
+        return execSync('git rev-parse --short HEAD').toString().trim();
+      } catch {
+        return 'unknown';
+      }
+    })();
+    const summary = {
+      machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? 'unknown', memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version, postgres: (await sql<{ v: string }>`SHOW server_version`.execute(db)).rows[0].v },
+      commit,
+      run_at: new Date().toISOString(),
+      dataset: { customers: dataset.customers, addresses: dataset.addresses },
+      settings: { duration_s: DURATION, connections: CONNECTIONS },
+      floors: { bare_rps: bare.rps, select1_rps: select1.rps },
+      scenarios: results,
+      rss_max_mb: Math.round(rssMax),
+      rss_target_met: rssMax <= 300,
+    };
+    mkdirSync('bench/results', { recursive: true });
+    writeFileSync('bench/results/latest.json', `${JSON.stringify(summary, null, 2)}\n`);
+    writeFileSync('bench/results/latest.md', markdown(summary));
+    writeFileSync(`bench/results/${summary.run_at.slice(0, 10)}-${commit}.json`, `${JSON.stringify(summary, null, 2)}\n`);
+    console.log(markdown(summary));
+  } finally {
+    clearInterval(rssTimer);
+    server.kill('SIGTERM');
+    receiver.close();
+    await db.destroy();
+  }
+}
+
+function markdown(s: any): string {
+  const rows = s.scenarios.map((r: any) => `| ${r.name} | ${r.rps} | ${r.p50_ms} | ${r.p99_ms} | ${r.errors} | ${Math.round(r.ratio * 100)}% | ${r.target} | ${r.met ? 'met' : '**missed**'} |`);
+  return [
+    `Run ${s.run_at} at ${s.commit} on ${s.machine.cpus} cores (${s.machine.cpu_model}), Node ${s.machine.node}, PostgreSQL ${s.machine.postgres}; ${s.dataset.customers} customers, ${s.dataset.addresses} addresses; ${s.settings.duration_s} s per scenario, ${s.settings.connections} connections.`,
+    '',
+    `Floors: bare route ${s.floors.bare_rps} req/s, SELECT 1 ${s.floors.select1_rps} req/s. Server RSS max ${s.rss_max_mb} MB (target <= 300 MB: ${s.rss_target_met ? 'met' : '**missed**'}).`,
+    '',
+    '| scenario | req/s | p50 ms | p99 ms | errors | of SELECT 1 floor | target | result |',
+    '|---|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+  ].join('\n');
+}
+
+await main();
