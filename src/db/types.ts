@@ -259,6 +259,7 @@ export interface PendingAdjustments {
   applied_invoice_id: string | null;
   created_at: Generated<Timestamp>;
   description: string;
+  folded_into_plan_change_id: string | null;
   id: string;
   kind: string;
   plan_change_id: string | null;
@@ -268,8 +269,11 @@ export interface PendingAdjustments {
 }
 
 export interface PlanChanges {
+  actor: string | null;
   adjustment_cents: number | null;
   adjustment_type: string | null;
+  bandwidth_status: Generated<string>;
+  bandwidth_updated_at: Timestamp | null;
   change_date: string;
   created_at: Generated<Timestamp>;
   from_plan_version_id: string;

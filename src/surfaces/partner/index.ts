@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { usePartnerErrors } from '../../plugins/error-handlers.js';
 import { authRoutes } from './auth.routes.js';
+import { partnerPlanChangeRoutes } from './plan-change.routes.js';
 
 /**
  * The partner routers, mounted at `/` and again at `/api/v1` (mirror) with the same auth.
@@ -14,6 +15,7 @@ export const partnerSurface: FastifyPluginAsync<{ mirror?: boolean }> = async (a
     });
   }
   await app.register(authRoutes);
+  await app.register(partnerPlanChangeRoutes);
 };
 
 /** Internal API routes that exist only under /api/v1 (dashboard JWT). */

@@ -1,0 +1,123 @@
+import type { Transaction } from 'kysely';
+import type { DB } from '../../db/types.js';
+import type { Executor } from '../../jobs/types.js';
+
+const SUBSCRIPTION_COLUMNS = [
+  'id', 'provider_id', 'subscriber_id', 'plan_version_id', 'location_id', 'status', 'service_billed',
+  'billing_day', 'billing_day_effective_from', 'previous_billing_day',
+] as const;
+
+export type SubscriptionRow = Awaited<ReturnType<typeof findSubscription>> & {};
+
+/** A subscription of the provider (and, when given, of that subscriber), or undefined. */
+export const findSubscription = (db: Executor, providerId: string, subscriptionId: string, subscriberId?: string) => {
+  let q = db.selectFrom('subscriptions').select(SUBSCRIPTION_COLUMNS).where('id', '=', subscriptionId).where('provider_id', '=', providerId);
+  if (subscriberId) q = q.where('subscriber_id', '=', subscriberId);
+  return q.executeTakeFirst();
+};
+
+/** Same as findSubscription, holding the row lock until the transaction ends. */
+export const lockSubscription = (trx: Transaction<DB>, providerId: string, subscriptionId: string, subscriberId?: string) => {
+  let q = trx.selectFrom('subscriptions').select(SUBSCRIPTION_COLUMNS).where('id', '=', subscriptionId).where('provider_id', '=', providerId);
+  if (subscriberId) q = q.where('subscriber_id', '=', subscriberId);
+  return q.forUpdate().executeTakeFirst();
+};
+
+export const findPlanVersion = (db: Executor, id: string) =>
+  db
+    .selectFrom('plan_versions')
+    .select(['id', 'provider_id', 'name', 'monthly_price_cents', 'currency', 'active', 'download_mbps', 'upload_mbps'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+
+export type PlanVersionRow = NonNullable<Awaited<ReturnType<typeof findPlanVersion>>>;
+
+export const findChangeOfDay = (db: Executor, subscriberId: string, changeDate: string) =>
+  db.selectFrom('plan_changes').select(['id', 'subscription_id']).where('subscriber_id', '=', subscriberId).where('change_date', '=', changeDate).executeTakeFirst();
+
+/** Whether the month's monthly invoice and billing document of the subscription exist. */
+export async function monthBillingRecords(db: Executor, subscriptionId: string, month: string) {
+  const invoice = await db
+    .selectFrom('invoices').select('id')
+    .where('subscription_id', '=', subscriptionId).where('kind', '=', 'monthly').where('period_start', '=', month)
+    .executeTakeFirst();
+  const document = await db
+    .selectFrom('billing_documents').select('id')
+    .where('subscription_id', '=', subscriptionId).where('period_start', '=', month)
+    .executeTakeFirst();
+  return { invoice: Boolean(invoice), document: Boolean(document) };
+}
+
+/**
+ * Carried corrections of the subscription not yet settled. Inside the apply transaction they are
+ * locked, so a billing run cannot settle the same rows on an invoice at the same time.
+ */
+export const pendingCarried = (db: Executor, subscriptionId: string, opts: { lock?: boolean } = {}) => {
+  const q = db
+    .selectFrom('pending_adjustments').select(['id', 'amount_cents'])
+    .where('subscription_id', '=', subscriptionId).where('kind', '=', 'carried_correction').where('status', '=', 'pending')
+    .orderBy('created_at').orderBy('id');
+  return (opts.lock ? q.forUpdate() : q).execute();
+};
+
+export interface NewPlanChange {
+  id: string;
+  provider_id: string;
+  subscriber_id: string;
+  subscription_id: string;
+  from_plan_version_id: string;
+  to_plan_version_id: string;
+  change_date: string;
+  source: 'agent' | 'partner' | 'admin';
+  adjustment_type: 'next_invoice_line' | 'credit' | 'none' | null;
+  adjustment_cents: number | null;
+  bandwidth_status: 'pending' | 'no_port';
+  actor: string;
+  created_at: Date;
+}
+
+/** Raises the unique violation of (subscriber_id, change_date) on a second change of the day. */
+export const insertPlanChange = (trx: Transaction<DB>, row: NewPlanChange) => trx.insertInto('plan_changes').values(row).execute();
+
+export const setSubscriptionPlan = (trx: Transaction<DB>, subscriptionId: string, planVersionId: string, now: Date) =>
+  trx.updateTable('subscriptions').set({ plan_version_id: planVersionId, updated_at: now }).where('id', '=', subscriptionId).execute();
+
+export const insertPendingAdjustment = (
+  trx: Transaction<DB>,
+  row: { id: string; provider_id: string; subscription_id: string; plan_change_id: string; kind: 'upgrade_line' | 'carried_correction'; amount_cents: number; description: string; created_at: Date },
+) => trx.insertInto('pending_adjustments').values({ ...row, status: 'pending' }).execute();
+
+/** Closes carried corrections that a plan change's own correction settles. */
+export const foldCarried = (trx: Transaction<DB>, ids: string[], planChangeId: string) =>
+  ids.length === 0
+    ? Promise.resolve()
+    : trx.updateTable('pending_adjustments').set({ status: 'applied', folded_into_plan_change_id: planChangeId })
+        .where('id', 'in', ids).where('status', '=', 'pending').execute();
+
+export const insertCreditNote = (
+  trx: Transaction<DB>,
+  row: { id: string; provider_id: string; subscriber_id: string; subscription_id: string; plan_change_id: string; number: string; amount_cents: number; currency: string; reason: string; issued_at: Date },
+) => trx.insertInto('credit_notes').values({ ...row, state: 'open', created_at: row.issued_at }).execute();
+
+/** What the bandwidth job needs: the change, and the subscription's port and current plan speed. */
+export const findBandwidthWork = (db: Executor, planChangeId: string) =>
+  db
+    .selectFrom('plan_changes')
+    .innerJoin('subscriptions', 'subscriptions.id', 'plan_changes.subscription_id')
+    .innerJoin('plan_versions', 'plan_versions.id', 'subscriptions.plan_version_id')
+    .select([
+      'plan_changes.id', 'plan_changes.to_plan_version_id', 'plan_changes.bandwidth_status',
+      'subscriptions.id as subscription_id', 'subscriptions.plan_version_id as current_plan_version_id',
+      'subscriptions.location_id', 'subscriptions.status as subscription_status',
+      'plan_versions.download_mbps', 'plan_versions.upload_mbps',
+    ])
+    .where('plan_changes.id', '=', planChangeId)
+    .executeTakeFirst();
+
+export type BandwidthStatus = 'pending' | 'applied' | 'awaiting_operator' | 'no_port' | 'superseded' | 'failed';
+
+/** Records the switch's answer; a final answer is never overwritten by a late duplicate. */
+export const setBandwidthStatus = (db: Executor, planChangeId: string, status: BandwidthStatus, now: Date) =>
+  db.updateTable('plan_changes').set({ bandwidth_status: status, bandwidth_updated_at: now })
+    .where('id', '=', planChangeId).where('bandwidth_status', 'in', ['pending', 'failed'])
+    .execute();

@@ -1,0 +1,299 @@
+import type { Deps } from '../../container.js';
+import type { Executor } from '../../jobs/types.js';
+import { AppError, isUniqueViolation } from '../../lib/errors.js';
+import { newId, randomAlnum } from '../../lib/ids.js';
+import { formatCents } from '../../lib/money.js';
+import { recordAudit, type Actor } from '../audit/audit.repository.js';
+import * as repo from './plan-change.repository.js';
+import {
+  calendarPosition, computeAdjustment, dueInDays, monthLabel, prorationFactor,
+  type Adjustment, type BillingState, type CalendarPosition,
+} from './plan-change.quote.js';
+import { BANDWIDTH_JOB, BANDWIDTH_RETRY_DELAY_MS, bandwidthOperationKey } from './plan-change.jobs.js';
+
+/** Why a plan change is not possible now; stable strings (partner preview `reasons`). */
+export type Reason = 'not_active' | 'already_changed_today' | 'same_plan' | 'plan_not_available';
+const REASON_ORDER: Reason[] = ['not_active', 'already_changed_today', 'same_plan', 'plan_not_available'];
+
+/** The Postgres name of UNIQUE (subscriber_id, change_date) on plan_changes. */
+export const ONE_CHANGE_PER_DAY_CONSTRAINT = 'plan_changes_subscriber_id_change_date_key';
+
+export const NOTES = {
+  not_invoiced: 'The current month has not been invoiced yet: the monthly invoice will reflect the new price. Nothing is charged or credited now.',
+  missing_billing_document:
+    'An invoice exists for the current month but its billing document is missing. This is an operator-escalation state, not an amount to quote: open a ticket for the billing team.',
+  missing_invoice:
+    'The billing document for the current month exists but the invoice record is missing. This is an operator-escalation state, not an amount to quote: open a ticket for the billing team.',
+  provider_billed:
+    'This subscription is billed by the provider, not by this service: no invoice line or credit note is issued. Only the recurring price changes.',
+} as const satisfies Record<Exclude<BillingState, 'invoiced'>, string>;
+
+const noneNote = (ownCents: number, currency: string) =>
+  `The correction for the rest of the month (${formatCents(ownCents)} ${currency}, including any carried amount) is under 0.50: ` +
+  'nothing is charged or credited now; it is carried into the next correction that runs.';
+
+export function reasonError(reason: Reason, status?: string): AppError {
+  switch (reason) {
+    case 'not_active':
+      return new AppError(409, 'subscription_not_active', `The subscription is ${status ?? 'not ACTIVE'}; only an ACTIVE subscription can change plan`);
+    case 'already_changed_today':
+      return new AppError(409, 'plan_change_limit', 'This customer already changed plan today (UTC calendar day); the next change is possible from tomorrow');
+    case 'same_plan':
+      return new AppError(409, 'same_plan', 'The subscription is already on this plan version');
+    case 'plan_not_available':
+      return new AppError(409, 'plan_not_available', 'This plan version cannot be chosen (it is inactive or priced in another currency)');
+  }
+}
+
+export interface PlanChangeTarget {
+  providerId: string;
+  subscriptionId: string;
+  planVersionId: string;
+  /** /agent: the verified customer; the subscription must be theirs. */
+  customerId?: string;
+}
+
+export interface Quote {
+  billingState: BillingState;
+  /** null in the billing states that quote no number (not invoiced, escalation, provider-billed). */
+  adjustment: Adjustment | null;
+  carriedIds: string[];
+  note: string | null;
+  dueInDays: number | null;
+  prorationFactor: number | null;
+  currency: string;
+}
+
+export interface PreviewResult {
+  subscriptionId: string;
+  currentPlan: repo.PlanVersionRow;
+  newPlan: repo.PlanVersionRow;
+  effectiveDate: string;
+  reasons: Reason[];
+  /** null when a reason forbids the change. */
+  quote: Quote | null;
+}
+
+export interface ApplyResult extends PreviewResult {
+  planChangeId: string;
+  quote: Quote;
+  /** The switch applied the new bandwidth before the answer; false: operator confirmation or a retry job. */
+  bandwidthUpdated: boolean;
+}
+
+export type PlanChangeDeps = Pick<Deps, 'db' | 'clock' | 'log' | 'jobs' | 'webhooks' | 'adapters'>;
+
+export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTimeoutMs?: number } = {}) {
+  const { db, clock, log } = deps;
+  const switchTimeoutMs = opts.switchTimeoutMs ?? 3000;
+
+  const subscriptionNotFound = () => new AppError(404, 'not_found', 'Subscription not found');
+  const planNotFound = () => new AppError(404, 'not_found', 'Plan version not found');
+
+  async function loadPlans(ex: Executor, sub: NonNullable<repo.SubscriptionRow>, planVersionId: string) {
+    const newPlan = await repo.findPlanVersion(ex, planVersionId);
+    if (!newPlan || newPlan.provider_id !== sub.provider_id) throw planNotFound();
+    const currentPlan = await repo.findPlanVersion(ex, sub.plan_version_id);
+    if (!currentPlan) throw new Error(`subscription ${sub.id} references a missing plan version`);
+    return { currentPlan, newPlan };
+  }
+
+  async function eligibility(ex: Executor, sub: NonNullable<repo.SubscriptionRow>, currentPlan: repo.PlanVersionRow, newPlan: repo.PlanVersionRow, pos: CalendarPosition) {
+    const reasons = new Set<Reason>();
+    if (sub.status !== 'ACTIVE') reasons.add('not_active');
+    if (await repo.findChangeOfDay(ex, sub.subscriber_id, pos.today)) reasons.add('already_changed_today');
+    if (sub.plan_version_id === newPlan.id) reasons.add('same_plan');
+    if (!newPlan.active || newPlan.currency !== currentPlan.currency) reasons.add('plan_not_available');
+    return REASON_ORDER.filter((r) => reasons.has(r));
+  }
+
+  async function billingState(ex: Executor, sub: NonNullable<repo.SubscriptionRow>, month: string): Promise<BillingState> {
+    if (!sub.service_billed) return 'provider_billed';
+    const { invoice, document } = await repo.monthBillingRecords(ex, sub.id, month);
+    if (invoice && document) return 'invoiced';
+    if (invoice) return 'missing_billing_document';
+    if (document) return 'missing_invoice';
+    return 'not_invoiced';
+  }
+
+  async function quote(ex: Executor, sub: NonNullable<repo.SubscriptionRow>, currentPlan: repo.PlanVersionRow, newPlan: repo.PlanVersionRow, pos: CalendarPosition, lock = false): Promise<Quote> {
+    const currency = currentPlan.currency;
+    const state = await billingState(ex, sub, pos.month);
+    if (state !== 'invoiced') {
+      return { billingState: state, adjustment: null, carriedIds: [], note: NOTES[state], dueInDays: null, prorationFactor: null, currency };
+    }
+    const carried = await repo.pendingCarried(ex, sub.id, { lock });
+    const carriedCents = carried.reduce((s, r) => s + r.amount_cents, 0);
+    const adjustment = computeAdjustment(currentPlan.monthly_price_cents, newPlan.monthly_price_cents, pos, carriedCents);
+    return {
+      billingState: state,
+      adjustment,
+      carriedIds: adjustment.type === 'none' ? [] : carried.map((r) => r.id),
+      note: adjustment.type === 'none' ? noneNote(adjustment.ownCents + carriedCents, currency) : null,
+      dueInDays: dueInDays(adjustment.type, pos, sub),
+      prorationFactor: prorationFactor(pos),
+      currency,
+    };
+  }
+
+  /** Read-only: loads, checks eligibility and quotes; writes nothing. */
+  async function preview(t: PlanChangeTarget): Promise<PreviewResult> {
+    const pos = calendarPosition(clock.now());
+    const sub = await repo.findSubscription(db, t.providerId, t.subscriptionId, t.customerId);
+    if (!sub) throw subscriptionNotFound();
+    const { currentPlan, newPlan } = await loadPlans(db, sub, t.planVersionId);
+    const reasons = await eligibility(db, sub, currentPlan, newPlan, pos);
+    const q = reasons.length === 0 ? await quote(db, sub, currentPlan, newPlan, pos) : null;
+    return { subscriptionId: sub.id, currentPlan, newPlan, effectiveDate: pos.today, reasons, quote: q };
+  }
+
+  /** The first refusal of a preview as the error apply would answer. */
+  function refusalOf(p: PreviewResult, status?: string): AppError | null {
+    return p.reasons.length ? reasonError(p.reasons[0], status) : null;
+  }
+
+  /**
+   * Applies the change in ONE transaction: the plan_changes row (its UNIQUE (subscriber_id,
+   * change_date) settles a race between two requests), the subscription's plan, the adjustment
+   * (upgrade line, credit note or carried correction), the audit entry, the webhook and the
+   * bandwidth retry job. After the commit the switch is asked once, briefly, for the new bandwidth.
+   */
+  async function apply(t: PlanChangeTarget & { source: 'agent' | 'partner'; actor: Actor; requestId: string | null }): Promise<ApplyResult> {
+    const now = clock.now();
+    const pos = calendarPosition(now);
+    let done: Omit<ApplyResult, 'bandwidthUpdated'> & { locationId: string | null; speed: { down: number; up: number } };
+    try {
+      done = await db.transaction().execute(async (trx) => {
+        const sub = await repo.lockSubscription(trx, t.providerId, t.subscriptionId, t.customerId);
+        if (!sub) throw subscriptionNotFound();
+        const { currentPlan, newPlan } = await loadPlans(trx, sub, t.planVersionId);
+        const reasons = await eligibility(trx, sub, currentPlan, newPlan, pos);
+        if (reasons.length) throw reasonError(reasons[0], sub.status);
+        const q = await quote(trx, sub, currentPlan, newPlan, pos, true);
+        const adj = q.adjustment;
+        const planChangeId = newId();
+
+        await repo.insertPlanChange(trx, {
+          id: planChangeId,
+          provider_id: sub.provider_id,
+          subscriber_id: sub.subscriber_id,
+          subscription_id: sub.id,
+          from_plan_version_id: currentPlan.id,
+          to_plan_version_id: newPlan.id,
+          change_date: pos.today,
+          source: t.source,
+          adjustment_type: adj?.type ?? null,
+          adjustment_cents: adj ? adj.amountCents : null,
+          bandwidth_status: sub.location_id ? 'pending' : 'no_port',
+          actor: t.actor.actor,
+          created_at: now,
+        });
+        await repo.setSubscriptionPlan(trx, sub.id, newPlan.id, now);
+
+        const what = `Plan change ${currentPlan.name} → ${newPlan.name} on ${pos.today}: ${pos.days} of ${pos.daysInPeriod} days of ${monthLabel(pos.month)}`;
+        const carriedText = adj && adj.carriedInCents !== 0 ? ` (includes carried correction ${formatCents(adj.carriedInCents)} ${q.currency})` : '';
+        if (adj?.type === 'next_invoice_line') {
+          await repo.insertPendingAdjustment(trx, {
+            id: newId(), provider_id: sub.provider_id, subscription_id: sub.id, plan_change_id: planChangeId,
+            kind: 'upgrade_line', amount_cents: adj.amountCents, description: `${what} at the new price${carriedText}`, created_at: now,
+          });
+        } else if (adj?.type === 'credit') {
+          await repo.insertCreditNote(trx, {
+            id: newId(), provider_id: sub.provider_id, subscriber_id: sub.subscriber_id, subscription_id: sub.id, plan_change_id: planChangeId,
+            number: `CN-${pos.month.slice(0, 4)}${pos.month.slice(5, 7)}-${randomAlnum(8).toUpperCase()}`,
+            amount_cents: -adj.amountCents, currency: q.currency, reason: `${what} at the lower price${carriedText}`, issued_at: now,
+          });
+        } else if (adj?.type === 'none' && adj.carryForwardCents !== 0) {
+          await repo.insertPendingAdjustment(trx, {
+            id: newId(), provider_id: sub.provider_id, subscription_id: sub.id, plan_change_id: planChangeId,
+            kind: 'carried_correction', amount_cents: adj.carryForwardCents,
+            description: `${what}: correction under 0.50 carried into the next correction`, created_at: now,
+          });
+        }
+        await repo.foldCarried(trx, q.carriedIds, planChangeId);
+
+        const adjustmentSummary = adj
+          ? { type: adj.type, amount: formatCents(Math.abs(adj.amountCents)), currency: q.currency, days: adj.days, days_in_period: adj.daysInPeriod }
+          : null;
+        await recordAudit(trx, {
+          ...t.actor,
+          providerId: sub.provider_id,
+          action: 'subscription.plan_change',
+          entityType: 'subscription',
+          entityId: sub.id,
+          before: { plan_version_id: currentPlan.id, plan_name: currentPlan.name, monthly_price: formatCents(currentPlan.monthly_price_cents), currency: currentPlan.currency },
+          after: {
+            plan_version_id: newPlan.id, plan_name: newPlan.name, monthly_price: formatCents(newPlan.monthly_price_cents), currency: newPlan.currency,
+            plan_change_id: planChangeId, source: t.source, effective_date: pos.today, billing_state: q.billingState, one_time_adjustment: adjustmentSummary,
+          },
+          requestId: t.requestId,
+          at: now,
+        });
+        await deps.webhooks.emit(trx, {
+          providerId: sub.provider_id,
+          type: 'subscription.plan_changed',
+          subscriptionId: sub.id,
+          subscriberId: sub.subscriber_id,
+          data: {
+            plan_change_id: planChangeId,
+            effective_date: pos.today,
+            source: t.source,
+            previous_plan_version_id: currentPlan.id,
+            plan_version_id: newPlan.id,
+            one_time_adjustment: adjustmentSummary,
+          },
+        });
+        if (sub.location_id) {
+          // The safety net: runs only if the answer below did not settle the switch.
+          await deps.jobs.enqueue(trx, {
+            kind: BANDWIDTH_JOB,
+            payload: { plan_change_id: planChangeId },
+            runAt: new Date(now.getTime() + BANDWIDTH_RETRY_DELAY_MS),
+            dedupeKey: `plan-change-bandwidth:${planChangeId}`,
+            providerId: sub.provider_id,
+            subscriptionId: sub.id,
+            maxAttempts: 12,
+          });
+        }
+        return {
+          planChangeId, subscriptionId: sub.id, currentPlan, newPlan, effectiveDate: pos.today, reasons: [], quote: q,
+          locationId: sub.location_id, speed: { down: newPlan.download_mbps, up: newPlan.upload_mbps },
+        };
+      });
+    } catch (err) {
+      if (isUniqueViolation(err, ONE_CHANGE_PER_DAY_CONSTRAINT)) throw reasonError('already_changed_today');
+      throw err;
+    }
+    const { locationId, speed, ...result } = done;
+    const bandwidthUpdated = locationId ? await bandwidthNow(result.planChangeId, locationId, speed) : false;
+    return { ...result, bandwidthUpdated };
+  }
+
+  /** One short synchronous attempt after the commit; the retry job covers a failure or timeout. */
+  async function bandwidthNow(planChangeId: string, locationId: string, speed: { down: number; up: number }): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const call = deps.adapters.switchController.updateBandwidth({
+        operationKey: bandwidthOperationKey(planChangeId), locationId, downloadMbps: speed.down, uploadMbps: speed.up,
+      });
+      call.catch(() => undefined); // a late failure after the timeout is the retry job's business
+      const r = await Promise.race([
+        call,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`switch did not answer within ${switchTimeoutMs} ms`)), switchTimeoutMs);
+        }),
+      ]);
+      await repo.setBandwidthStatus(db, planChangeId, r.applied ? 'applied' : 'awaiting_operator', clock.now());
+      return r.applied;
+    } catch (err) {
+      log.warn({ err, plan_change_id: planChangeId }, 'bandwidth update not confirmed; the retry job will try again');
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  return { preview, apply, refusalOf };
+}
+
+export type PlanChangeService = ReturnType<typeof createPlanChangeService>;
