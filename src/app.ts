@@ -17,6 +17,8 @@ import { registerBenchFloors } from './plugins/bench-floors.js';
 declare module 'fastify' {
   interface FastifyInstance {
     deps: Deps;
+    /** Every route as registered (both mounts), for the authorization matrix and the docs checks. */
+    routeTable: { method: string; url: string; hidden: boolean }[];
   }
 }
 
@@ -63,6 +65,14 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   if (opts.migrate !== false) await migrate(dbHandle);
   const deps = createContainer(config, dbHandle, opts.clock ?? systemClock, app.log, opts);
   app.decorate('deps', deps);
+  const routeTable: FastifyInstance['routeTable'] = [];
+  app.decorate('routeTable', routeTable);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      if (method === 'HEAD') continue;
+      routeTable.push({ method, url: route.url, hidden: Boolean((route.schema as { hide?: boolean } | undefined)?.hide) });
+    }
+  });
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', String(request.id));

@@ -1,0 +1,70 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface ServerProcess {
+  url: string;
+  proc: ChildProcess;
+  output: () => string;
+  /** SIGTERM and wait for exit; returns the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL: the process dies mid-work, as in a crash. */
+  kill(): Promise<void>;
+}
+
+/** Starts `src/server.ts` as a real process (its own pool, worker and rate-limit store). */
+export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  const port = await freePort();
+  let out = '';
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'info',
+      JWT_SECRET: 'test-secret-test-secret-test-secret-0123456789',
+      DEMO_SEED: 'false',
+      SCHEDULER_ENABLED: 'false',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  proc.stdout!.on('data', (d) => (out += d));
+  proc.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (proc.exitCode !== null) throw new Error(`server exited early:\n${out}`);
+    try {
+      if ((await fetch(`${url}/openapi.json`)).ok) break;
+    } catch {
+      /* not up yet */
+    }
+    if (i > 300) throw new Error(`server did not start:\n${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    proc,
+    output: () => out,
+    async stop() {
+      proc.kill('SIGTERM');
+      return exited;
+    },
+    async kill() {
+      proc.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
