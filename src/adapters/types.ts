@@ -20,6 +20,27 @@ export class AdapterError extends Error {
   }
 }
 
+/** Why the card processor refused a request on its merits (not an outage). */
+export type CardRequestErrorCode =
+  | 'card_declined'
+  | 'incorrect_number'
+  | 'setup_not_found'
+  | 'payment_method_not_found'
+  | 'idempotency_key_reused'
+  | 'invalid_request';
+
+/**
+ * The card processor answered, and said no: a declined or wrong card number, an unknown setup or
+ * payment method. A subclass of AdapterError (failure 'failed'), so a catch-all still works, but a
+ * service should answer these with a 4xx (e.g. 402/422) rather than 502: retrying will not help.
+ */
+export class CardRequestError extends AdapterError {
+  constructor(readonly code: CardRequestErrorCode, message: string) {
+    super('card', 'failed', message);
+    this.name = 'CardRequestError';
+  }
+}
+
 export interface PortSpec {
   /** Idempotency key of the operation: a retried job repeats the key and the switch applies it once. */
   operationKey: string;

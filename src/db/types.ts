@@ -334,6 +334,21 @@ export interface RateLimitBuckets {
   window_ends_at: Timestamp;
 }
 
+export interface SimBillingSchedules {
+  next_send_date: string;
+  reschedules: Generated<number>;
+  subscription_id: string;
+  updated_at: Timestamp;
+}
+
+export interface SimSwitchOperations {
+  action: string;
+  applied_at: Timestamp;
+  location_id: string;
+  operation_key: string;
+  result: Generated<Json>;
+}
+
 export interface SimSwitchPorts {
   download_mbps: number | null;
   last_operation_key: string | null;
@@ -341,6 +356,10 @@ export interface SimSwitchPorts {
   mac_address: string | null;
   mode: string;
   operations: Generated<number>;
+  pending_download_mbps: number | null;
+  pending_upload_mbps: number | null;
+  port: string | null;
+  switch_id: string | null;
   updated_at: Generated<Timestamp>;
   upload_mbps: number | null;
   vlan_id: number | null;
@@ -539,6 +558,8 @@ export interface DB {
   status_events: StatusEvents;
   subscribers: Subscribers;
   subscriptions: Subscriptions;
+  sim_billing_schedules: SimBillingSchedules;
+  sim_switch_operations: SimSwitchOperations;
   ticket_comments: TicketComments;
   tickets: Tickets;
   units: Units;
