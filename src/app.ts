@@ -13,6 +13,7 @@ import { agentSurface } from './surfaces/agent/index.js';
 import { partnerSurface, internalSurface } from './surfaces/partner/index.js';
 import { partnerNotFound } from './plugins/error-handlers.js';
 import { registerBenchFloors } from './plugins/bench-floors.js';
+import { requestSerializer } from './plugins/log-redaction.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -51,7 +52,12 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     logger:
       config.LOG_LEVEL === 'silent'
         ? false
-        : { level: config.LOG_LEVEL, redact: { paths: REDACT, censor: '[redacted]' }, ...(opts.logStream ? { stream: opts.logStream } : {}) },
+        : {
+            level: config.LOG_LEVEL,
+            redact: { paths: REDACT, censor: '[redacted]' },
+            serializers: { req: requestSerializer as never },
+            ...(opts.logStream ? { stream: opts.logStream } : {}),
+          },
     genReqId,
     requestIdHeader: false,
     trustProxy: config.TRUST_PROXY,
@@ -92,8 +98,10 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
 
   app.addHook('onReady', async () => {
     if (config.JOBS_ENABLED) deps.jobs.start();
+    if (config.SCHEDULER_ENABLED) deps.scheduler.start();
   });
   app.addHook('onClose', async () => {
+    deps.scheduler.stop();
     await deps.jobs.stop();
     await deps.mailer.close();
     if (ownsDb) await dbHandle.close();

@@ -3,9 +3,25 @@ import pg from 'pg';
 import { createDb } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
 import { adminUrl, embeddedTemplateFile, pgTemplateName, TEMPLATE_DIR } from './helpers/template.js';
+import { resetCapture, scanCapturedResponses } from './helpers/leaks.js';
 
-/** Migrates one template database per run; every test file clones it. */
+/**
+ * Migrates one template database per run; every test file clones it. The teardown scans every
+ * response the suite produced for internal fields and secrets (test/helpers/leaks.ts).
+ */
 export default async function setup() {
+  resetCapture();
+  await prepareTemplate();
+  return () => {
+    const { scanned, leaks } = scanCapturedResponses();
+    if (leaks.length) {
+      throw new Error(`${leaks.length} response(s) leaked internal fields or secrets:\n${leaks.slice(0, 20).join('\n')}`);
+    }
+    process.stderr.write(`leak scan: ${scanned} responses checked, none leaked internal fields or secrets\n`);
+  };
+}
+
+async function prepareTemplate() {
   const url = process.env.DATABASE_URL;
   if (url) {
     const admin = new pg.Client({ connectionString: adminUrl(url) });

@@ -4,6 +4,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import type { Deps } from '../../src/container.js';
 import { fixedClock } from '../../src/lib/clock.js';
 import { createTestDb, type TestDb } from './db.js';
+import { captureResponses } from './leaks.js';
 
 export type TestClock = ReturnType<typeof fixedClock>;
 
@@ -41,6 +42,7 @@ export async function buildTestApp(
   });
   const clock = fixedClock(opts.now ?? DEFAULT_NOW);
   const app = await buildApp(config, { ...opts.build, dbHandle: testDb.handle, clock, migrate: false });
+  captureResponses(app);
   await app.ready();
   return {
     app,

@@ -1,0 +1,55 @@
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * Every response of the whole suite is captured (one file per test process) and scanned once at
+ * the end of the run: no internal field or secret may appear in any of them.
+ */
+export const CAPTURE_DIR = path.resolve('var/test/responses');
+
+export function captureResponses(app: FastifyInstance) {
+  mkdirSync(CAPTURE_DIR, { recursive: true });
+  const file = path.join(CAPTURE_DIR, `${process.pid}.ndjson`);
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (typeof payload === 'string' && (reply.getHeader('content-type') ?? '').toString().includes('json')) {
+      appendFileSync(file, `${JSON.stringify({ url: request.url.split('?')[0], status: reply.statusCode, body: payload })}\n`);
+    }
+    return payload;
+  });
+}
+
+/** Fields that must never leave the service, on any surface. */
+const ANYWHERE = [
+  /"(password_hash|key_hash|token_hash|code_hash|request_hash|webhook_secret_hash|webhook_signing_secret|processor_customer_id|card_payment_method_id|payment_intent_id|operator_notes)"/,
+  /internal: called twice about router/, // the operator note every test subscriber carries
+  /\$argon2id\$/,
+  /"stack"\s*:/,
+];
+/** Fields that stay internal on /agent (decisions.md): MAC, user ids, processor ids. */
+const AGENT_ONLY = [/"(mac_address|user_id)"/i, /"(cus|pi|pm|seti)_[A-Za-z0-9]{6,}"/];
+
+export function resetCapture() {
+  rmSync(CAPTURE_DIR, { recursive: true, force: true });
+}
+
+export function scanCapturedResponses(): { scanned: number; leaks: string[] } {
+  let scanned = 0;
+  const leaks: string[] = [];
+  let files: string[] = [];
+  try {
+    files = readdirSync(CAPTURE_DIR);
+  } catch {
+    return { scanned, leaks };
+  }
+  for (const f of files) {
+    for (const line of readFileSync(path.join(CAPTURE_DIR, f), 'utf8').split('\n')) {
+      if (!line) continue;
+      scanned++;
+      const r = JSON.parse(line) as { url: string; status: number; body: string };
+      const rules = r.url.startsWith('/agent') ? [...ANYWHERE, ...AGENT_ONLY] : ANYWHERE;
+      for (const re of rules) if (re.test(r.body)) leaks.push(`${r.url} (${r.status}) matched ${re}: ${r.body.slice(0, 300)}`);
+    }
+  }
+  return { scanned, leaks };
+}
