@@ -119,7 +119,7 @@ async function main() {
       }
     })();
     const summary = {
-      machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? 'unknown', memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version, postgres: (await sql<{ v: string }>`SHOW server_version`.execute(db)).rows[0].v },
+      machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? 'unknown', memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version, postgres: (await sql<{ v: string }>`SELECT current_setting('server_version') AS v`.execute(db)).rows[0].v },
       commit,
       run_at: new Date().toISOString(),
       dataset: { customers: dataset.customers, addresses: dataset.addresses },
