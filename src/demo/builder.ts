@@ -1,0 +1,301 @@
+import type { Insertable } from 'kysely';
+import type { DB } from '../db/types.js';
+import { addDays, addMonths, daysInMonth, isoDate, monthStart, parseIsoDate } from '../lib/dates.js';
+import { newId, randomAlnum } from '../lib/ids.js';
+import { createUniques, type Country } from './people.js';
+import { locationRow, type BuiltBuilding } from './places.js';
+import type { Rng } from './random.js';
+import { emptyRows } from './rows.js';
+
+export interface PlanRef {
+  id: string;
+  name: string;
+  priceCents: number;
+  currency: string;
+  down: number;
+  up: number;
+}
+
+export type SubStatus = 'PENDING_INSTALL' | 'ACTIVE' | 'SUSPENDED' | 'CANCELLED';
+
+/**
+ * How the current calendar month stands in billing (the plan-change preview's cases):
+ * open/paid = invoice and billing document; none = neither (case a); no_document = invoice without
+ * its billing-document row (case b); no_invoice = billing-document row without invoice (case c).
+ */
+export type CurrentMonth = 'open' | 'paid' | 'none' | 'no_document' | 'no_invoice';
+
+export interface CustomerSpec {
+  providerId: string;
+  first: string;
+  last: string;
+  country: Country;
+  email?: string;
+  phone?: string; // fixed phone as written; otherwise generated
+  building: BuiltBuilding;
+  unit: BuiltBuilding['units'][number];
+  /** Create the unit's switch port and attach it to the subscription. */
+  port: boolean;
+  plan: PlanRef;
+  status: SubStatus;
+  serviceBilled: boolean;
+  billingDay: number;
+  activatedAt: Date;
+  userId?: string | null;
+  card?: boolean;
+  operatorNotes?: string | null;
+  currentMonth?: CurrentMonth;
+  modem?: 'online' | 'offline' | 'degraded' | null;
+}
+
+export interface CustomerRef {
+  id: string;
+  customer_number: string;
+  email: string;
+  name: string;
+  first_name: string;
+  last_name: string;
+  phone: string;
+  subscription_id: string;
+  unit_id: string;
+  unit_label: string;
+  location_hash: string | null;
+  spec: CustomerSpec;
+}
+
+/** Collects the rows of the whole dataset in memory; seed.ts inserts them in one transaction. */
+export function createBuilder(now: Date, rng: Rng) {
+  const rows = emptyRows();
+  const uniq = createUniques(rng);
+  const today = isoDate(now);
+  const currentMonth = monthStart(now);
+  let invoiceSeq = 0;
+  let creditSeq = 0;
+  let portSeq = 0;
+  const at = (date: string, hour = 9) => new Date(`${date}T${String(hour).padStart(2, '0')}:${String(rng.int(0, 59)).padStart(2, '0')}:00.000Z`);
+  const never = <T>(d: T): T => (d > now ? now : d) as T;
+
+  function port(providerId: string, building: BuiltBuilding, unitId: string | null) {
+    const row = locationRow(providerId, building.id, unitId, portSeq++);
+    rows.locations.push(row);
+    return row;
+  }
+
+  function invoiceMonth(c: CustomerRef, month: string, paid: boolean, withDocument = true) {
+    const s = c.spec;
+    const invoiceDate = `${month.slice(0, 8)}${String(s.billingDay).padStart(2, '0')}`;
+    const id = newId();
+    const paidAt = paid ? never(at(addDays(invoiceDate, rng.int(0, 6)), 10)) : null;
+    rows.invoices.push({
+      id,
+      provider_id: s.providerId,
+      subscriber_id: c.id,
+      subscription_id: c.subscription_id,
+      invoice_number: `D${month.slice(0, 4)}${month.slice(5, 7)}-${String(++invoiceSeq).padStart(5, '0')}`,
+      kind: 'monthly',
+      period_start: month,
+      invoice_date: invoiceDate,
+      due_date: addDays(invoiceDate, 14),
+      currency: s.plan.currency,
+      total_cents: s.plan.priceCents,
+      status: paid ? 'paid' : 'open',
+      paid_at: paidAt,
+      payment_method: paid ? (s.card ? 'card' : 'bank_transfer') : null,
+      payment_intent_id: paid ? `pi_${randomAlnum(24)}` : null,
+      payment_reference: paid ? `PAY-${invoiceDate.replace(/-/g, '')}-${randomAlnum(6).toUpperCase()}` : null,
+      created_at: at(invoiceDate, 6),
+    });
+    rows.invoice_lines.push({
+      id: newId(),
+      invoice_id: id,
+      position: 1,
+      kind: 'subscription',
+      description: `${s.plan.name}, ${month.slice(0, 7)}`,
+      amount_cents: s.plan.priceCents,
+    });
+    if (withDocument) rows.billing_documents.push(billingDocument(c, month, id));
+    return id;
+  }
+
+  function billingDocument(c: CustomerRef, month: string, invoiceId: string | null): Insertable<DB['billing_documents']> {
+    return { id: newId(), provider_id: c.spec.providerId, subscription_id: c.subscription_id, period_start: month, invoice_id: invoiceId, external_document_id: `bd_${randomAlnum(16)}` };
+  }
+
+  /** A year of monthly invoices (from activation on): past months paid, the current one as asked. */
+  function billingHistory(c: CustomerRef) {
+    const s = c.spec;
+    const first = [addMonths(currentMonth, -11), monthStart(s.activatedAt)].sort()[1];
+    for (let m = first; m < currentMonth; m = addMonths(m, 1)) invoiceMonth(c, m, true);
+    switch (s.currentMonth ?? 'open') {
+      case 'open':
+        return invoiceMonth(c, currentMonth, false);
+      case 'paid':
+        return invoiceMonth(c, currentMonth, true);
+      case 'no_document':
+        return invoiceMonth(c, currentMonth, false, false);
+      case 'no_invoice':
+        rows.billing_documents.push(billingDocument(c, currentMonth, null));
+        return null;
+      case 'none':
+        return null;
+    }
+  }
+
+  function usage(c: CustomerRef) {
+    const s = c.spec;
+    const first = [addMonths(currentMonth, -11), monthStart(s.activatedAt)].sort()[1];
+    const gbScale = 0.15 + s.plan.down / 1000;
+    for (let m = first; m <= currentMonth; m = addMonths(m, 1)) {
+      const share = m === currentMonth ? now.getUTCDate() / daysInMonth(now) : 1;
+      const down = Math.round(rng.int(120, 700) * gbScale * share * 1e9);
+      rows.usage_monthly.push({ subscription_id: c.subscription_id, month: m, download_bytes: down, upload_bytes: Math.round(down * (0.08 + rng.next() * 0.2)) });
+    }
+  }
+
+  function statusEvents(c: CustomerRef, count: number, ongoing = false) {
+    for (let i = 0; i < count; i++) {
+      const start = never(new Date(now.getTime() - rng.int(2, 330) * 86_400_000 - rng.int(0, 23) * 3_600_000));
+      const kind = rng.pick(['outage', 'degraded', 'maintenance'] as const);
+      rows.status_events.push({
+        id: newId(),
+        subscriber_id: c.id,
+        subscription_id: c.subscription_id,
+        kind,
+        description: { outage: 'Loss of connectivity in the building', degraded: 'Reduced throughput on the uplink', maintenance: 'Planned switch maintenance' }[kind],
+        started_at: start,
+        resolved_at: new Date(start.getTime() + rng.int(20, 240) * 60_000),
+      });
+    }
+    if (ongoing) {
+      rows.status_events.push({ id: newId(), subscriber_id: c.id, subscription_id: c.subscription_id, kind: 'degraded', description: 'Reduced throughput on the uplink', started_at: new Date(now.getTime() - 95 * 60_000), resolved_at: null });
+    }
+  }
+
+  function customer(s: CustomerSpec): CustomerRef {
+    const subscriberId = newId();
+    const subscriptionId = newId();
+    const phone = s.phone ? uniq.fixedPhone(s.phone, s.country) : uniq.phone(s.country);
+    const email = s.email ?? uniq.email(s.first, s.last);
+    const number = uniq.customerNumber();
+    const b = s.building.spec;
+    const created = new Date(s.activatedAt.getTime() - rng.int(3, 20) * 86_400_000);
+    const loc = s.port ? port(s.providerId, s.building, s.unit.id) : null;
+    rows.subscribers.push({
+      id: subscriberId,
+      provider_id: s.providerId,
+      user_id: s.userId ?? null,
+      customer_number: number,
+      first_name: s.first,
+      last_name: s.last,
+      email,
+      phone: phone.phone,
+      phone_e164: phone.phone_e164,
+      invoice_first_name: s.first,
+      invoice_last_name: s.last,
+      invoice_email: email,
+      invoice_phone: phone.phone,
+      invoice_street: b.street,
+      invoice_house_number: b.houseNumber,
+      invoice_postal_code: b.postalCode,
+      invoice_city: b.city,
+      invoice_country: b.country,
+      operator_notes: s.operatorNotes ?? null,
+      processor_customer_id: s.card ? `cus_${randomAlnum(14)}` : null,
+      card_payment_method_id: s.card ? `pm_${randomAlnum(24)}` : null,
+      card_brand: s.card ? rng.pick(['visa', 'mastercard']) : null,
+      card_last4: s.card ? String(rng.int(1000, 9999)) : null,
+      card_exp_month: s.card ? rng.int(1, 12) : null,
+      card_exp_year: s.card ? now.getUTCFullYear() + rng.int(1, 4) : null,
+      created_at: created,
+      updated_at: created,
+    });
+    const occupiesPort = s.status === 'ACTIVE' || s.status === 'SUSPENDED';
+    rows.subscriptions.push({
+      id: subscriptionId,
+      provider_id: s.providerId,
+      subscriber_id: subscriberId,
+      plan_version_id: s.plan.id,
+      building_id: s.building.id,
+      unit_id: s.unit.id,
+      location_id: loc && s.status !== 'PENDING_INSTALL' ? loc.id : null,
+      status: s.status,
+      service_billed: s.serviceBilled,
+      billing_day: s.billingDay,
+      origin: 'seed',
+      mac_address: occupiesPort ? macAddress() : null,
+      suspended_reason: s.status === 'SUSPENDED' ? 'provider' : null,
+      activated_at: s.status === 'PENDING_INSTALL' ? null : s.activatedAt,
+      canceled_at: s.status === 'CANCELLED' ? new Date(now.getTime() - rng.int(20, 90) * 86_400_000) : null,
+      ended_at: s.status === 'CANCELLED' ? addDays(today, -rng.int(1, 15)) : null,
+      port_reset_at: s.status === 'CANCELLED' ? new Date(now.getTime() - 86_400_000) : null,
+      created_at: created,
+      updated_at: created,
+    });
+    const ref: CustomerRef = {
+      id: subscriberId,
+      customer_number: number,
+      email,
+      name: `${s.first} ${s.last}`,
+      first_name: s.first,
+      last_name: s.last,
+      phone: phone.phone,
+      subscription_id: subscriptionId,
+      unit_id: s.unit.id,
+      unit_label: s.unit.label,
+      location_hash: loc?.location_hash ?? null,
+      spec: s,
+    };
+    if (loc && occupiesPort) {
+      rows.sim_switch_ports.push({
+        location_id: loc.id,
+        mode: s.status === 'ACTIVE' ? 'provisioned' : 'captive_portal',
+        vlan_id: loc.vlan_id ?? null,
+        download_mbps: s.status === 'ACTIVE' ? s.plan.down : null,
+        upload_mbps: s.status === 'ACTIVE' ? s.plan.up : null,
+        operations: 1,
+      });
+    }
+    if (s.serviceBilled && s.status !== 'PENDING_INSTALL' && s.status !== 'CANCELLED') billingHistory(ref);
+    if (s.status !== 'PENDING_INSTALL') usage(ref);
+    if (s.modem && loc) {
+      rows.modem_status.push({
+        subscription_id: subscriptionId,
+        state: s.modem,
+        last_seen_at: s.modem === 'offline' ? new Date(now.getTime() - rng.int(2, 48) * 3_600_000) : new Date(now.getTime() - rng.int(10, 300) * 1000),
+        signal_dbm: (-(12 + rng.next() * 14)).toFixed(2),
+        uptime_seconds: s.modem === 'offline' ? 0 : rng.int(3_600, 40 * 86_400),
+        firmware: rng.pick(['4.2.1', '4.2.3', '4.3.0']),
+        updated_at: now,
+      });
+    }
+    return ref;
+  }
+
+  function macAddress() {
+    return Array.from({ length: 6 }, (_, i) => (i === 0 ? 0x02 : rng.int(0, 255)).toString(16).padStart(2, '0').toUpperCase()).join(':');
+  }
+
+  function creditNote(c: CustomerRef, o: { state: 'open' | 'applied' | 'refunded' | 'paid_out'; amountCents: number; reason: string; daysAgo: number; appliedInvoiceId?: string | null }) {
+    rows.credit_notes.push({
+      id: newId(),
+      provider_id: c.spec.providerId,
+      subscriber_id: c.id,
+      subscription_id: c.subscription_id,
+      applied_invoice_id: o.appliedInvoiceId ?? null,
+      number: `DCN-${String(++creditSeq).padStart(5, '0')}`,
+      state: o.state,
+      amount_cents: o.amountCents,
+      currency: c.spec.plan.currency,
+      reason: o.reason,
+      issued_at: new Date(now.getTime() - o.daysAgo * 86_400_000),
+    });
+  }
+
+  /** The invoice of `month` for a subscription, from the rows built so far. */
+  const invoiceOf = (subscriptionId: string, month: string) =>
+    rows.invoices.find((i) => i.subscription_id === subscriptionId && i.period_start === month)?.id ?? null;
+
+  return { rows, uniq, now, today, currentMonth, rng, port, customer, creditNote, statusEvents, invoiceOf, at, parseIsoDate };
+}
+
+export type Builder = ReturnType<typeof createBuilder>;

@@ -1,0 +1,141 @@
+import type { Insertable } from 'kysely';
+import type { DB } from '../db/types.js';
+import { newId, randomAlnum, randomToken } from '../lib/ids.js';
+import type { Country } from './people.js';
+
+export type LineType = 'first_line' | 'second_line' | 'third_line' | null;
+
+export interface BuildingSpec {
+  key: string;
+  street: string;
+  houseNumber: string; // as written: "12a", "12 A"
+  postalCode: string;
+  city: string;
+  province: string | null;
+  country: Country;
+  region: string;
+  lineType: LineType;
+  floors: number;
+  unitsPerFloor: number;
+}
+
+// The four named buildings of the document come first; the rest carry volume only.
+// Two German spellings of a suffixed house number ("12a" fused, "12 A" separated) and a Canadian
+// suffixed number with an A1A 1A1 postcode exercise the serviceability normalisation.
+export const MAIN_BUILDINGS: BuildingSpec[] = [
+  { key: 'first_line', street: 'Invalidenstraße', houseNumber: '12a', postalCode: '10115', city: 'Berlin', province: 'Berlin', country: 'DE', region: 'DE-BE', lineType: 'first_line', floors: 6, unitsPerFloor: 8 },
+  { key: 'second_line', street: 'Torstraße', houseNumber: '101', postalCode: '10119', city: 'Berlin', province: 'Berlin', country: 'DE', region: 'DE-BE', lineType: 'second_line', floors: 5, unitsPerFloor: 8 },
+  { key: 'third_line', street: 'Spadina Avenue', houseNumber: '88B', postalCode: 'M5V 2T6', city: 'Toronto', province: 'ON', country: 'CA', region: 'CA-ON', lineType: 'third_line', floors: 8, unitsPerFloor: 5 },
+  { key: 'unclassified', street: 'Chausseestraße', houseNumber: '12 A', postalCode: '10115', city: 'Berlin', province: 'Berlin', country: 'DE', region: 'DE-BE', lineType: null, floors: 4, unitsPerFloor: 6 },
+  { key: 'schoenhauser', street: 'Schönhauser Allee', houseNumber: '36', postalCode: '10435', city: 'Berlin', province: 'Berlin', country: 'DE', region: 'DE-BE', lineType: 'first_line', floors: 7, unitsPerFloor: 8 },
+  { key: 'kastanien', street: 'Kastanienallee', houseNumber: '12', postalCode: '10435', city: 'Berlin', province: 'Berlin', country: 'DE', region: 'DE-BE', lineType: 'second_line', floors: 5, unitsPerFloor: 6 },
+  { key: 'sonnen', street: 'Sonnenallee', houseNumber: '221 C', postalCode: '12059', city: 'Berlin', province: 'Berlin', country: 'DE', region: 'DE-BE', lineType: 'third_line', floors: 5, unitsPerFloor: 6 },
+  { key: 'queen', street: 'Queen Street West', houseNumber: '401', postalCode: 'M5V 2A5', city: 'Toronto', province: 'ON', country: 'CA', region: 'CA-ON', lineType: 'first_line', floors: 10, unitsPerFloor: 4 },
+  { key: 'warschauer', street: 'Warschauer Straße', houseNumber: '34', postalCode: '10243', city: 'Berlin', province: 'Berlin', country: 'DE', region: 'DE-BE', lineType: 'first_line', floors: 6, unitsPerFloor: 8 },
+  { key: 'hafen', street: 'Hafenstraße', houseNumber: '8', postalCode: '20359', city: 'Hamburg', province: 'Hamburg', country: 'DE', region: 'DE-HH', lineType: null, floors: 4, unitsPerFloor: 6 },
+];
+
+export const OTHER_BUILDING: BuildingSpec = {
+  key: 'other', street: 'Bergmannstraße', houseNumber: '5', postalCode: '10961', city: 'Berlin', province: 'Berlin', country: 'DE', region: 'DE-BE', lineType: 'first_line', floors: 3, unitsPerFloor: 4,
+};
+
+// Addresses in coverage without a building record yet (not orderable): autocomplete shows them.
+export const LOOSE_COVERAGE: Omit<BuildingSpec, 'key' | 'region' | 'lineType' | 'floors' | 'unitsPerFloor'>[] = [
+  { street: 'Invalidenstraße', houseNumber: '14', postalCode: '10115', city: 'Berlin', province: 'Berlin', country: 'DE' },
+  { street: 'Invalidenstraße', houseNumber: '12b', postalCode: '10115', city: 'Berlin', province: 'Berlin', country: 'DE' },
+  { street: 'Torstraße', houseNumber: '103', postalCode: '10119', city: 'Berlin', province: 'Berlin', country: 'DE' },
+  { street: 'Spadina Avenue', houseNumber: '90', postalCode: 'M5V 2T6', city: 'Toronto', province: 'ON', country: 'CA' },
+];
+
+/** "12 a" and "12a" are one house number: suffix fused, upper-case ("12A"). */
+export const houseNumberNorm = (n: string) => n.replace(/\s+/g, '').toUpperCase();
+
+export function displayAddress(a: Pick<BuildingSpec, 'street' | 'houseNumber' | 'postalCode' | 'city' | 'province' | 'country'>): string {
+  return a.country === 'CA'
+    ? `${a.houseNumber} ${a.street}, ${a.city}, ${a.province} ${a.postalCode}`
+    : `${a.street} ${a.houseNumber}, ${a.postalCode} ${a.city}`;
+}
+
+/** The coverage search key: the display string lower-cased, punctuation dropped, spaces collapsed, suffix fused. */
+export function searchKey(display: string): string {
+  return display
+    .toLowerCase()
+    .replace(/[,.;]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/\b(\d+) ([a-z])\b/g, '$1$2');
+}
+
+export function coverageRow(providerId: string, buildingId: string | null, a: Parameters<typeof displayAddress>[0]): Insertable<DB['coverage_addresses']> {
+  const display = displayAddress(a);
+  return {
+    id: newId(),
+    provider_id: providerId,
+    building_id: buildingId,
+    street: a.street,
+    house_number: a.houseNumber,
+    house_number_norm: houseNumberNorm(a.houseNumber),
+    postal_code: a.postalCode,
+    city: a.city,
+    province: a.province,
+    country: a.country,
+    display,
+    search_key: searchKey(display),
+    orderable: buildingId !== null,
+  };
+}
+
+export interface BuiltBuilding {
+  spec: BuildingSpec;
+  id: string;
+  address: string;
+  units: { id: string; label: string; floor: number }[];
+}
+
+export function buildingRows(providerId: string, spec: BuildingSpec) {
+  const id = newId();
+  const building: Insertable<DB['buildings']> = {
+    id,
+    provider_id: providerId,
+    name: null,
+    street: spec.street,
+    house_number: spec.houseNumber,
+    postal_code: spec.postalCode,
+    city: spec.city,
+    province: spec.province,
+    country: spec.country,
+    region: spec.region,
+    line_type: spec.lineType,
+    in_coverage: true,
+  };
+  const units: BuiltBuilding['units'] = [];
+  for (let floor = 1; floor <= spec.floors; floor++) {
+    for (let n = 1; n <= spec.unitsPerFloor; n++) {
+      // German flats are "3B"; Canadian suites are "304".
+      const label = spec.country === 'CA' ? `${floor}${String(n).padStart(2, '0')}` : `${floor}${'ABCDEFGH'[n - 1]}`;
+      units.push({ id: newId(), label, floor });
+    }
+  }
+  const built: BuiltBuilding = { spec, id, address: displayAddress(spec), units };
+  return {
+    built,
+    building,
+    unitRows: units.map((u): Insertable<DB['units']> => ({ id: u.id, building_id: id, label: u.label, floor: u.floor })),
+    coverage: coverageRow(providerId, id, spec),
+  };
+}
+
+/** A switch port of a unit; `location_hash` is the captive-portal identifier of the port. */
+export function locationRow(providerId: string, buildingId: string, unitId: string | null, portIndex: number): Insertable<DB['locations']> {
+  return {
+    id: newId(),
+    provider_id: providerId,
+    building_id: buildingId,
+    unit_id: unitId,
+    location_hash: `loc_${randomToken(16)}`,
+    location_identifier: `LID-${randomAlnum(8).toUpperCase()}`,
+    switch_id: `sw-${buildingId.slice(0, 4)}-${1 + Math.floor(portIndex / 48)}`,
+    switch_port: `ge-0/0/${portIndex % 48}`,
+    vlan_id: 100 + (portIndex % 3900),
+  };
+}
