@@ -2,6 +2,9 @@ import type { FastifyPluginAsync } from 'fastify';
 import { usePartnerErrors } from '../../plugins/error-handlers.js';
 import { authRoutes } from './auth.routes.js';
 import { partnerPlanChangeRoutes } from './plan-change.routes.js';
+import { provisioningRoutes } from './provisioning.routes.js';
+import { completionRoutes } from './completion.routes.js';
+import { bookingRoutes } from './booking.routes.js';
 
 /**
  * The partner routers, mounted at `/` and again at `/api/v1` (mirror) with the same auth.
@@ -16,6 +19,9 @@ export const partnerSurface: FastifyPluginAsync<{ mirror?: boolean }> = async (a
   }
   await app.register(authRoutes);
   await app.register(partnerPlanChangeRoutes);
+  await app.register(provisioningRoutes);
+  await app.register(completionRoutes);
+  await app.register(bookingRoutes);
 };
 
 /** Internal API routes that exist only under /api/v1 (dashboard JWT). */

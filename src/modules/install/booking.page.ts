@@ -1,0 +1,65 @@
+import type { BookingView } from './booking.service.js';
+
+const esc = (s: string | null | undefined) =>
+  String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+const fmtDay = (iso: string) =>
+  new Date(iso).toLocaleDateString('en-GB', { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
+const fmtTime = (iso: string) => iso.slice(11, 16);
+
+export interface PageContext {
+  provider_name: string;
+  first_name: string;
+  street: string | null;
+  house_number: string | null;
+  postal_code: string | null;
+  city: string | null;
+  unit_label: string | null;
+}
+
+/**
+ * The small booking page: free windows grouped by day, the current booking with a cancel button.
+ * Buttons call the JSON endpoints of the same link (relative URLs, so both mounts work).
+ */
+export function renderBookingPage(token: string, ctx: PageContext, v: BookingView): string {
+  const address = [[ctx.street, ctx.house_number].filter(Boolean).join(' '), [ctx.postal_code, ctx.city].filter(Boolean).join(' ')]
+    .filter(Boolean).join(', ');
+  const byDay = new Map<string, BookingView['windows']>();
+  for (const w of v.windows) {
+    const day = w.starts_at.slice(0, 10);
+    byDay.set(day, [...(byDay.get(day) ?? []), w]);
+  }
+  const current = v.booking
+    ? `<section class="current"><h2>Your appointment</h2><p><strong>${esc(fmtDay(v.booking.starts_at))}, ${fmtTime(v.booking.starts_at)}–${fmtTime(v.booking.ends_at)} UTC</strong></p>
+<button type="button" data-cancel>Cancel appointment</button><p class="hint">To move it, choose another window below.</p></section>`
+    : '';
+  const days = [...byDay.entries()].map(([day, ws]) => `<li><span class="day">${esc(fmtDay(`${day}T00:00:00Z`))}</span> ${ws
+    .map((w) => `<button type="button" data-start="${esc(w.starts_at)}">${fmtTime(w.starts_at)}–${fmtTime(w.ends_at)}</button>`).join(' ')}</li>`).join('\n');
+  const body = !v.bookable
+    ? `<p>This installation can no longer be booked through this link (status ${esc(v.status)}). Please contact ${esc(ctx.provider_name)} support.</p>`
+    : `${current}<section><h2>${v.booking ? 'Move to another window' : 'Choose a window'}</h2>
+${v.windows.length ? `<ul class="windows">${days}</ul>` : '<p>No free windows at the moment; please try again later.</p>'}
+<p class="hint">Four-hour windows on weekdays, times in UTC, at least 24 hours ahead${v.move_in_date ? `, from your move-in day ${esc(v.move_in_date)}` : ''}.</p></section>`;
+  const base = `./${encodeURIComponent(token)}`;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex"><title>Book your installation – ${esc(ctx.provider_name)}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:44rem;margin:2rem auto;padding:0 1rem;color:#222}
+ul.windows{list-style:none;padding:0}ul.windows li{margin:.5rem 0}.day{display:inline-block;min-width:16rem}
+button{margin:.15rem;padding:.35rem .7rem;cursor:pointer}.hint{color:#666;font-size:.9rem}#msg{font-weight:bold}</style></head>
+<body><h1>Installation appointment</h1>
+<p>Hello ${esc(ctx.first_name)}, this is the installation of your ${esc(ctx.provider_name)} connection${address ? ` at ${esc(address)}` : ''}${ctx.unit_label ? `, unit ${esc(ctx.unit_label)}` : ''}.</p>
+<p id="msg" role="status"></p>
+${body}
+<script>
+const base = ${JSON.stringify(base)};
+const msg = document.getElementById('msg');
+async function call(method, body) {
+  const r = await fetch(base, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
+  const j = await r.json().catch(() => ({}));
+  if (r.ok) location.reload(); else msg.textContent = j.detail || ('Error ' + r.status);
+}
+document.querySelectorAll('[data-start]').forEach((b) => b.addEventListener('click', () => call('POST', { starts_at: b.dataset.start })));
+document.querySelectorAll('[data-cancel]').forEach((b) => b.addEventListener('click', () => call('DELETE')));
+</script></body></html>`;
+}

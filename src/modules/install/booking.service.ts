@@ -1,0 +1,109 @@
+import type { Deps } from '../../container.js';
+import { AppError } from '../../lib/errors.js';
+import { findLinkToken } from '../auth/link-tokens.js';
+import { candidateWindows, earliestStart, HORIZON_DAYS, isChangeable, WINDOW_CAPACITY, WINDOW_HOURS, type Window } from './booking.slots.js';
+import * as repo from './install.repository.js';
+
+const LINK_NOT_FOUND = 'Booking link not found or expired';
+/** Install job states in which the subscriber may book, move or cancel through the link. */
+const OPEN_STATES = ['BOOKING_SENT', 'BOOKED'];
+
+export interface BookingView {
+  status: string;
+  bookable: boolean;
+  move_in_date: string | null;
+  booking: { starts_at: string; ends_at: string } | null;
+  windows: { starts_at: string; ends_at: string }[];
+}
+
+const iso = (w: Window) => ({ starts_at: w.starts_at.toISOString(), ends_at: w.ends_at.toISOString() });
+
+/**
+ * The booking link: the token is not consumed on use (the same link books, moves and cancels);
+ * it stops working when it expires, and changes stop once the install job left the booking states.
+ */
+export function createBookingService(deps: Pick<Deps, 'db' | 'clock'>) {
+  const { db, clock } = deps;
+
+  async function resolve(token: string) {
+    const link = await findLinkToken(db, token, ['booking']);
+    if (!link || !link.reference_id || link.used_at || link.expires_at.getTime() <= clock.now().getTime()) {
+      throw new AppError(404, 'not_found', LINK_NOT_FOUND);
+    }
+    const ctx = await repo.findBookingContext(db, link.reference_id);
+    if (!ctx) throw new AppError(404, 'not_found', LINK_NOT_FOUND);
+    return ctx;
+  }
+
+  /** Free windows: offered (weekday, aligned, lead time, not before move-in) and below capacity. */
+  async function freeWindows(ctx: { id: string; provider_id: string; move_in_date: string | null }) {
+    const earliest = earliestStart(clock.now(), ctx.move_in_date);
+    const all = candidateWindows(earliest, HORIZON_DAYS);
+    if (all.length === 0) return [];
+    const to = new Date(all[all.length - 1].starts_at.getTime() + 1);
+    const counts = await repo.bookedCounts(db, ctx.provider_id, all[0].starts_at, to, ctx.id);
+    return all.filter((w) => (counts.get(w.starts_at.toISOString()) ?? 0) < WINDOW_CAPACITY);
+  }
+
+  async function view(token: string) {
+    const ctx = await resolve(token);
+    const bookable = OPEN_STATES.includes(ctx.status);
+    const windows = bookable ? await freeWindows(ctx) : [];
+    const v: BookingView = {
+      status: ctx.status,
+      bookable,
+      move_in_date: ctx.move_in_date,
+      booking: ctx.booking_starts_at && ctx.booking_ends_at && ctx.status === 'BOOKED'
+        ? { starts_at: ctx.booking_starts_at.toISOString(), ends_at: ctx.booking_ends_at.toISOString() }
+        : null,
+      windows: windows.map(iso),
+    };
+    return { view: v, ctx };
+  }
+
+  /** Books a window, or moves the existing booking to another one. */
+  async function book(token: string, startsAt: Date) {
+    const ctx = await resolve(token);
+    return db.transaction().execute(async (trx) => {
+      await repo.lockProviderCalendar(trx, ctx.provider_id);
+      const job = await repo.lockInstallJob(trx, ctx.id);
+      if (!job || !OPEN_STATES.includes(job.status)) throw new AppError(409, 'conflict', 'This installation can no longer be booked through the link');
+      const now = clock.now();
+      if (job.status === 'BOOKED' && job.booking_starts_at && !isChangeable(job.booking_starts_at, now)) {
+        throw new AppError(409, 'conflict', 'The appointment starts in less than 24 hours and can no longer be moved; contact support');
+      }
+      const earliest = earliestStart(now, job.move_in_date);
+      const offered = candidateWindows(earliest, HORIZON_DAYS).find((w) => w.starts_at.getTime() === startsAt.getTime());
+      if (!offered) {
+        throw new AppError(422, 'unprocessable',
+          `starts_at: not an offered window (weekdays, four-hour windows starting 08:00, 12:00 or 16:00 UTC, at least 24 hours ahead${job.move_in_date ? ', not before the move-in date' : ''})`);
+      }
+      const counts = await repo.bookedCounts(trx, job.provider_id, offered.starts_at, new Date(offered.starts_at.getTime() + 1), job.id);
+      if ((counts.get(offered.starts_at.toISOString()) ?? 0) >= WINDOW_CAPACITY) {
+        throw new AppError(409, 'conflict', 'This window has just been fully booked; choose another one');
+      }
+      const endsAt = new Date(offered.starts_at.getTime() + WINDOW_HOURS * 3_600_000);
+      await repo.updateInstallJob(trx, job.id, { status: 'BOOKED', booking_starts_at: offered.starts_at, booking_ends_at: endsAt, at: now });
+      return { status: 'BOOKED', booking: { starts_at: offered.starts_at.toISOString(), ends_at: endsAt.toISOString() } };
+    });
+  }
+
+  /** Cancels the booked window; the link stays valid to book another one. */
+  async function cancel(token: string) {
+    const ctx = await resolve(token);
+    return db.transaction().execute(async (trx) => {
+      const job = await repo.lockInstallJob(trx, ctx.id);
+      if (!job || job.status !== 'BOOKED' || !job.booking_starts_at) throw new AppError(409, 'conflict', 'There is no booked appointment to cancel');
+      const now = clock.now();
+      if (!isChangeable(job.booking_starts_at, now)) {
+        throw new AppError(409, 'conflict', 'The appointment starts in less than 24 hours and can no longer be cancelled; contact support');
+      }
+      await repo.updateInstallJob(trx, job.id, { status: 'BOOKING_SENT', booking_starts_at: null, booking_ends_at: null, at: now });
+      return { status: 'BOOKING_SENT', booking: null };
+    });
+  }
+
+  return { view, book, cancel };
+}
+
+export type BookingService = ReturnType<typeof createBookingService>;

@@ -1,0 +1,96 @@
+import type { Transaction } from 'kysely';
+import type { Deps } from '../../container.js';
+import type { DB } from '../../db/types.js';
+import { addDays, isoDate, parseIsoDate } from '../../lib/dates.js';
+import { newId } from '../../lib/ids.js';
+import { createLinkToken } from '../auth/link-tokens.js';
+import { bookingInvitationMail } from './install.mail.js';
+import * as repo from './install.repository.js';
+
+export const BOOKING_INVITE_JOB = 'install.booking_invite';
+
+type InstallDeps = Pick<Deps, 'clock' | 'jobs' | 'mailer' | 'config'>;
+
+export interface RaiseInstallJob {
+  providerId: string;
+  bookingWindowDays: number;
+  subscriptionId: string;
+  unitId: string;
+  kind: 'technician_visit' | 'cpe_shipment';
+  /** Third-line buildings: the subscriber books the technician through an emailed link. */
+  bookingLink: boolean;
+  moveInDate: string | null;
+  subscriber: { id: string; email: string; firstName: string };
+}
+
+/**
+ * The install job of a new PENDING_INSTALL subscription, in the caller's transaction.
+ * Third-line: the booking invitation goes out now when the move-in date is inside the provider's
+ * booking window (or unknown), otherwise the job is BOOKING_HELD and a scheduled job sends it on
+ * the first day the move-in date is inside the window.
+ */
+export async function raiseInstallJob(trx: Transaction<DB>, deps: InstallDeps, r: RaiseInstallJob) {
+  const now = deps.clock.now();
+  const id = newId();
+  let status: repo.InstallStatus = 'CREATED';
+  let sendAt: Date | null = null;
+  if (r.bookingLink) {
+    const today = isoDate(now);
+    const releaseDay = r.moveInDate ? addDays(r.moveInDate, -r.bookingWindowDays) : today;
+    if (releaseDay <= today) status = 'BOOKING_SENT';
+    else {
+      status = 'BOOKING_HELD';
+      sendAt = parseIsoDate(releaseDay);
+    }
+  }
+  await repo.insertInstallJob(trx, {
+    id, providerId: r.providerId, subscriptionId: r.subscriptionId, unitId: r.unitId,
+    kind: r.kind, status: status === 'BOOKING_SENT' ? 'BOOKING_HELD' : status, moveInDate: r.moveInDate, at: now,
+  });
+  if (status === 'BOOKING_SENT') await sendBookingInvitation(trx, deps, id, r.subscriber);
+  else if (sendAt) {
+    await deps.jobs.enqueue(trx, {
+      kind: BOOKING_INVITE_JOB, payload: { install_job_id: id }, runAt: sendAt,
+      dedupeKey: `booking-invite:${id}`, providerId: r.providerId, subscriptionId: r.subscriptionId,
+    });
+  }
+  return { id, status };
+}
+
+/** Creates the booking link, mails it and moves the job BOOKING_HELD → BOOKING_SENT. */
+export async function sendBookingInvitation(
+  trx: Transaction<DB>, deps: InstallDeps, installJobId: string, subscriber: { id: string; email: string; firstName: string },
+) {
+  const now = deps.clock.now();
+  const job = await repo.lockInstallJob(trx, installJobId);
+  if (!job || job.status !== 'BOOKING_HELD') return false;
+  const { token, expiresAt } = await createLinkToken(trx, deps.clock, { purpose: 'booking', subscriberId: subscriber.id, referenceId: installJobId });
+  const ctx = await repo.findBookingContext(trx, installJobId);
+  const url = `${deps.config.publicBaseUrl}/booking/${encodeURIComponent(token)}`;
+  await deps.mailer.enqueue(trx, bookingInvitationMail({
+    to: subscriber.email, firstName: subscriber.firstName, providerName: ctx?.provider_name ?? '', url, expiresAt,
+    moveInDate: job.move_in_date,
+  }));
+  await repo.updateInstallJob(trx, installJobId, { status: 'BOOKING_SENT', booking_invite_sent_at: now, at: now });
+  return true;
+}
+
+/** The scheduled release of a held invitation (idempotent: a job no longer held is left alone). */
+export function registerInstallJobs(deps: Pick<Deps, 'db' | 'clock' | 'jobs' | 'mailer' | 'config'>) {
+  deps.jobs.register(BOOKING_INVITE_JOB, {
+    async run(job) {
+      const installJobId = String(job.payload.install_job_id ?? '');
+      return deps.db.transaction().execute(async (trx) => {
+        const row = await trx.selectFrom('install_jobs as j')
+          .innerJoin('subscriptions as s', 's.id', 'j.subscription_id')
+          .innerJoin('subscribers as sb', 'sb.id', 's.subscriber_id')
+          .select(['j.status', 'sb.id as subscriber_id', 'sb.email', 'sb.first_name', 's.status as subscription_status'])
+          .where('j.id', '=', installJobId)
+          .executeTakeFirst();
+        if (!row || row.status !== 'BOOKING_HELD' || row.subscription_status !== 'PENDING_INSTALL') return { sent: false };
+        const sent = await sendBookingInvitation(trx, deps, installJobId, { id: row.subscriber_id, email: row.email, firstName: row.first_name });
+        return { sent };
+      });
+    },
+  });
+}

@@ -1,0 +1,77 @@
+import type { Deps } from '../../container.js';
+import { AppError, isUniqueViolation } from '../../lib/errors.js';
+import type { UserPrincipal } from '../auth/auth.service.js';
+import { recordAudit, type Actor } from '../audit/audit.repository.js';
+import { collectFirstPayment } from '../billing/first-payment.service.js';
+import { lockInstallJobOfSubscription, updateInstallJob } from '../install/install.repository.js';
+import * as repo from './provisioning.repository.js';
+import { PORT_JOB_MAX_ATTEMPTS } from './provisioning.service.js';
+
+type ConfirmDeps = Pick<Deps, 'db' | 'clock' | 'jobs' | 'mailer' | 'adapters' | 'config' | 'log'>;
+
+const notFound = () => new AppError(404, 'not_found', 'Subscription not found');
+
+/**
+ * Staff confirm an installation (install job SHIPPED). In one transaction: the install job is
+ * COMPLETED, the unit's port is attached to the subscription and provisioned by a
+ * `provisioning.port` job (reason `install`: no webhook), and the first payment is set up by the
+ * billing module — a provider-billed subscription is ACTIVE at once; a service-billed one gets its
+ * first invoice, and the saved card is charged (or a payment link mailed) by the durable
+ * `billing.collect` job right after commit; it becomes ACTIVE when that payment succeeds.
+ */
+export function createConfirmInstallService(deps: ConfirmDeps) {
+  const { db, clock } = deps;
+
+  async function confirm(user: UserPrincipal, subscriptionId: string, ctx: { actor: Actor; requestId?: string | null }) {
+    try {
+      return await db.transaction().execute(async (trx) => {
+        const now = clock.now();
+        const sub = await repo.lockSubscription(trx, subscriptionId);
+        if (!sub) throw notFound();
+        // Staff act for their own provider only; a platform admin for any.
+        if (user.role !== 'platform_admin' && sub.provider_id !== user.providerId) throw notFound();
+        if (sub.status !== 'PENDING_INSTALL') {
+          throw new AppError(409, 'conflict', `Subscription is ${sub.status}; only a PENDING_INSTALL subscription can be confirmed`);
+        }
+        const install = await lockInstallJobOfSubscription(trx, sub.id);
+        if (!install || install.status !== 'SHIPPED') {
+          throw new AppError(409, 'conflict', `Install job is ${install?.status ?? 'missing'}; it must be SHIPPED to confirm the installation`);
+        }
+        const current = sub.location_id ? await repo.findLocationById(trx, sub.location_id) : undefined;
+        const port = current?.switch_port ? { id: current.id } : sub.unit_id ? await repo.findPortLocationOfUnit(trx, sub.unit_id) : undefined;
+        if (!port) throw new AppError(409, 'conflict', 'No switch port is registered for the unit; register the installed port before confirming');
+
+        await updateInstallJob(trx, install.id, { status: 'COMPLETED', at: now });
+        await trx.updateTable('subscriptions').set({ location_id: port.id, updated_at: now }).where('id', '=', sub.id).execute();
+        const job = await deps.jobs.enqueue(trx, {
+          kind: repo.PORT_JOB_KIND, payload: { subscription_id: sub.id, reason: 'install' },
+          providerId: sub.provider_id, subscriptionId: sub.id, maxAttempts: PORT_JOB_MAX_ATTEMPTS,
+        });
+        const payment = await collectFirstPayment(deps, sub.id, { trx });
+        await recordAudit(trx, {
+          ...ctx.actor, providerId: sub.provider_id, action: 'subscription.confirm_install', entityType: 'subscription', entityId: sub.id,
+          before: { status: sub.status, install_status: install.status },
+          after: { status: payment.activated ? 'ACTIVE' : 'PENDING_INSTALL', install_status: 'COMPLETED', location_id: port.id, job_id: job.id, payment: payment.outcome },
+          requestId: ctx.requestId ?? null, at: now,
+        });
+        const paymentOutcome = payment.outcome === 'queued' ? 'collecting' as const : payment.outcome === 'already_paid' ? 'already_paid' as const : 'not_billed' as const;
+        return {
+          subscription_id: sub.id,
+          status: payment.activated ? 'ACTIVE' as const : 'PENDING_INSTALL' as const,
+          job_id: job.id,
+          payment: paymentOutcome,
+          message: payment.activated
+            ? 'Installation confirmed; the subscription is ACTIVE and its port is being provisioned'
+            : 'Installation confirmed; the port is being provisioned and the first payment is being collected (saved card, else an emailed payment link); the subscription becomes ACTIVE when it is paid',
+        };
+      });
+    } catch (err) {
+      if (isUniqueViolation(err, 'subscriptions_location_occupied_key')) {
+        throw new AppError(409, 'conflict', 'The unit\'s port is held by another pending or active subscription');
+      }
+      throw err;
+    }
+  }
+
+  return { confirm };
+}

@@ -1,0 +1,86 @@
+import type { Deps } from '../../container.js';
+import { PermanentJobError, type JobRecord } from '../../jobs/types.js';
+import { registerInstallJobs } from '../install/install.service.js';
+import { PORT_JOB_KIND } from './provisioning.repository.js';
+
+/**
+ * Why a port is provisioned. Only `activate` (the unattended first-line activation) reports to the
+ * provider with provisioning.completed / provisioning.failed; `install` (staff confirmed an
+ * installation) and `restore` (after a suspension) fire no webhook, as the partner document says.
+ */
+export type PortReason = 'activate' | 'install' | 'restore';
+const REASONS: PortReason[] = ['activate', 'install', 'restore'];
+
+/** Retry delays: 15 s, 1 min, 4 min, 16 min, 1 h (then the job fails for good). */
+export function portBackoffMs(attempt: number): number {
+  return Math.min(3_600_000, 15_000 * 4 ** (attempt - 1));
+}
+
+function payloadOf(job: JobRecord): { subscriptionId: string; reason: PortReason } {
+  const subscriptionId = typeof job.payload.subscription_id === 'string' ? job.payload.subscription_id : job.subscription_id;
+  const reason = job.payload.reason as PortReason;
+  if (!subscriptionId || !REASONS.includes(reason)) throw new PermanentJobError('provisioning.port payload needs subscription_id and reason activate|install|restore');
+  return { subscriptionId, reason };
+}
+
+/**
+ * provisioning.port: VLAN, bandwidth of the plan version and the optional MAC binding, applied
+ * through the switch controller with the job id as the operation key, so a retried job (or one
+ * whose worker died after the switch answered) is applied once. The subscription row is never
+ * touched here: it was made ACTIVE by the transaction that queued the job, and it stays ACTIVE
+ * when the port fails for good (the failure is the job's state and the provisioning.failed
+ * webhook; an operator re-queues the port).
+ */
+export function registerProvisioningJobs(deps: Pick<Deps, 'db' | 'clock' | 'jobs' | 'mailer' | 'config' | 'webhooks' | 'adapters' | 'log'>) {
+  const { db, adapters, webhooks } = deps;
+
+  deps.jobs.register(PORT_JOB_KIND, {
+    backoffMs: portBackoffMs,
+    async run(job) {
+      const { subscriptionId, reason } = payloadOf(job);
+      const row = await db.selectFrom('subscriptions as s')
+        .innerJoin('plan_versions as pv', 'pv.id', 's.plan_version_id')
+        .leftJoin('locations as l', 'l.id', 's.location_id')
+        .select(['s.id', 's.status', 's.provider_id', 's.subscriber_id', 's.mac_address', 's.location_id',
+          'l.switch_id', 'l.switch_port', 'l.vlan_id', 'pv.download_mbps', 'pv.upload_mbps'])
+        .where('s.id', '=', subscriptionId)
+        .executeTakeFirst();
+      if (!row) throw new PermanentJobError('Subscription not found');
+      // A restore overtaken by a new suspension (or a cancellation) has nothing left to do.
+      if (reason === 'restore' && row.status !== 'ACTIVE') return { skipped: `subscription is ${row.status}` };
+      if (row.status !== 'ACTIVE') throw new PermanentJobError(`Subscription is ${row.status}; the port was not provisioned`);
+      if (!row.location_id) throw new PermanentJobError('Subscription has no switch port (location)');
+      await adapters.switchController.provisionPort({
+        operationKey: job.id,
+        locationId: row.location_id,
+        switchId: row.switch_id,
+        port: row.switch_port,
+        vlanId: row.vlan_id,
+        downloadMbps: row.download_mbps,
+        uploadMbps: row.upload_mbps,
+        macAddress: row.mac_address,
+      });
+      if (reason === 'activate') {
+        await db.transaction().execute((trx) => webhooks.emit(trx, {
+          providerId: row.provider_id, type: 'provisioning.completed', subscriptionId: row.id, subscriberId: row.subscriber_id,
+          data: { job_id: job.id, error: null, status: 'ACTIVE' },
+        }));
+      }
+      return { provisioned: true, location_id: row.location_id };
+    },
+    async onFailed(job, err) {
+      const { subscriptionId, reason } = payloadOf(job);
+      const error = err instanceof Error ? err.message : String(err);
+      if (reason !== 'activate') return;
+      const sub = await db.selectFrom('subscriptions').select(['id', 'provider_id', 'subscriber_id', 'status'])
+        .where('id', '=', subscriptionId).executeTakeFirst();
+      if (!sub) return;
+      await db.transaction().execute((trx) => webhooks.emit(trx, {
+        providerId: sub.provider_id, type: 'provisioning.failed', subscriptionId: sub.id, subscriberId: sub.subscriber_id,
+        data: { job_id: job.id, error, status: sub.status },
+      }));
+    },
+  });
+
+  registerInstallJobs(deps);
+}

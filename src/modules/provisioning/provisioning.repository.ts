@@ -1,0 +1,177 @@
+import { sql, type Transaction } from 'kysely';
+import type { DB } from '../../db/types.js';
+import type { Executor } from '../../jobs/types.js';
+
+/** Subscription statuses that occupy a unit/port and count as "existing" for idempotency. */
+export const NON_TERMINAL = ['PENDING', 'PENDING_INSTALL', 'ACTIVE', 'SUSPENDED'] as const;
+export const PORT_JOB_KIND = 'provisioning.port';
+
+export function findProvider(db: Executor, id: string) {
+  return db.selectFrom('providers')
+    .select(['id', 'name', 'currency', 'support_email', 'branding', 'booking_window_days', 'disabled'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export function findPlanVersion(db: Executor, providerId: string, id: string) {
+  return db.selectFrom('plan_versions')
+    .select(['id', 'provider_id', 'name', 'active', 'download_mbps', 'upload_mbps', 'monthly_price_cents', 'currency'])
+    .where('id', '=', id)
+    .where('provider_id', '=', providerId)
+    .executeTakeFirst();
+}
+
+const BUILDING_COLS = ['b.id as building_id', 'b.line_type', 'b.in_coverage', 'b.country'] as const;
+
+export function findLocationByHash(db: Executor, providerId: string, hash: string) {
+  return db.selectFrom('locations as l')
+    .innerJoin('buildings as b', 'b.id', 'l.building_id')
+    .select(['l.id', 'l.unit_id', 'l.switch_port', ...BUILDING_COLS])
+    .where('l.location_hash', '=', hash)
+    .where('l.provider_id', '=', providerId)
+    .executeTakeFirst();
+}
+
+export function findLocationById(db: Executor, id: string) {
+  return db.selectFrom('locations as l')
+    .innerJoin('buildings as b', 'b.id', 'l.building_id')
+    .select(['l.id', 'l.unit_id', 'l.switch_port', 'l.provider_id', ...BUILDING_COLS])
+    .where('l.id', '=', id)
+    .executeTakeFirst();
+}
+
+export function findUnit(db: Executor, providerId: string, unitId: string) {
+  return db.selectFrom('units as u')
+    .innerJoin('buildings as b', 'b.id', 'u.building_id')
+    .select(['u.id', ...BUILDING_COLS])
+    .where('u.id', '=', unitId)
+    .where('b.provider_id', '=', providerId)
+    .executeTakeFirst();
+}
+
+export function findBuilding(db: Executor, id: string) {
+  return db.selectFrom('buildings as b').select(BUILDING_COLS).where('b.id', '=', id).executeTakeFirst();
+}
+
+/** A location of the unit with a switch port (the port an install connects). */
+export function findPortLocationOfUnit(db: Executor, unitId: string) {
+  return db.selectFrom('locations')
+    .select(['id', 'switch_port'])
+    .where('unit_id', '=', unitId)
+    .where('switch_port', 'is not', null)
+    .orderBy('created_at')
+    .executeTakeFirst();
+}
+
+// Subscribers ---------------------------------------------------------------------------------
+
+export function findSubscriberByEmail(db: Executor, providerId: string, email: string) {
+  return db.selectFrom('subscribers')
+    .select(['id', 'user_id', 'email', 'first_name', 'last_name', 'customer_number'])
+    .where('provider_id', '=', providerId)
+    .where(sql`lower(email)`, '=', email.toLowerCase())
+    .executeTakeFirst();
+}
+
+/**
+ * Inserts unless any unique index says otherwise ((provider, lower(email)) or (provider,
+ * customer_number)); DO NOTHING keeps a concurrent duplicate from aborting the transaction.
+ */
+export async function insertSubscriberIfAbsent(trx: Transaction<DB>, row: {
+  id: string; providerId: string; userId: string | null; customerNumber: string;
+  firstName: string; lastName: string; email: string; phone: string | null; phoneE164: string | null; at: Date;
+}): Promise<boolean> {
+  const r = await trx.insertInto('subscribers')
+    .values({
+      id: row.id, provider_id: row.providerId, user_id: row.userId, customer_number: row.customerNumber,
+      first_name: row.firstName, last_name: row.lastName, email: row.email, phone: row.phone, phone_e164: row.phoneE164,
+      created_at: row.at, updated_at: row.at,
+    })
+    .onConflict((oc) => oc.doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return Boolean(r);
+}
+
+export function findUserByEmail(db: Executor, email: string) {
+  return db.selectFrom('users').select(['id', 'role']).where(sql`lower(email)`, '=', email.toLowerCase()).executeTakeFirst();
+}
+
+export async function insertUserIfAbsent(trx: Transaction<DB>, row: { id: string; email: string; firstName: string; lastName: string; at: Date }) {
+  await trx.insertInto('users')
+    .values({ id: row.id, email: row.email, role: 'subscriber', password_hash: null, first_name: row.firstName, last_name: row.lastName, created_at: row.at })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+}
+
+// Subscriptions -------------------------------------------------------------------------------
+
+export type Origin = 'checkout_session' | 'explicit' | 'anonymous' | 'provider_initiated' | 'bulk';
+
+export async function insertSubscription(trx: Transaction<DB>, row: {
+  id: string; providerId: string; subscriberId: string; planVersionId: string;
+  buildingId: string; unitId: string | null; locationId: string | null;
+  status: 'ACTIVE' | 'PENDING_INSTALL'; origin: Origin; macAddress: string | null;
+  checkoutSessionId: string | null; externalSubscriptionId: string | null; at: Date;
+}) {
+  await trx.insertInto('subscriptions')
+    .values({
+      id: row.id, provider_id: row.providerId, subscriber_id: row.subscriberId, plan_version_id: row.planVersionId,
+      building_id: row.buildingId, unit_id: row.unitId, location_id: row.locationId, status: row.status,
+      // CKO-03 and CKO-04 are billed by the provider: this service never invoices them.
+      service_billed: false,
+      origin: row.origin, mac_address: row.macAddress, checkout_session_id: row.checkoutSessionId,
+      external_subscription_id: row.externalSubscriptionId,
+      activated_at: row.status === 'ACTIVE' ? row.at : null, created_at: row.at, updated_at: row.at,
+    })
+    .execute();
+}
+
+/** The (subscriber email, plan version, location-or-unit) idempotency key of provisioning. */
+export function findExistingProvisioned(db: Executor, k: { providerId: string; email: string; planVersionId: string; locationId: string | null; unitId: string | null }) {
+  let q = db.selectFrom('subscriptions as s')
+    .innerJoin('subscribers as sb', 'sb.id', 's.subscriber_id')
+    .select(['s.id', 's.subscriber_id', 's.status', 's.location_id', 's.unit_id'])
+    .where('s.provider_id', '=', k.providerId)
+    .where(sql`lower(sb.email)`, '=', k.email.toLowerCase())
+    .where('s.plan_version_id', '=', k.planVersionId)
+    .where('s.status', 'in', NON_TERMINAL);
+  if (k.locationId) q = q.where('s.location_id', '=', k.locationId);
+  else if (k.unitId) q = q.where('s.unit_id', '=', k.unitId);
+  else return Promise.resolve(undefined);
+  return q.orderBy('s.created_at', 'desc').executeTakeFirst();
+}
+
+export function findSubscriptionByExternalId(db: Executor, providerId: string, externalId: string) {
+  return db.selectFrom('subscriptions').select(['id', 'subscriber_id', 'status'])
+    .where('provider_id', '=', providerId).where('external_subscription_id', '=', externalId)
+    .executeTakeFirst();
+}
+
+export function findSubscription(db: Executor, id: string) {
+  return db.selectFrom('subscriptions').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function lockSubscription(trx: Transaction<DB>, id: string) {
+  return trx.selectFrom('subscriptions').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+export function hasInstallJob(db: Executor, subscriptionId: string) {
+  return db.selectFrom('install_jobs').select(['id', 'status', 'kind']).where('subscription_id', '=', subscriptionId).executeTakeFirst();
+}
+
+// Jobs ----------------------------------------------------------------------------------------
+
+export function latestPortJob(db: Executor, subscriptionId: string) {
+  return db.selectFrom('jobs').select(['id', 'status'])
+    .where('subscription_id', '=', subscriptionId).where('kind', '=', PORT_JOB_KIND)
+    .orderBy('created_at', 'desc').orderBy('id')
+    .executeTakeFirst();
+}
+
+export function findProvisioningJob(db: Executor, providerId: string, jobId: string) {
+  return db.selectFrom('jobs')
+    .select(['id', 'kind', 'status', 'attempts', 'last_error', 'subscription_id', 'created_at', 'updated_at'])
+    .where('id', '=', jobId).where('provider_id', '=', providerId).where('kind', '=', PORT_JOB_KIND)
+    .executeTakeFirst();
+}

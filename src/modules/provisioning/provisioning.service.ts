@@ -1,0 +1,296 @@
+import type { Transaction } from 'kysely';
+import type { Deps } from '../../container.js';
+import type { DB } from '../../db/types.js';
+import { AppError, isUniqueViolation } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import { recordAudit, type Actor } from '../audit/audit.repository.js';
+import { raiseInstallJob } from '../install/install.service.js';
+import * as repo from './provisioning.repository.js';
+import { decideExplicitRoute, decideRoute, type ResolvedTarget, type RouteDecision } from './provisioning.routing.js';
+import { findOrCreateSubscriber, type SubscriberInput } from './provisioning.subscribers.js';
+
+export const PORT_JOB_MAX_ATTEMPTS = 6;
+
+export const MSG = {
+  provisioned: 'Subscription created and active; the port is being provisioned (poll the job or wait for provisioning.completed)',
+  install: 'Subscription created and pending installation',
+  replayDone: 'Subscription already exists (idempotent replay)',
+  replayInProgress: 'Provisioning already in progress',
+  unitOccupied: 'Unit already has a pending or active subscription',
+  locationOccupied: 'Location already has a pending or active subscription',
+} as const;
+
+export type ProvisionRoute = 'provision' | 'install';
+
+export interface ProvisionResult {
+  route: ProvisionRoute;
+  job_id: string | null;
+  subscription_id: string;
+  subscriber_id: string;
+  message: string;
+}
+
+export interface RequestContext {
+  providerId: string;
+  actor: Actor;
+  requestId?: string | null;
+}
+
+/** The explicit-fields shape shared by provider-initiated, bulk items and legacy complete. */
+export interface ExplicitRequest {
+  plan_version_id: string;
+  delivery_mode?: 'direct' | 'home_drop';
+  location_hash?: string;
+  unit_id?: string;
+  mac_address?: string;
+  move_in_date?: string;
+  subscriber: SubscriberInput;
+}
+
+/** What creation needs: everything resolved and routed. */
+export interface Resolved {
+  planVersionId: string;
+  target: ResolvedTarget;
+  decision: RouteDecision;
+  country: string | null;
+}
+
+export interface CreateOptions {
+  origin: repo.Origin;
+  subscriber: SubscriberInput;
+  macAddress: string | null;
+  moveInDate: string | null;
+  checkoutSessionId?: string | null;
+  externalSubscriptionId?: string | null;
+  linkUserId?: string | null;
+  /** First statement of the transaction (e.g. lock the checkout session); may throw to abort. */
+  onStart?: (trx: Transaction<DB>) => Promise<void>;
+  /** Extra writes of the same transaction (e.g. marking the checkout session completed). */
+  onCreated?: (trx: Transaction<DB>, ids: { subscriptionId: string; subscriberId: string }) => Promise<void>;
+  /** Extra fields of the activation / pending-install webhook's data. */
+  webhookData?: Record<string, unknown>;
+}
+
+const MAC_RE = /^([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})$/i;
+const MAC_DOTTED = /^([0-9a-f]{4})\.([0-9a-f]{4})\.([0-9a-f]{4})$/i;
+
+/** "aa-bb-cc-dd-ee-ff", "aabb.ccdd.eeff" and friends → "AA:BB:CC:DD:EE:FF"; null when not a MAC. */
+export function normaliseMac(mac: string): string | null {
+  const s = mac.trim();
+  const d = MAC_DOTTED.exec(s);
+  const hex = d ? d.slice(1).join('') : MAC_RE.exec(s)?.slice(1).join('');
+  if (!hex) return null;
+  return hex.toUpperCase().match(/../g)!.join(':');
+}
+
+export function createProvisioningService(deps: Pick<Deps, 'db' | 'clock' | 'jobs' | 'webhooks' | 'mailer' | 'config'>) {
+  const { db, clock } = deps;
+
+  async function loadPlan(providerId: string, planVersionId: string, o: { requireActive: boolean }) {
+    const plan = await repo.findPlanVersion(db, providerId, planVersionId);
+    if (!plan) throw new AppError(422, 'unprocessable', 'plan_version_id: unknown plan version for this provider');
+    if (o.requireActive && !plan.active) throw new AppError(422, 'unprocessable', 'plan_version_id: this plan version is no longer orderable');
+    return plan;
+  }
+
+  function checkCoverage(t: ResolvedTarget) {
+    if (!t.building.in_coverage) throw new AppError(422, 'unprocessable', 'The building is not in coverage');
+  }
+
+  /**
+   * Explicit fields (provider-initiated, bulk, legacy complete). delivery_mode defaults to
+   * `direct` when a location_hash is sent and to `home_drop` when only a unit_id is.
+   */
+  async function resolveExplicit(providerId: string, r: ExplicitRequest): Promise<Resolved & { mode: 'direct' | 'home_drop'; locationId: string | null; unitId: string | null }> {
+    const plan = await loadPlan(providerId, r.plan_version_id, { requireActive: true });
+    const mode = r.delivery_mode ?? (r.location_hash ? 'direct' : r.unit_id ? 'home_drop' : null);
+    if (!mode) throw new AppError(422, 'unprocessable', 'Provide location_hash (delivery_mode direct) or unit_id (delivery_mode home_drop)');
+    let target: ResolvedTarget;
+    if (mode === 'direct') {
+      if (!r.location_hash) throw new AppError(422, 'unprocessable', 'location_hash: required for delivery_mode direct');
+      const loc = await repo.findLocationByHash(db, providerId, r.location_hash);
+      if (!loc) throw new AppError(422, 'unprocessable', 'location_hash: unknown location for this provider');
+      target = {
+        building: { id: loc.building_id, line_type: loc.line_type as ResolvedTarget['building']['line_type'], in_coverage: loc.in_coverage },
+        unitId: loc.unit_id, location: { id: loc.id, switch_port: loc.switch_port },
+      };
+      checkCoverage(target);
+      const decision = decideExplicitRoute('direct', target);
+      return { planVersionId: plan.id, target, decision, country: loc.country, mode, locationId: loc.id, unitId: loc.unit_id };
+    }
+    if (!r.unit_id) throw new AppError(422, 'unprocessable', 'unit_id: required for delivery_mode home_drop');
+    const unit = await repo.findUnit(db, providerId, r.unit_id);
+    if (!unit) throw new AppError(422, 'unprocessable', 'unit_id: unknown unit for this provider');
+    target = { building: { id: unit.building_id, line_type: unit.line_type as ResolvedTarget['building']['line_type'], in_coverage: unit.in_coverage }, unitId: unit.id, location: null };
+    checkCoverage(target);
+    const decision = decideExplicitRoute('home_drop', target);
+    return { planVersionId: plan.id, target, decision, country: unit.country, mode, locationId: null, unitId: unit.id };
+  }
+
+  /** Session-based: the session's plan, location/unit and building decide; nothing from the payload does. */
+  async function resolveSession(providerId: string, s: { plan_version_id: string; building_id: string | null; unit_id: string | null; location_id: string | null }): Promise<Resolved> {
+    // The shopper has already paid for the session's plan: a plan retired since is still honoured.
+    const plan = await loadPlan(providerId, s.plan_version_id, { requireActive: false });
+    const loc = s.location_id ? await repo.findLocationById(db, s.location_id) : undefined;
+    if (loc && loc.provider_id !== providerId) throw new AppError(422, 'unprocessable', 'The session location belongs to another provider');
+    const unitId = s.unit_id ?? loc?.unit_id ?? null;
+    const unit = unitId ? await repo.findUnit(db, providerId, unitId) : undefined;
+    if (unitId && !unit) throw new AppError(422, 'unprocessable', 'The session unit belongs to another provider');
+    const buildingId = s.building_id ?? loc?.building_id ?? unit?.building_id ?? null;
+    const building = buildingId ? await repo.findBuilding(db, buildingId) : undefined;
+    if (!building) throw new AppError(422, 'unprocessable', 'Neither a provisionable port (location_hash) nor a unit_id is known for this session');
+    const target: ResolvedTarget = {
+      building: { id: building.building_id, line_type: building.line_type as ResolvedTarget['building']['line_type'], in_coverage: building.in_coverage },
+      unitId, location: loc ? { id: loc.id, switch_port: loc.switch_port } : null,
+    };
+    checkCoverage(target);
+    return { planVersionId: plan.id, target, decision: decideRoute(target), country: building.country };
+  }
+
+  /** The idempotent answer for an existing subscription (no new writes). */
+  async function replayOf(sub: { id: string; subscriber_id: string }): Promise<ProvisionResult> {
+    const [job, install] = await Promise.all([repo.latestPortJob(db, sub.id), repo.hasInstallJob(db, sub.id)]);
+    const inProgress = job && (job.status === 'queued' || job.status === 'running');
+    return {
+      route: install ? 'install' : 'provision',
+      job_id: job?.id ?? (install ? null : ''),
+      subscription_id: sub.id,
+      subscriber_id: sub.subscriber_id,
+      message: inProgress ? MSG.replayInProgress : MSG.replayDone,
+    };
+  }
+
+  async function occupiedConflict(target: ResolvedTarget, locationId: string | null) {
+    const unitId = target.unitId;
+    let q = db.selectFrom('subscriptions').select('id').where('status', 'in', repo.NON_TERMINAL);
+    if (unitId && locationId) q = q.where((eb) => eb.or([eb('unit_id', '=', unitId), eb('location_id', '=', locationId)]));
+    else if (unitId) q = q.where('unit_id', '=', unitId);
+    else if (locationId) q = q.where('location_id', '=', locationId);
+    else return null;
+    const row = await q.executeTakeFirst();
+    return row ? occupiedError(target) : null;
+  }
+
+  const occupiedError = (target: ResolvedTarget) =>
+    new AppError(409, 'conflict', target.unitId ? MSG.unitOccupied : MSG.locationOccupied);
+
+  /**
+   * Creates subscriber (or reuses it), subscription and either the port job (+ activated webhook)
+   * or the install job (+ pending_install webhook), all in one transaction. A concurrent request
+   * for the same unit/port loses on the partial unique indexes; the caller maps that.
+   */
+  async function createInTransaction(ctx: RequestContext, r: Resolved, o: CreateOptions): Promise<ProvisionResult> {
+    const locationId = r.decision.route === 'provision' ? r.target.location!.id : (r.target.location?.id ?? null);
+    return db.transaction().execute(async (trx) => {
+      await o.onStart?.(trx);
+      const now = clock.now();
+      const provider = await repo.findProvider(trx, ctx.providerId);
+      if (!provider) throw new AppError(404, 'not_found', 'Provider not found');
+      const subscriber = await findOrCreateSubscriber(trx, now, ctx.providerId, o.subscriber, { country: r.country, linkUserId: o.linkUserId });
+      const subscriptionId = newId();
+      const active = r.decision.route === 'provision';
+      await repo.insertSubscription(trx, {
+        id: subscriptionId, providerId: ctx.providerId, subscriberId: subscriber.id, planVersionId: r.planVersionId,
+        buildingId: r.target.building.id, unitId: r.target.unitId, locationId,
+        status: active ? 'ACTIVE' : 'PENDING_INSTALL', origin: o.origin, macAddress: o.macAddress,
+        checkoutSessionId: o.checkoutSessionId ?? null, externalSubscriptionId: o.externalSubscriptionId ?? null, at: now,
+      });
+      let jobId: string | null = null;
+      const base = { subscription_id: subscriptionId, subscriber_id: subscriber.id, plan_version_id: r.planVersionId, ...o.webhookData };
+      if (r.decision.route === 'provision') {
+        const job = await deps.jobs.enqueue(trx, {
+          kind: repo.PORT_JOB_KIND, payload: { subscription_id: subscriptionId, reason: 'activate' },
+          providerId: ctx.providerId, subscriptionId, maxAttempts: PORT_JOB_MAX_ATTEMPTS,
+        });
+        jobId = job.id;
+        await deps.webhooks.emit(trx, {
+          providerId: ctx.providerId, type: 'subscription.activated', subscriptionId, subscriberId: subscriber.id,
+          data: { ...base, status: 'ACTIVE', route: 'provision', job_id: jobId },
+        });
+      } else {
+        const install = await raiseInstallJob(trx, deps, {
+          providerId: ctx.providerId, bookingWindowDays: provider.booking_window_days, subscriptionId,
+          unitId: r.target.unitId!, kind: r.decision.installKind, bookingLink: r.decision.bookingLink,
+          moveInDate: o.moveInDate, subscriber: { id: subscriber.id, email: subscriber.email, firstName: subscriber.firstName },
+        });
+        await deps.webhooks.emit(trx, {
+          providerId: ctx.providerId, type: 'subscription.pending_install', subscriptionId, subscriberId: subscriber.id,
+          data: { ...base, status: 'PENDING_INSTALL', route: 'install', install_kind: r.decision.installKind, install_status: install.status },
+        });
+      }
+      await o.onCreated?.(trx, { subscriptionId, subscriberId: subscriber.id });
+      await recordAudit(trx, {
+        ...ctx.actor, providerId: ctx.providerId, action: `subscription.create.${o.origin}`, entityType: 'subscription', entityId: subscriptionId,
+        after: { status: active ? 'ACTIVE' : 'PENDING_INSTALL', route: r.decision.route, plan_version_id: r.planVersionId, unit_id: r.target.unitId, location_id: locationId, subscriber_created: subscriber.created },
+        requestId: ctx.requestId ?? null, at: now,
+      });
+      return {
+        route: r.decision.route, job_id: jobId, subscription_id: subscriptionId, subscriber_id: subscriber.id,
+        message: active ? MSG.provisioned : MSG.install,
+      };
+    });
+  }
+
+  /** The occupancy unique indexes settle a race for one unit or port. */
+  function isOccupancyViolation(err: unknown) {
+    return isUniqueViolation(err, 'subscriptions_unit_occupied_key') || isUniqueViolation(err, 'subscriptions_location_occupied_key');
+  }
+
+  /**
+   * Explicit-fields provisioning with the (subscriber email, plan version, location-or-unit)
+   * idempotency: a repeat answers the existing subscription instead of a second one.
+   */
+  async function provisionExplicit(
+    ctx: RequestContext, r: ExplicitRequest, origin: repo.Origin, extra: { externalSubscriptionId?: string | null } = {},
+  ): Promise<{ created: boolean; result: ProvisionResult }> {
+    let mac: string | null = null;
+    if (r.mac_address) {
+      mac = normaliseMac(r.mac_address);
+      if (!mac) throw new AppError(422, 'unprocessable', 'mac_address: not a MAC address (e.g. AA:BB:CC:DD:EE:FF)');
+    }
+    const resolved = await resolveExplicit(ctx.providerId, r);
+    const key = { providerId: ctx.providerId, email: r.subscriber.email.trim(), planVersionId: resolved.planVersionId, locationId: resolved.locationId, unitId: resolved.unitId };
+    // The idempotency key names the location the caller named: a port (direct) or a unit (home_drop).
+    const idemKey = resolved.mode === 'direct' ? { ...key, unitId: null } : { ...key, locationId: null };
+    const existing = await repo.findExistingProvisioned(db, idemKey);
+    if (existing) return { created: false, result: await replayOf(existing) };
+    const conflict = await occupiedConflict(resolved.target, resolved.decision.route === 'provision' ? resolved.locationId : null);
+    if (conflict) throw conflict;
+    try {
+      const result = await createInTransaction(ctx, resolved, {
+        origin, subscriber: r.subscriber, macAddress: mac, moveInDate: r.move_in_date ?? null,
+        externalSubscriptionId: extra.externalSubscriptionId ?? null,
+      });
+      return { created: true, result };
+    } catch (err) {
+      if (!isOccupancyViolation(err)) throw err;
+      // Lost the race: the winner may be this very request sent twice (replay) or someone else (409).
+      const winner = await repo.findExistingProvisioned(db, idemKey);
+      if (winner) return { created: false, result: await replayOf(winner) };
+      throw occupiedError(resolved.target);
+    }
+  }
+
+  /** Job polling: a provisioning job of the caller's provider. */
+  async function getJob(providerId: string, jobId: string) {
+    const job = await repo.findProvisioningJob(db, providerId, jobId);
+    if (!job) throw new AppError(404, 'not_found', 'Job not found');
+    return {
+      job_id: job.id,
+      kind: job.kind,
+      status: job.status as 'queued' | 'running' | 'succeeded' | 'failed',
+      attempts: job.attempts,
+      error: job.last_error,
+      subscription_id: job.subscription_id,
+      created_at: job.created_at.toISOString(),
+      updated_at: job.updated_at.toISOString(),
+    };
+  }
+
+  return {
+    resolveExplicit, resolveSession, replayOf, createInTransaction, occupiedConflict, occupiedError,
+    isOccupancyViolation, provisionExplicit, getJob,
+  };
+}
+
+export type ProvisioningService = ReturnType<typeof createProvisioningService>;

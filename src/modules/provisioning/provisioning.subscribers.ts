@@ -1,0 +1,64 @@
+import type { Transaction } from 'kysely';
+import { parsePhoneNumber } from 'awesome-phonenumber';
+import type { DB } from '../../db/types.js';
+import { customerNumber, newId } from '../../lib/ids.js';
+import * as repo from './provisioning.repository.js';
+
+export interface SubscriberInput {
+  email: string;
+  first_name: string;
+  last_name: string;
+  phone?: string | null;
+}
+
+/** E.164 for search, from the number as written (national numbers read in the building's country). */
+export function toE164(phone: string | null | undefined, country: string | null): string | null {
+  if (!phone) return null;
+  const p = parsePhoneNumber(phone, { regionCode: (country ?? 'DE').trim().toUpperCase() });
+  return p.valid ? (p.number?.e164 ?? null) : null;
+}
+
+/**
+ * The subscriber of (provider, email): reused when it exists (its names and phone are kept as
+ * they are), otherwise created with a fresh customer number and linked to a subscriber login
+ * without a password (the person activates it later through an activation link).
+ * Concurrent calls for one email end with one row: the insert does nothing on any unique index
+ * conflict, and the loop re-reads (a customer-number collision just draws a new number).
+ */
+export async function findOrCreateSubscriber(
+  trx: Transaction<DB>,
+  at: Date,
+  providerId: string,
+  s: SubscriberInput,
+  o: { country: string | null; linkUserId?: string | null },
+): Promise<{ id: string; created: boolean; email: string; firstName: string }> {
+  const email = s.email.trim();
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const existing = await repo.findSubscriberByEmail(trx, providerId, email);
+    if (existing) return { id: existing.id, created: false, email: existing.email, firstName: existing.first_name };
+    const userId = await subscriberLogin(trx, at, email, s, o.linkUserId ?? null);
+    const id = newId();
+    const inserted = await repo.insertSubscriberIfAbsent(trx, {
+      id, providerId, userId, customerNumber: customerNumber(),
+      firstName: s.first_name.trim(), lastName: s.last_name.trim(), email,
+      phone: s.phone?.trim() || null, phoneE164: toE164(s.phone, o.country), at,
+    });
+    if (inserted) return { id, created: true, email, firstName: s.first_name.trim() };
+  }
+  throw new Error('could not allocate a customer number');
+}
+
+/**
+ * The login of a new subscriber: the account the checkout session was linked to, else the
+ * existing subscriber login with this email (one person, one login across providers), else a
+ * new one without a password. A staff or admin account with the email is never linked.
+ */
+async function subscriberLogin(trx: Transaction<DB>, at: Date, email: string, s: SubscriberInput, linkUserId: string | null): Promise<string | null> {
+  if (linkUserId) {
+    const u = await trx.selectFrom('users').select(['id', 'role']).where('id', '=', linkUserId).executeTakeFirst();
+    if (u?.role === 'subscriber') return u.id;
+  }
+  await repo.insertUserIfAbsent(trx, { id: newId(), email, firstName: s.first_name.trim(), lastName: s.last_name.trim(), at });
+  const user = await repo.findUserByEmail(trx, email);
+  return user?.role === 'subscriber' ? user.id : null;
+}
