@@ -2,6 +2,7 @@
 import type { Db } from '../../src/db/database.js';
 import { hashPassword, newPrefixedSecret } from '../../src/lib/crypto.js';
 import { customerNumber, newId, randomAlnum, randomToken } from '../../src/lib/ids.js';
+import { coverageColumns } from '../../src/modules/serviceability/address-normalize.js';
 
 export const ALL_FEATURES = ['agent_api_access', 'provisioning:write', 'serviceability:read'];
 
@@ -121,6 +122,40 @@ export async function createSubscription(
     building_id: o.buildingId ?? null, unit_id: o.unitId ?? null, location_id: o.locationId ?? null,
     status: o.status ?? 'ACTIVE', service_billed: o.serviceBilled ?? true, origin: o.origin ?? 'seed',
     mac_address: 'AA:BB:CC:DD:EE:FF', activated_at: o.activatedAt ?? new Date('2026-01-10T09:00:00Z'),
+  }).execute();
+  return { id };
+}
+
+/** A coverage (serviceability) address; display and search key are derived as the operator import derives them. */
+export async function createCoverageAddress(
+  db: Db,
+  providerId: string,
+  o: { buildingId?: string | null; street?: string; houseNumber?: string; postalCode?: string | null; city?: string | null; province?: string | null; country?: string; orderable?: boolean; display?: string } = {},
+) {
+  const id = newId();
+  const street = o.street ?? 'Hauptstraße';
+  const houseNumber = o.houseNumber ?? '12a';
+  const cols = coverageColumns({ street, houseNumber, postalCode: o.postalCode === undefined ? '10115' : o.postalCode, city: o.city === undefined ? 'Berlin' : o.city, province: o.province ?? null, country: o.country ?? 'DE' });
+  await db.insertInto('coverage_addresses').values({
+    id, provider_id: providerId, building_id: o.buildingId ?? null, street, house_number: houseNumber,
+    house_number_norm: cols.house_number_norm, postal_code: cols.postal_code, city: o.city === undefined ? 'Berlin' : o.city, province: o.province ?? null,
+    country: cols.country, display: o.display ?? cols.display, search_key: cols.search_key, orderable: o.orderable ?? true,
+  }).execute();
+  return { id, display: o.display ?? cols.display };
+}
+
+/** A checkout session row as POST /external-checkout/sessions writes it (status and age chosen by the test). */
+export async function createCheckoutSession(
+  db: Db,
+  o: { providerId: string; planVersionId: string; buildingId?: string | null; unitId?: string | null; locationId?: string | null; macAddress?: string | null; status?: 'pending' | 'redirected' | 'completed' | 'expired' | 'cancelled'; createdAt?: Date; userId?: string | null; partnerReference?: string | null },
+) {
+  const id = newId();
+  const at = o.createdAt ?? new Date();
+  await db.insertInto('checkout_sessions').values({
+    id, provider_id: o.providerId, plan_version_id: o.planVersionId, building_id: o.buildingId ?? null, unit_id: o.unitId ?? null,
+    location_id: o.locationId ?? null, mac_address: o.macAddress ?? null, status: o.status ?? 'pending', user_id: o.userId ?? null,
+    partner_reference: o.partnerReference ?? null, created_at: at, updated_at: at,
+    redirected_at: o.status === 'redirected' ? at : null,
   }).execute();
   return { id };
 }

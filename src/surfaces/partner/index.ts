@@ -2,6 +2,10 @@ import type { FastifyPluginAsync } from 'fastify';
 import { usePartnerErrors } from '../../plugins/error-handlers.js';
 import { authRoutes } from './auth.routes.js';
 import { partnerPlanChangeRoutes } from './plan-change.routes.js';
+import { serviceabilityRoutes } from './serviceability.routes.js';
+import { locationRoutes } from './location.routes.js';
+import { checkoutRoutes } from './checkout.routes.js';
+import { subscriptionStatusRoutes } from './subscription-status.routes.js';
 import { provisioningRoutes } from './provisioning.routes.js';
 import { completionRoutes } from './completion.routes.js';
 import { bookingRoutes } from './booking.routes.js';
@@ -19,6 +23,10 @@ export const partnerSurface: FastifyPluginAsync<{ mirror?: boolean }> = async (a
   }
   await app.register(authRoutes);
   await app.register(partnerPlanChangeRoutes);
+  await app.register(serviceabilityRoutes);
+  await app.register(locationRoutes);
+  await app.register(checkoutRoutes);
+  await app.register(subscriptionStatusRoutes);
   await app.register(provisioningRoutes);
   await app.register(completionRoutes);
   await app.register(bookingRoutes);

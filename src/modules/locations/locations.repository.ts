@@ -1,0 +1,32 @@
+import type { Executor } from '../../jobs/types.js';
+import { OCCUPYING_STATUSES } from '../serviceability/serviceability.repository.js';
+
+export type LocationKey = { location_hash: string } | { location_identifier: string };
+
+/** A location with its building address and unit, by hash or by identifier. */
+export const findLocation = (db: Executor, key: LocationKey) => {
+  let q = db
+    .selectFrom('locations as l')
+    .innerJoin('buildings as b', 'b.id', 'l.building_id')
+    .leftJoin('units as u', 'u.id', 'l.unit_id')
+    .select([
+      'l.id', 'l.provider_id', 'l.building_id', 'l.unit_id', 'l.location_hash', 'l.location_identifier',
+      'l.switch_id', 'l.switch_port', 'l.vlan_id', 'l.created_at',
+      'b.name as building_name', 'b.street', 'b.house_number', 'b.postal_code', 'b.city', 'b.province', 'b.country',
+      'b.region', 'b.line_type', 'b.in_coverage',
+      'u.label as unit_label', 'u.floor as unit_floor',
+    ]);
+  q = 'location_hash' in key ? q.where('l.location_hash', '=', key.location_hash) : q.where('l.location_identifier', '=', key.location_identifier);
+  return q.executeTakeFirst();
+};
+
+export type LocationRow = NonNullable<Awaited<ReturnType<typeof findLocation>>>;
+
+/** The subscription currently holding the location (an occupying status), if any. */
+export const occupyingSubscription = (db: Executor, locationId: string) =>
+  db
+    .selectFrom('subscriptions')
+    .select(['id', 'status'])
+    .where('location_id', '=', locationId)
+    .where('status', 'in', [...OCCUPYING_STATUSES])
+    .executeTakeFirst();

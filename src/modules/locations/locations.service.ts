@@ -1,0 +1,79 @@
+import type { Deps } from '../../container.js';
+import { notFound, unprocessable } from '../../lib/errors.js';
+import type { UserPrincipal } from '../auth/auth.service.js';
+import * as repo from './locations.repository.js';
+
+export interface LocationLookupInput {
+  location_hash?: string | null;
+  location_identifier?: string | null;
+}
+
+/** location_hash wins when both are sent; neither is 422 with the documented text. */
+function keyOf(input: LocationLookupInput): repo.LocationKey {
+  if (input.location_hash) return { location_hash: input.location_hash };
+  if (input.location_identifier) return { location_identifier: input.location_identifier };
+  throw unprocessable('Provide location_hash or location_identifier');
+}
+
+export function createLocationsService(deps: Pick<Deps, 'db'>) {
+  const { db } = deps;
+
+  /**
+   * Public lookup (no auth): the address row plus three identifying fields (location_identifier,
+   * building_id, unit_id). Never the switch, port, VLAN or the hash of another location.
+   */
+  async function lookup(input: LocationLookupInput) {
+    const l = await repo.findLocation(db, keyOf(input));
+    if (!l) throw notFound('Location not found');
+    return {
+      street: l.street,
+      house_number: l.house_number,
+      postal_code: l.postal_code,
+      city: l.city,
+      province: l.province,
+      country: l.country,
+      unit_label: l.unit_label,
+      location_identifier: l.location_identifier,
+      building_id: l.building_id,
+      unit_id: l.unit_id,
+    };
+  }
+
+  /** Dashboard: the full record; provider staff see only their own provider's locations (others are 404). */
+  async function details(user: UserPrincipal, input: LocationLookupInput) {
+    const l = await repo.findLocation(db, keyOf(input));
+    if (!l || (user.role !== 'platform_admin' && l.provider_id !== user.providerId)) throw notFound('Location not found');
+    const occupant = await repo.occupyingSubscription(db, l.id);
+    return {
+      location_id: l.id,
+      provider_id: l.provider_id,
+      location_hash: l.location_hash,
+      location_identifier: l.location_identifier,
+      switch_id: l.switch_id,
+      switch_port: l.switch_port,
+      vlan_id: l.vlan_id,
+      created_at: l.created_at.toISOString(),
+      building: {
+        building_id: l.building_id,
+        name: l.building_name,
+        street: l.street,
+        house_number: l.house_number,
+        postal_code: l.postal_code,
+        city: l.city,
+        province: l.province,
+        country: l.country,
+        region: l.region,
+        line_type: l.line_type as 'first_line' | 'second_line' | 'third_line' | null,
+        in_coverage: l.in_coverage,
+      },
+      unit: l.unit_id ? { unit_id: l.unit_id, label: l.unit_label!, floor: l.unit_floor } : null,
+      occupied: Boolean(occupant),
+      subscription_id: occupant?.id ?? null,
+      subscription_status: occupant?.status ?? null,
+    };
+  }
+
+  return { lookup, details };
+}
+
+export type LocationsService = ReturnType<typeof createLocationsService>;

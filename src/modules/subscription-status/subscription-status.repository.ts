@@ -1,0 +1,19 @@
+import type { Transaction } from 'kysely';
+import type { DB } from '../../db/types.js';
+
+/** The provider's subscription, locked until the transaction ends. */
+export const lockProviderSubscription = (trx: Transaction<DB>, providerId: string, id: string) =>
+  trx
+    .selectFrom('subscriptions')
+    .select(['id', 'provider_id', 'subscriber_id', 'status', 'location_id', 'suspended_reason'])
+    .where('id', '=', id)
+    .where('provider_id', '=', providerId)
+    .forUpdate()
+    .executeTakeFirst();
+
+export const setStatus = (
+  trx: Transaction<DB>,
+  id: string,
+  to: { status: 'ACTIVE' | 'SUSPENDED'; suspended_reason: 'provider' | null },
+  now: Date,
+) => trx.updateTable('subscriptions').set({ ...to, updated_at: now }).where('id', '=', id).execute();

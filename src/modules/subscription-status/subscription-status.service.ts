@@ -1,0 +1,116 @@
+import type { Deps } from '../../container.js';
+import { AdapterError } from '../../adapters/types.js';
+import { conflict, notFound } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import { recordAudit, type Actor } from '../audit/audit.repository.js';
+import * as repo from './subscription-status.repository.js';
+
+/** The port job the provisioning module registers; restore re-queues it. */
+export const PORT_JOB_KIND = 'provisioning.port';
+
+export type StatusAction = 'suspend' | 'restore';
+
+export interface StatusResult {
+  subscription_id: string;
+  status: 'ACTIVE' | 'SUSPENDED';
+  port_changed: boolean;
+  port_error: string | null;
+  message: string;
+}
+
+/** A short, safe sentence for the partner: no host names, no stack, no switch internals. */
+function portErrorOf(err: unknown): string {
+  if (err instanceof AdapterError) {
+    if (err.failure === 'unreachable') return 'Switch controller unreachable; the port was not set to the captive portal';
+    if (err.failure === 'timeout') return 'Switch controller did not answer in time; the port may not be set to the captive portal';
+  }
+  return 'Switch controller refused the change; the port was not set to the captive portal';
+}
+
+/**
+ * Provider-owned billing's suspend/restore (X-Webhook-Secret). suspend: ACTIVE → SUSPENDED
+ * (reason 'provider'), then the port goes to the captive portal; restore: SUSPENDED → ACTIVE with
+ * the port provisioning re-queued in the same transaction. Restore of an ACTIVE subscription is
+ * an idempotent 200; every other state answers 409. No webhook fires.
+ */
+export function createSubscriptionStatusService(deps: Pick<Deps, 'db' | 'clock' | 'jobs' | 'adapters' | 'log'>) {
+  const { db, clock, jobs, adapters, log } = deps;
+
+  async function suspend(providerId: string, subscriptionId: string, actor: Actor, requestId: string | null): Promise<StatusResult> {
+    const actionId = newId();
+    const sub = await db.transaction().execute(async (trx) => {
+      const s = await repo.lockProviderSubscription(trx, providerId, subscriptionId);
+      if (!s) throw notFound('Subscription not found');
+      if (s.status !== 'ACTIVE') {
+        throw conflict('conflict', `Cannot suspend a subscription in status ${s.status}; only ACTIVE subscriptions can be suspended`);
+      }
+      const now = clock.now();
+      await repo.setStatus(trx, s.id, { status: 'SUSPENDED', suspended_reason: 'provider' }, now);
+      await recordAudit(trx, {
+        ...actor, providerId, action: 'subscription.suspend', entityType: 'subscription', entityId: s.id,
+        before: { status: s.status }, after: { status: 'SUSPENDED', suspended_reason: 'provider', operation: actionId }, requestId, at: now,
+      });
+      return s;
+    });
+
+    // The switch is a remote system: called after the commit, never inside the transaction.
+    if (!sub.location_id) {
+      return { subscription_id: sub.id, status: 'SUSPENDED', port_changed: false, port_error: null, message: 'Subscription suspended; it has no switch port to change' };
+    }
+    try {
+      await adapters.switchController.setCaptivePortal({ operationKey: `subscription-status:suspend:${sub.id}:${actionId}`, locationId: sub.location_id });
+      return { subscription_id: sub.id, status: 'SUSPENDED', port_changed: true, port_error: null, message: 'Subscription suspended; the port now shows the captive portal' };
+    } catch (err) {
+      log.warn({ err, subscriptionId: sub.id }, 'suspend: captive portal switch call failed');
+      return {
+        subscription_id: sub.id,
+        status: 'SUSPENDED',
+        port_changed: false,
+        port_error: portErrorOf(err),
+        message: 'Subscription suspended; the port could not be switched to the captive portal (operator follow-up)',
+      };
+    }
+  }
+
+  async function restore(providerId: string, subscriptionId: string, actor: Actor, requestId: string | null): Promise<StatusResult> {
+    return db.transaction().execute(async (trx) => {
+      const s = await repo.lockProviderSubscription(trx, providerId, subscriptionId);
+      if (!s) throw notFound('Subscription not found');
+      if (s.status === 'ACTIVE') {
+        return { subscription_id: s.id, status: 'ACTIVE', port_changed: false, port_error: null, message: 'Subscription is already ACTIVE; nothing to restore' };
+      }
+      if (s.status !== 'SUSPENDED') {
+        throw conflict('conflict', `Cannot restore a subscription in status ${s.status}; only SUSPENDED subscriptions can be restored`);
+      }
+      const now = clock.now();
+      await repo.setStatus(trx, s.id, { status: 'ACTIVE', suspended_reason: null }, now);
+      let jobId: string | null = null;
+      if (s.location_id) {
+        jobId = (await jobs.enqueue(trx, {
+          kind: PORT_JOB_KIND,
+          payload: { subscription_id: s.id, reason: 'restore' },
+          providerId,
+          subscriptionId: s.id,
+        })).id;
+      }
+      await recordAudit(trx, {
+        ...actor, providerId, action: 'subscription.restore', entityType: 'subscription', entityId: s.id,
+        before: { status: s.status, suspended_reason: s.suspended_reason }, after: { status: 'ACTIVE', port_job_id: jobId }, requestId, at: now,
+      });
+      return {
+        subscription_id: s.id,
+        status: 'ACTIVE',
+        port_changed: false,
+        port_error: null,
+        message: jobId ? 'Subscription restored; port provisioning is queued' : 'Subscription restored; it has no switch port to provision',
+      };
+    });
+  }
+
+  return {
+    change: (providerId: string, subscriptionId: string, action: StatusAction, actor: Actor, requestId: string | null) =>
+      action === 'suspend' ? suspend(providerId, subscriptionId, actor, requestId) : restore(providerId, subscriptionId, actor, requestId),
+  };
+}
+
+export type SubscriptionStatusService = ReturnType<typeof createSubscriptionStatusService>;
