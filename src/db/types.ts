@@ -382,6 +382,8 @@ export interface Subscribers {
   card_last4: string | null;
   card_payment_method_id: string | null;
   created_at: Generated<Timestamp>;
+  card_setup_id: string | null;
+  card_setup_secret_hash: Buffer | null;
   customer_number: string | null;
   email: string;
   first_name: string;

@@ -29,6 +29,7 @@ export type ErrorCode =
   | 'rate_limited'
   | 'dependency_unconfigured'
   | 'dependency_failed'
+  | 'payment_declined'
   | 'service_unavailable'
   | 'internal_error';
 

@@ -34,6 +34,7 @@ export const RATE_LIMITS = {
   'agent.write': 60,
   'agent.tickets': 60,
   'booking.page': 120,
+  'payment.page': 60,
 } as const;
 
 export type RateLimitName = keyof typeof RATE_LIMITS;

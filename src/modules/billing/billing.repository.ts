@@ -1,0 +1,169 @@
+// Billing records: invoices, their lines, billing documents, pending adjustments, credit notes.
+import { sql, type Transaction } from 'kysely';
+import type { DB } from '../../db/types.js';
+import type { Executor } from '../../jobs/types.js';
+
+export type Trx = Transaction<DB>;
+
+/** A subscription with what billing needs, locked for the rest of the transaction. */
+export function lockSubscriptionForBilling(trx: Trx, subscriptionId: string) {
+  return trx
+    .selectFrom('subscriptions as s')
+    .innerJoin('plan_versions as pv', 'pv.id', 's.plan_version_id')
+    .innerJoin('subscribers as sb', 'sb.id', 's.subscriber_id')
+    .innerJoin('providers as p', 'p.id', 's.provider_id')
+    .select([
+      's.id', 's.provider_id', 's.subscriber_id', 's.status', 's.service_billed', 's.billing_day', 's.billing_day_effective_from',
+      's.previous_billing_day', 's.activated_at', 's.ended_at', 's.suspended_reason', 's.location_id',
+      'pv.name as plan_name', 'pv.monthly_price_cents', 'pv.currency',
+      'sb.email', 'sb.first_name', 'sb.last_name', 'sb.invoice_email', 'sb.card_payment_method_id',
+      'p.name as provider_name', 'p.card_processor_account', 'p.payment_grace_days',
+    ])
+    .where('s.id', '=', subscriptionId)
+    .forUpdate('s')
+    .executeTakeFirst();
+}
+
+export type BillingSubscription = NonNullable<Awaited<ReturnType<typeof lockSubscriptionForBilling>>>;
+
+/** Any invoice of the subscription for the month (the monthly one, or the first invoice). */
+export function findInvoiceForMonth(ex: Executor, subscriptionId: string, month: string) {
+  return ex.selectFrom('invoices').selectAll().where('subscription_id', '=', subscriptionId).where('period_start', '=', month)
+    .where('status', '<>', 'void').orderBy('created_at').executeTakeFirst();
+}
+
+export function findBillingDocument(ex: Executor, subscriptionId: string, month: string) {
+  return ex.selectFrom('billing_documents').selectAll().where('subscription_id', '=', subscriptionId).where('period_start', '=', month).executeTakeFirst();
+}
+
+export function findFirstInvoice(ex: Executor, subscriptionId: string) {
+  return ex.selectFrom('invoices').selectAll().where('subscription_id', '=', subscriptionId).where('kind', '=', 'first').executeTakeFirst();
+}
+
+export function findInvoice(ex: Executor, invoiceId: string) {
+  return ex.selectFrom('invoices').selectAll().where('id', '=', invoiceId).executeTakeFirst();
+}
+
+export function lockInvoice(trx: Trx, invoiceId: string) {
+  return trx.selectFrom('invoices').selectAll().where('id', '=', invoiceId).forUpdate().executeTakeFirst();
+}
+
+export function pendingAdjustments(trx: Trx, subscriptionId: string) {
+  return trx.selectFrom('pending_adjustments').selectAll()
+    .where('subscription_id', '=', subscriptionId).where('status', '=', 'pending')
+    .orderBy('created_at').orderBy('id').forUpdate().execute();
+}
+
+/** Open credit notes of the subscription, and the subscriber's notes not tied to a subscription. */
+export function openCreditNotes(trx: Trx, subscriptionId: string, subscriberId: string) {
+  return trx.selectFrom('credit_notes').selectAll()
+    .where('state', '=', 'open')
+    .where((eb) => eb.or([
+      eb('subscription_id', '=', subscriptionId),
+      eb.and([eb('subscription_id', 'is', null), eb('subscriber_id', '=', subscriberId)]),
+    ]))
+    .orderBy('issued_at').orderBy('id').forUpdate().execute();
+}
+
+export interface NewInvoice {
+  id: string;
+  provider_id: string;
+  subscriber_id: string;
+  subscription_id: string;
+  invoice_number: string;
+  kind: 'monthly' | 'first';
+  period_start: string;
+  invoice_date: string;
+  due_date: string;
+  currency: string;
+  total_cents: number;
+  status: 'open' | 'paid';
+  paid_at: Date | null;
+  created_at: Date;
+}
+
+export interface NewLine {
+  kind: 'subscription' | 'plan_change_adjustment' | 'credit_applied' | 'correction';
+  description: string;
+  amount_cents: number;
+}
+
+export async function insertInvoice(trx: Trx, inv: NewInvoice, lines: NewLine[], newId: () => string) {
+  await trx.insertInto('invoices').values(inv).execute();
+  if (lines.length) {
+    await trx.insertInto('invoice_lines')
+      .values(lines.map((l, i) => ({ id: newId(), invoice_id: inv.id, position: i + 1, kind: l.kind, description: l.description, amount_cents: l.amount_cents })))
+      .execute();
+  }
+}
+
+export function markAdjustmentsApplied(trx: Trx, ids: string[], invoiceId: string) {
+  if (!ids.length) return Promise.resolve();
+  return trx.updateTable('pending_adjustments').set({ status: 'applied', applied_invoice_id: invoiceId }).where('id', 'in', ids).execute();
+}
+
+export function markCreditNotesApplied(trx: Trx, ids: string[], invoiceId: string) {
+  if (!ids.length) return Promise.resolve();
+  return trx.updateTable('credit_notes').set({ state: 'applied', applied_invoice_id: invoiceId }).where('id', 'in', ids).where('state', '=', 'open').execute();
+}
+
+export function insertBillingDocument(trx: Trx, doc: { id: string; provider_id: string; subscription_id: string; period_start: string; invoice_id: string; external_document_id: string; created_at: Date }) {
+  return trx.insertInto('billing_documents').values(doc)
+    .onConflict((oc) => oc.columns(['subscription_id', 'period_start']).doUpdateSet({ invoice_id: doc.invoice_id }))
+    .execute();
+}
+
+/**
+ * Service-billed subscriptions the run of `month` may still have to invoice: in service during
+ * the month (ACTIVE, SUSPENDED, or CANCELLED with service past the month's 1st), or cancelled
+ * earlier with adjustments still pending (their closing invoice). Those already invoiced for the
+ * month are left out; the per-subscription transaction checks again under lock.
+ */
+export async function billingCandidates(ex: Executor, month: string, limit: number, afterId: string | null) {
+  let q = ex.selectFrom('subscriptions as s')
+    .select(['s.id'])
+    .where('s.service_billed', '=', true)
+    .where((eb) => eb.or([
+      eb('s.status', 'in', ['ACTIVE', 'SUSPENDED']),
+      eb.and([eb('s.status', '=', 'CANCELLED'), eb('s.ended_at', '>', month)]),
+      eb.and([
+        eb('s.status', '=', 'CANCELLED'),
+        eb.exists(eb.selectFrom('pending_adjustments as pa').select(sql`1`.as('one')).whereRef('pa.subscription_id', '=', 's.id').where('pa.status', '=', 'pending')),
+      ]),
+    ]))
+    .where((eb) => eb.not(eb.exists(
+      eb.selectFrom('invoices as i').select(sql`1`.as('one')).whereRef('i.subscription_id', '=', 's.id').where('i.period_start', '=', month).where('i.status', '<>', 'void'),
+    )))
+    .orderBy('s.id')
+    .limit(limit);
+  if (afterId) q = q.where('s.id', '>', afterId);
+  return (await q.execute()).map((r) => r.id);
+}
+
+/** Open invoices of service-billed, ACTIVE subscriptions whose due date is before `cutoff`. */
+export function overdueSubscriptions(ex: Executor, today: string) {
+  return ex.selectFrom('invoices as i')
+    .innerJoin('subscriptions as s', 's.id', 'i.subscription_id')
+    .innerJoin('providers as p', 'p.id', 's.provider_id')
+    .select(['s.id as subscription_id', 'i.id as invoice_id'])
+    .where('i.status', '=', 'open')
+    .where('s.status', '=', 'ACTIVE')
+    .where('s.service_billed', '=', true)
+    .where(sql<boolean>`i.due_date + p.payment_grace_days < ${today}::date`)
+    .orderBy('i.due_date')
+    .execute();
+}
+
+/** Does the subscription still have an open invoice past due date plus grace? */
+export async function hasOverdueInvoice(ex: Executor, subscriptionId: string, today: string, graceDays: number) {
+  const r = await ex.selectFrom('invoices').select('id')
+    .where('subscription_id', '=', subscriptionId).where('status', '=', 'open')
+    .where(sql<boolean>`due_date + ${graceDays}::int < ${today}::date`)
+    .executeTakeFirst();
+  return Boolean(r);
+}
+
+export function invoiceLines(ex: Executor, invoiceIds: string[]) {
+  if (!invoiceIds.length) return Promise.resolve([]);
+  return ex.selectFrom('invoice_lines').selectAll().where('invoice_id', 'in', invoiceIds).orderBy('invoice_id').orderBy('position').execute();
+}

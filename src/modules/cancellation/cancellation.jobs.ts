@@ -1,0 +1,33 @@
+import type { Deps } from '../../container.js';
+import { DeferJob, PermanentJobError } from '../../jobs/types.js';
+import { isoDate, parseIsoDate } from '../../lib/dates.js';
+import { isUuid } from '../../lib/ids.js';
+import { PORT_RESET_JOB } from './cancellation.service.js';
+
+/**
+ * `cancellation.port_reset` runs at ended_at (00:00 UTC of the end date): resets the port through
+ * the switch controller and sets port_reset_at. It leaves the port alone when the location already
+ * serves a newer subscription (the unit was let again before the end date).
+ */
+export function registerCancellationJobs(deps: Pick<Deps, 'db' | 'clock' | 'jobs' | 'adapters'>) {
+  deps.jobs.register(PORT_RESET_JOB, {
+    async run(job) {
+      const id = job.payload.subscription_id;
+      if (typeof id !== 'string' || !isUuid(id)) throw new PermanentJobError('payload.subscription_id must be a UUID');
+      const sub = await deps.db.selectFrom('subscriptions').select(['id', 'status', 'ended_at', 'location_id', 'port_reset_at']).where('id', '=', id).executeTakeFirst();
+      if (!sub || sub.status !== 'CANCELLED' || !sub.ended_at) return { skipped: 'not_cancelled' };
+      if (sub.port_reset_at) return { skipped: 'already_reset' };
+      if (isoDate(deps.clock.now()) < sub.ended_at) throw new DeferJob(parseIsoDate(sub.ended_at), 'service lasts until ended_at');
+      if (!sub.location_id) return { skipped: 'no_port' };
+      const successor = await deps.db.selectFrom('subscriptions').select('id')
+        .where('location_id', '=', sub.location_id).where('id', '<>', sub.id)
+        .where('status', 'in', ['PENDING', 'PENDING_INSTALL', 'ACTIVE', 'SUSPENDED'])
+        .executeTakeFirst();
+      if (successor) return { skipped: 'location_in_use', by_subscription_id: successor.id };
+      await deps.adapters.switchController.resetPort({ operationKey: `reset:cancel:${sub.id}`, locationId: sub.location_id });
+      await deps.db.updateTable('subscriptions').set({ port_reset_at: deps.clock.now(), updated_at: deps.clock.now() })
+        .where('id', '=', sub.id).where('port_reset_at', 'is', null).execute();
+      return { port_reset: true };
+    },
+  });
+}

@@ -1,0 +1,156 @@
+// Cancellation by the provider's dashboard (internal API): the subscription is CANCELLED at once
+// with canceled_at and ended_at (exclusive); service and the port last until ended_at, when the
+// `cancellation.port_reset` job resets the port.
+import type { Transaction } from 'kysely';
+import type { Deps } from '../../container.js';
+import type { DB } from '../../db/types.js';
+import type { UserPrincipal } from '../auth/auth.service.js';
+import { recordAudit } from '../audit/audit.repository.js';
+import { isoDate, parseIsoDate } from '../../lib/dates.js';
+import { AppError, notFound, unprocessable } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import { findBillingDocument, findInvoiceForMonth } from '../billing/billing.repository.js';
+import { creditNoteNumber } from '../billing/invoice-numbers.js';
+import { cancellationLines, presentLine } from './cancellation.quote.js';
+
+export type CancellationDeps = Pick<Deps, 'db' | 'clock' | 'jobs' | 'webhooks'>;
+
+export const CANCELLABLE = ['ACTIVE', 'SUSPENDED', 'PENDING_INSTALL'] as const;
+export const PORT_RESET_JOB = 'cancellation.port_reset';
+
+type Executor = Deps['db'] | Transaction<DB>;
+
+function loadSubscription(ex: Executor, id: string, lock: boolean) {
+  let q = ex.selectFrom('subscriptions as s')
+    .innerJoin('plan_versions as pv', 'pv.id', 's.plan_version_id')
+    .select([
+      's.id', 's.provider_id', 's.subscriber_id', 's.status', 's.service_billed', 's.billing_day', 's.billing_day_effective_from',
+      's.previous_billing_day', 's.activated_at', 's.location_id', 's.canceled_at', 's.ended_at',
+      'pv.name as plan_name', 'pv.monthly_price_cents', 'pv.currency',
+    ])
+    .where('s.id', '=', id);
+  if (lock) q = q.forUpdate('s');
+  return q.executeTakeFirst();
+}
+
+export function createCancellationService(deps: CancellationDeps) {
+  const { db, clock } = deps;
+
+  /** platform_admin sees every provider; provider staff only their own (others answer 404). */
+  function visible(principal: UserPrincipal, sub: { provider_id: string } | undefined) {
+    if (!sub) return false;
+    if (principal.role === 'platform_admin') return true;
+    return principal.role === 'service_provider' && principal.providerId !== null && principal.providerId === sub.provider_id;
+  }
+
+  function checkEndDate(endDate: string) {
+    const d = parseIsoDate(endDate);
+    if (Number.isNaN(d.getTime()) || isoDate(d) !== endDate) throw unprocessable('end_date: not a calendar date (YYYY-MM-DD)');
+    const today = isoDate(clock.now());
+    if (endDate < today) throw unprocessable(`end_date: must be today (${today}, UTC) or later`);
+  }
+
+  async function quote(ex: Executor, sub: NonNullable<Awaited<ReturnType<typeof loadSubscription>>>, endDate: string) {
+    const month = `${endDate.slice(0, 7)}-01`;
+    const invoiced = sub.service_billed
+      ? Boolean((await findInvoiceForMonth(ex, sub.id, month)) ?? (await findBillingDocument(ex, sub.id, month)))
+      : false;
+    const pending = sub.service_billed
+      ? await ex.selectFrom('pending_adjustments').select(['kind', 'amount_cents', 'description'])
+        .where('subscription_id', '=', sub.id).where('status', '=', 'pending').orderBy('created_at').execute()
+      : [];
+    return cancellationLines(sub, endDate, invoiced, pending);
+  }
+
+  function refuseStatus(status: string) {
+    if (!(CANCELLABLE as readonly string[]).includes(status)) {
+      throw new AppError(409, 'conflict', `The subscription is ${status}; only ACTIVE, SUSPENDED or PENDING_INSTALL subscriptions can be cancelled`);
+    }
+  }
+
+  async function preview(principal: UserPrincipal, subscriptionId: string, endDate: string) {
+    checkEndDate(endDate);
+    const sub = await loadSubscription(db, subscriptionId, false);
+    if (!sub || !visible(principal, sub)) throw notFound('Subscription not found');
+    refuseStatus(sub.status);
+    const q = await quote(db, sub, endDate);
+    const currency = sub.currency.trim();
+    return {
+      subscription_id: sub.id,
+      effective_date: endDate,
+      calendar_month: q.month.slice(0, 7),
+      month_invoiced: q.monthInvoiced,
+      billed_by: sub.service_billed ? ('service' as const) : ('provider' as const),
+      currency,
+      lines: q.lines.map((l) => presentLine(l, currency)),
+    };
+  }
+
+  async function cancel(principal: UserPrincipal, subscriptionId: string, endDate: string, requestId: string | null) {
+    checkEndDate(endDate);
+    return db.transaction().execute(async (trx) => {
+      const sub = await loadSubscription(trx, subscriptionId, true);
+      if (!sub || !visible(principal, sub)) throw notFound('Subscription not found');
+      refuseStatus(sub.status);
+      const now = clock.now();
+      const q = await quote(trx, sub, endDate);
+
+      await trx.updateTable('subscriptions')
+        .set({ status: 'CANCELLED', canceled_at: now, ended_at: endDate, suspended_reason: null, updated_at: now })
+        .where('id', '=', sub.id).execute();
+      // An installation not done yet is called off.
+      await trx.updateTable('install_jobs').set({ status: 'CANCELLED', updated_at: now })
+        .where('subscription_id', '=', sub.id).where('status', 'not in', ['COMPLETED', 'CANCELLED']).execute();
+
+      const credit = q.lines.find((l) => l.kind === 'unused_days_credit');
+      let creditNoteId: string | null = null;
+      if (credit) {
+        creditNoteId = newId();
+        await trx.insertInto('credit_notes').values({
+          id: creditNoteId,
+          provider_id: sub.provider_id,
+          subscriber_id: sub.subscriber_id,
+          subscription_id: sub.id,
+          number: creditNoteNumber(q.month),
+          state: 'open',
+          amount_cents: -credit.amount_cents,
+          currency: sub.currency.trim(),
+          reason: `Cancellation: ${credit.description}`,
+          issued_at: now,
+          created_at: now,
+        }).execute();
+      }
+
+      await deps.webhooks.emit(trx, {
+        providerId: sub.provider_id,
+        type: 'subscription.cancelled',
+        subscriptionId: sub.id,
+        subscriberId: sub.subscriber_id,
+        data: { status: 'CANCELLED', canceled_at: now.toISOString(), ended_at: endDate },
+      });
+      await deps.jobs.enqueue(trx, {
+        kind: PORT_RESET_JOB,
+        payload: { subscription_id: sub.id },
+        runAt: parseIsoDate(endDate),
+        dedupeKey: `${PORT_RESET_JOB}:${sub.id}`,
+        providerId: sub.provider_id,
+        subscriptionId: sub.id,
+      });
+      await recordAudit(trx, {
+        providerId: sub.provider_id,
+        actorType: 'user',
+        actor: principal.userId,
+        action: 'subscription.cancel',
+        entityType: 'subscription',
+        entityId: sub.id,
+        before: { status: sub.status },
+        after: { status: 'CANCELLED', canceled_at: now.toISOString(), ended_at: endDate, credit_note_id: creditNoteId },
+        requestId,
+        at: now,
+      });
+      return { subscription_id: sub.id, status: 'CANCELLED' as const, canceled_at: now.toISOString(), ended_at: endDate };
+    });
+  }
+
+  return { preview, cancel };
+}

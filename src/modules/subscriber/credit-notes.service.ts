@@ -1,0 +1,112 @@
+// Credit notes are read live from the billing system (deps.adapters.billingSystem): never from a
+// local copy, and never an empty list in place of an unreachable system (502).
+import type { Deps } from '../../container.js';
+import { AdapterError, type BillingCreditNote } from '../../adapters/types.js';
+import { renderCreditNotePdf } from '../../documents/pdf.js';
+import { isoDate } from '../../lib/dates.js';
+import { dependencyFailed, notFound } from '../../lib/errors.js';
+import { formatCents } from '../../lib/money.js';
+import type { UserPrincipal } from '../auth/auth.service.js';
+import { createSubscriberService } from './subscriber.service.js';
+import { subscriberIdsOfUser } from './subscriber.repository.js';
+
+export type CreditNoteDeps = Pick<Deps, 'db' | 'clock' | 'adapters' | 'log'>;
+
+/** Drafts, archived and voided notes are never shown (nor served as PDF). */
+export const VISIBLE_STATES = ['open', 'refunded', 'paid_out', 'applied'] as const;
+export type VisibleState = (typeof VISIBLE_STATES)[number];
+const visible = (n: BillingCreditNote): n is BillingCreditNote & { state: VisibleState } => (VISIBLE_STATES as readonly string[]).includes(n.state);
+
+export const BILLING_UNREACHABLE = 'The billing system is unreachable right now, so credit notes cannot be read; try again in a few minutes';
+
+export function creditNotePdfPath(id: string) {
+  return `/api/v1/credit-notes/${encodeURIComponent(id)}/pdf`;
+}
+
+export function createCreditNoteService(deps: CreditNoteDeps) {
+  const { db, adapters, log } = deps;
+  const subscribers = createSubscriberService(deps);
+
+  async function live<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      if (err instanceof AdapterError) {
+        log.warn({ err: err.message, failure: err.failure }, 'billing system call failed');
+        throw dependencyFailed(BILLING_UNREACHABLE);
+      }
+      throw err;
+    }
+  }
+
+  async function list(userId: string) {
+    const s = await subscribers.requireSubscriber(userId);
+    const notes = await live(() => adapters.billingSystem.listCreditNotes(s.id));
+    return notes
+      .filter(visible)
+      .sort((a, b) => b.issued_at.getTime() - a.issued_at.getTime() || b.number.localeCompare(a.number))
+      .map((n) => ({
+        id: n.id,
+        number: n.number,
+        state: n.state,
+        amount: formatCents(n.amount_cents),
+        currency: n.currency.trim(),
+        reason: n.reason,
+        issued_at: n.issued_at.toISOString(),
+        subscription_id: n.subscription_id,
+        pdf_url: creditNotePdfPath(n.id),
+      }));
+  }
+
+  /**
+   * The PDF of one note, for the subscriber it belongs to, the staff of that subscriber's provider,
+   * or a platform admin. Anything else (another subscriber's note, unknown id, a hidden state)
+   * answers the same 404.
+   */
+  async function pdf(principal: UserPrincipal, id: string): Promise<{ number: string; pdf: Buffer }> {
+    const note = await live(() => adapters.billingSystem.getCreditNote(id));
+    if (!note || !visible(note)) throw notFound('Credit note not found');
+    const sub = await db.selectFrom('subscribers as sb')
+      .innerJoin('providers as p', 'p.id', 'sb.provider_id')
+      .select(['sb.id', 'sb.user_id', 'sb.provider_id', 'sb.first_name', 'sb.last_name', 'sb.customer_number',
+        'sb.invoice_first_name', 'sb.invoice_last_name', 'sb.invoice_street', 'sb.invoice_house_number', 'sb.invoice_postal_code', 'sb.invoice_city', 'sb.invoice_country',
+        'p.name as provider_name', 'p.branding', 'p.support_email'])
+      .where('sb.id', '=', note.subscriber_id)
+      .executeTakeFirst();
+    if (!sub) throw notFound('Credit note not found');
+    const allowed =
+      principal.role === 'platform_admin' ||
+      (principal.role === 'service_provider' && principal.providerId === sub.provider_id) ||
+      (principal.role === 'subscriber' && (await subscriberIdsOfUser(db, principal.userId)).includes(sub.id));
+    if (!allowed) throw notFound('Credit note not found');
+
+    let invoiceNumber: string | null = null;
+    const local = await db.selectFrom('credit_notes as cn').leftJoin('invoices as i', 'i.id', 'cn.applied_invoice_id')
+      .select('i.invoice_number').where('cn.id', '=', note.id).executeTakeFirst();
+    invoiceNumber = local?.invoice_number ?? null;
+
+    const branding = (sub.branding ?? {}) as Record<string, unknown>;
+    const name = [sub.invoice_first_name ?? sub.first_name, sub.invoice_last_name ?? sub.last_name].join(' ').trim();
+    const street = [sub.invoice_street, sub.invoice_house_number].filter(Boolean).join(' ');
+    const city = [sub.invoice_postal_code, sub.invoice_city].filter(Boolean).join(' ');
+    const buf = await renderCreditNotePdf({
+      issuer: {
+        name: typeof branding.display_name === 'string' && branding.display_name ? branding.display_name : sub.provider_name,
+        addressLines: [],
+        supportEmail: sub.support_email,
+        supportPhone: typeof branding.support_phone === 'string' ? branding.support_phone : null,
+      },
+      customer: { name, customerNumber: sub.customer_number, addressLines: [street, city, sub.invoice_country?.trim() ?? ''].filter(Boolean) },
+      creditNoteNumber: note.number,
+      issueDate: isoDate(note.issued_at),
+      currency: note.currency.trim(),
+      reason: note.reason,
+      totalCents: note.amount_cents,
+      state: note.state,
+      invoiceNumber,
+    });
+    return { number: note.number, pdf: buf };
+  }
+
+  return { list, pdf };
+}

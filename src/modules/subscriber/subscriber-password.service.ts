@@ -1,0 +1,26 @@
+import type { Deps } from '../../container.js';
+import { AppError, notFound } from '../../lib/errors.js';
+import { hashPassword, verifyPassword } from '../../lib/crypto.js';
+import { findUser } from './subscriber.repository.js';
+
+/** PATCH /subscriber/me/password: the current password proves the caller; other links stop working. */
+export function createSubscriberPasswordService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
+  async function changePassword(userId: string, currentPassword: string, newPassword: string) {
+    const user = await findUser(db, userId);
+    if (!user) throw notFound('Account not found');
+    if (!(await verifyPassword(user.password_hash, currentPassword))) {
+      throw new AppError(400, 'bad_request', 'Current password is incorrect');
+    }
+    const hash = await hashPassword(newPassword);
+    await db.transaction().execute(async (trx) => {
+      const now = clock.now();
+      await trx.updateTable('users').set({ password_hash: hash, password_set_at: now }).where('id', '=', userId).execute();
+      // A reset link mailed before the change must not undo it.
+      await trx.updateTable('link_tokens').set({ used_at: now })
+        .where('user_id', '=', userId).where('used_at', 'is', null)
+        .where('purpose', 'in', ['password_reset', 'activation']).execute();
+    });
+    return { success: true, message: 'Password changed' };
+  }
+  return { changePassword };
+}
