@@ -1,27 +1,53 @@
+import { pathToFileURL } from 'node:url';
 import closeWithGrace from 'close-with-grace';
-import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import type { FastifyInstance } from 'fastify';
+import { buildApp, type BuildOptions } from './app.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
 
-async function main() {
-  let config;
+/** The configuration, or one readable line on stderr and exit code 1. */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
   try {
-    config = loadConfig();
+    return loadConfig(env);
   } catch (err) {
     if (err instanceof ConfigError) {
-      console.error(err.message);
+      process.stderr.write(`${err.message}\n`);
       process.exit(1);
     }
     throw err;
   }
-  const app = await buildApp(config);
+}
+
+export interface StartOptions extends BuildOptions {
+  /** Runs after the app is built (database open and migrated) and before it listens. */
+  beforeListen?: (app: FastifyInstance) => Promise<void>;
+}
+
+export interface StartedServer {
+  app: FastifyInstance;
+  /** Where clients reach it: PUBLIC_BASE_URL, else the address actually bound. */
+  baseUrl: string;
+}
+
+/** Builds the app, listens, and closes gracefully on SIGTERM/SIGINT. The only place that listens. */
+export async function startServer(config: Config, opts: StartOptions = {}): Promise<StartedServer> {
+  const { beforeListen, ...buildOpts } = opts;
+  const app = await buildApp(config, buildOpts);
   // SIGTERM/SIGINT: stop accepting, finish in-flight requests and jobs, close the pool.
   closeWithGrace({ delay: 20_000 }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     else app.log.info({ signal }, 'shutting down');
     await app.close();
   });
+  await beforeListen?.(app);
   await app.listen({ port: config.PORT, host: config.HOST });
-  return app;
+  const addr = app.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : config.PORT;
+  // A wildcard bind is reached through loopback from this machine.
+  const host = ['0.0.0.0', '::', '[::]'].includes(config.HOST) ? '127.0.0.1' : config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
+  return { app, baseUrl: config.PUBLIC_BASE_URL?.replace(/\/$/, '') ?? `http://${host}:${port}` };
 }
 
-await main();
+// `tsx src/server.ts` (npm run dev) serves without the demo; `npm start` goes through scripts/start.ts.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await startServer(loadConfigOrExit());
+}

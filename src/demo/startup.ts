@@ -1,0 +1,37 @@
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Deps } from '../container.js';
+import type { DemoDocument } from './document.js';
+import { isDatabaseEmpty, loadDemo, readDemoDocument } from './seed.js';
+
+export const DEMO_DOCUMENT_FILE = 'var/demo.json';
+
+export interface DemoAtStart {
+  document: DemoDocument | null;
+  /** One line saying what happened, for the start banner. */
+  note: string;
+}
+
+/**
+ * What `npm start` does before listening: an empty database gets the demo dataset (unless
+ * DEMO_SEED=false or NODE_ENV=production), a database holding the demo keeps it, and in both
+ * cases the document is written to var/demo.json. A database with other data is left alone.
+ */
+export async function ensureDemo(deps: Pick<Deps, 'db' | 'clock' | 'config'>, file = DEMO_DOCUMENT_FILE): Promise<DemoAtStart> {
+  const { config } = deps;
+  if (config.NODE_ENV === 'production') return { document: null, note: 'NODE_ENV=production: the demo dataset is never loaded' };
+  let document = await readDemoDocument(deps.db);
+  let note = `demo dataset already loaded; document written to ${file}`;
+  if (!document) {
+    if (!config.DEMO_SEED) return { document: null, note: 'DEMO_SEED=false: demo dataset not loaded' };
+    if (!(await isDatabaseEmpty(deps.db))) return { document: null, note: 'the database holds other data: demo dataset not loaded' };
+    const load = await loadDemo(deps);
+    document = load.document;
+    note = `demo dataset loaded in ${(load.ms / 1000).toFixed(1)} s; document written to ${file}`;
+  }
+  await mkdir(path.dirname(path.resolve(file)), { recursive: true });
+  // The document holds the demo's secrets: readable by the owner only.
+  await writeFile(file, `${JSON.stringify(document, null, 2)}\n`, { mode: 0o600 });
+  await chmod(file, 0o600);
+  return { document, note };
+}

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+describe('loadConfig', () => {
+  it('works with an empty environment: embedded database, port 3000, derived public base URL', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ NODE_ENV: 'development', PORT: 3000, HOST: '127.0.0.1', EMBEDDED_DB_DIR: 'var/db', DEMO_SEED: true, RATE_LIMIT_STORE: 'memory' });
+    expect(c.DATABASE_URL).toBeUndefined();
+    expect(c.publicBaseUrl).toBe('http://127.0.0.1:3000');
+    expect(c.jwtSecret.length).toBeGreaterThanOrEqual(32);
+  });
+
+  it('parses numbers and booleans, treats empty strings as unset, and strips a trailing slash of PUBLIC_BASE_URL', () => {
+    const c = loadConfig({ PORT: '8080', JOBS_ENABLED: 'no', DEMO_SEED: '0', RATE_LIMIT_ENABLED: 'yes', DATABASE_URL: '', PUBLIC_BASE_URL: 'https://api.example.com/' });
+    expect(c).toMatchObject({ PORT: 8080, JOBS_ENABLED: false, DEMO_SEED: false, RATE_LIMIT_ENABLED: true });
+    expect(c.DATABASE_URL).toBeUndefined();
+    expect(c.publicBaseUrl).toBe('https://api.example.com');
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, /^invalid configuration: PORT: /],
+    [{ DATABASE_URL: 'mysql://x' }, /^invalid configuration: DATABASE_URL: must be a postgres:\/\/ URL$/],
+    [{ RATE_LIMIT_STORE: 'redis' }, /^invalid configuration: RATE_LIMIT_STORE: /],
+    [{ JWT_SECRET: 'short' }, /^invalid configuration: JWT_SECRET: must be at least 32 characters$/],
+    [{ DEMO_SEED: 'maybe' }, /^invalid configuration: DEMO_SEED: /],
+    [{ DEMO_WEBHOOK_URL: 'not a url' }, /^invalid configuration: DEMO_WEBHOOK_URL: /],
+    [{ NODE_ENV: 'production' }, /^invalid configuration: JWT_SECRET: required when NODE_ENV=production$/],
+  ])('a wrong value (%o) throws ConfigError with one line naming the variable', (env, message) => {
+    let err: unknown;
+    try {
+      loadConfig(env);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as Error).message).toMatch(message);
+    expect((err as Error).message).not.toContain('\n');
+  });
+
+  it('names every wrong variable in the same line', () => {
+    expect(() => loadConfig({ PORT: '-1', LOG_LEVEL: 'loud' })).toThrow(/PORT: .*; LOG_LEVEL: /);
+  });
+});

@@ -1,0 +1,87 @@
+// Helpers for tests that run the project's scripts as child processes (npm start, seed:demo),
+// each on a fresh database of its own.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { openEmbedded } from '../../src/db/database.js';
+import { createTestDb } from '../helpers/db.js';
+import { embeddedTemplateFile } from '../helpers/template.js';
+
+export const TSX = path.resolve('node_modules/.bin/tsx');
+
+export interface ChildDb {
+  /** The working directory of the child (var/ lands here). */
+  dir: string;
+  env: Record<string, string>;
+  cleanup(): Promise<void>;
+}
+
+/**
+ * A fresh, migrated, empty database for a child process: a clone of the run's template (real
+ * Postgres when DATABASE_URL is set), or an embedded folder unpacked from the template.
+ */
+export async function childDb(): Promise<ChildDb> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'netsvc-child-'));
+  if (process.env.DATABASE_URL) {
+    const db = await createTestDb();
+    await db.handle.close();
+    return {
+      dir,
+      env: { DATABASE_URL: db.url! },
+      async cleanup() {
+        await db.drop();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const dbDir = path.join(dir, 'db');
+  const pg = await openEmbedded(dbDir, new Blob([readFileSync(embeddedTemplateFile())]));
+  await pg.close();
+  return { dir, env: { EMBEDDED_DB_DIR: dbDir }, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** The parent's environment without what would point the child at another database or mode. */
+export function childEnv(extra: Record<string, string>): Record<string, string> {
+  const base = Object.fromEntries(
+    Object.entries(process.env).filter(([k, v]) => v !== undefined && !['DATABASE_URL', 'NODE_ENV', 'EMBEDDED_DB_DIR', 'PORT', 'VITEST', 'VITEST_WORKER_ID', 'VITEST_POOL_ID'].includes(k)),
+  ) as Record<string, string>;
+  return { ...base, LOG_LEVEL: 'silent', ...extra };
+}
+
+export function runScript(script: string, args: string[], cwd: string, env: Record<string, string>) {
+  const child = spawn(TSX, [path.resolve(script), ...args], { cwd, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  return collect(child);
+}
+
+export function collect(child: ChildProcessWithoutNullStreams | ReturnType<typeof spawn>) {
+  const out = { stdout: '', stderr: '' };
+  child.stdout!.on('data', (d) => (out.stdout += d));
+  child.stderr!.on('data', (d) => (out.stderr += d));
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, ...out })),
+  );
+  return { child, out, done };
+}
+
+/** Resolves with the first match of `re` in the child's stdout, or rejects when the child ends or time runs out. */
+export function waitForOutput(p: ReturnType<typeof collect>, re: RegExp, timeoutMs = 20_000): Promise<RegExpMatchArray> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => finish(new Error(`no ${re} within ${timeoutMs} ms; stdout: ${p.out.stdout}\nstderr: ${p.out.stderr}`)), timeoutMs);
+    const check = () => {
+      const m = p.out.stdout.match(re);
+      if (m) finish(null, m);
+    };
+    const onExit = () => setImmediate(() => finish(new Error(`exited before ${re}; stdout: ${p.out.stdout}\nstderr: ${p.out.stderr}`)));
+    function finish(err: Error | null, m?: RegExpMatchArray) {
+      clearTimeout(timer);
+      p.child.stdout!.off('data', check);
+      p.child.off('close', onExit);
+      if (err) reject(err);
+      else resolve(m!);
+    }
+    p.child.stdout!.on('data', check);
+    p.child.on('close', onExit);
+    check();
+  });
+}

@@ -1,0 +1,78 @@
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { childDb, collect, runScript, waitForOutput, type ChildDb } from './server-helpers.js';
+
+// `npm start` end to end: a real process, a real port, a real signal.
+let db: ChildDb;
+beforeAll(async () => {
+  db = await childDb();
+});
+afterAll(() => db.cleanup());
+
+type Started = ReturnType<typeof collect> & { url: string };
+
+async function start(env: Record<string, string> = {}): Promise<Started> {
+  const p = runScript('scripts/start.ts', [], db.dir, { ...db.env, PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'development', ...env });
+  try {
+    const m = await waitForOutput(p, /ready at (http:\/\/\S+)/);
+    return Object.assign(p, { url: m[1] });
+  } catch (err) {
+    p.child.kill('SIGKILL');
+    throw err;
+  }
+}
+
+async function stop(p: Started) {
+  p.child.kill('SIGTERM');
+  const r = await p.done;
+  expect({ code: r.code, signal: r.signal }).toEqual({ code: 0, signal: null });
+}
+
+describe('npm start', () => {
+  it('on an empty database: loads the demo, writes var/demo.json, prints how to call it, serves both specs, exits cleanly on SIGTERM', async () => {
+    const p = await start();
+    try {
+      const file = path.join(db.dir, 'var/demo.json');
+      const doc = JSON.parse(readFileSync(file, 'utf8'));
+      expect(statSync(file).mode & 0o077).toBe(0); // secrets: owner only
+      const key = doc.providers.main.api_key;
+      expect(p.out.stdout).toContain(`${p.url}/agent/docs`);
+      expect(p.out.stdout).toContain(`${p.url}/docs`);
+      expect(p.out.stdout).toContain(`Main provider API key ${key}`);
+      expect(p.out.stdout).toMatch(/demo dataset loaded in/);
+      expect(p.out.stdout.match(/^ {2}curl -s .*X-API-Key: sk_/gm)).toHaveLength(2);
+
+      const agent = await fetch(`${p.url}/agent/openapi.json`);
+      expect(agent.status).toBe(200);
+      expect(Object.keys((await agent.json()).paths).every((k) => k.startsWith('/agent/'))).toBe(true);
+      expect((await fetch(`${p.url}/openapi.json`)).status).toBe(200);
+      expect((await fetch(`${p.url}/agent/docs`)).status).toBeLessThan(400);
+      // The seeded accounts are what the server serves.
+      const login = await fetch(`${p.url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(doc.providers.main.admin) });
+      expect(login.status).toBe(200);
+      expect((await login.json()).role).toBe('service_provider');
+    } finally {
+      await stop(p);
+    }
+  });
+
+  it('a second start on the same database keeps the loaded demo (same key, nothing reloaded)', async () => {
+    const before = readFileSync(path.join(db.dir, 'var/demo.json'), 'utf8');
+    const p = await start();
+    try {
+      expect(p.out.stdout).toContain('demo dataset already loaded');
+      expect(p.out.stdout).toContain(JSON.parse(before).providers.main.api_key);
+      expect(readFileSync(path.join(db.dir, 'var/demo.json'), 'utf8')).toBe(before);
+    } finally {
+      await stop(p);
+    }
+  });
+
+  it('a wrong configuration value stops it with one clear line on stderr and exit code 1', async () => {
+    const r = await runScript('scripts/start.ts', [], db.dir, { ...db.env, PORT: 'eighty' }).done;
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^invalid configuration: PORT: /)]);
+  });
+});
