@@ -45,13 +45,13 @@ describe('npm start', () => {
 
       const agent = await fetch(`${p.url}/agent/openapi.json`);
       expect(agent.status).toBe(200);
-      expect(Object.keys((await agent.json()).paths).every((k) => k.startsWith('/agent/'))).toBe(true);
+      expect(Object.keys(((await agent.json()) as { paths: object }).paths).every((k) => k.startsWith('/agent/'))).toBe(true);
       expect((await fetch(`${p.url}/openapi.json`)).status).toBe(200);
       expect((await fetch(`${p.url}/agent/docs`)).status).toBeLessThan(400);
       // The seeded accounts are what the server serves.
       const login = await fetch(`${p.url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(doc.providers.main.admin) });
       expect(login.status).toBe(200);
-      expect((await login.json()).role).toBe('service_provider');
+      expect(((await login.json()) as { role: string }).role).toBe('service_provider');
     } finally {
       await stop(p);
     }
