@@ -13,6 +13,8 @@ export function captureResponses(app: FastifyInstance) {
   const file = path.join(CAPTURE_DIR, `${process.pid}.ndjson`);
   app.addHook('onSend', async (request, reply, payload) => {
     if (typeof payload === 'string' && (reply.getHeader('content-type') ?? '').toString().includes('json')) {
+      // Another test run starting at the same time resets the folder: recreate it rather than fail the request.
+      mkdirSync(CAPTURE_DIR, { recursive: true });
       appendFileSync(file, `${JSON.stringify({ url: request.url.split('?')[0], status: reply.statusCode, body: payload })}\n`);
     }
     return payload;
