@@ -8,7 +8,7 @@ import { Detail } from '../../modules/serviceability/serviceability.schemas.js';
 export const locationRoutes: FastifyPluginAsyncZod = async (app) => {
   const service = createLocationsService(app.deps);
   // A missing body is the same as `{}`: the documented 422 rather than a schema message.
-  const body = LocationKeyBody.optional();
+  const body = LocationKeyBody.nullish();
 
   app.post('/location/lookup', {
     config: { rateLimit: limit('location.lookup') },
