@@ -3,6 +3,7 @@ import { registerMailJobs } from '../mail/mail.jobs.js';
 import { registerWebhookJobs } from '../webhooks/webhook.jobs.js';
 import { registerPlanChangeJobs } from '../modules/plan-change/plan-change.jobs.js';
 import { registerProvisioningJobs } from '../modules/provisioning/provisioning.jobs.js';
+import { registerCustomerJobs } from '../modules/customers/invoice-copy.js';
 
 /** Every job kind's handler, registered once when the container is built. */
 export function registerJobHandlers(deps: Deps) {
@@ -10,4 +11,5 @@ export function registerJobHandlers(deps: Deps) {
   registerWebhookJobs(deps);
   registerPlanChangeJobs(deps);
   registerProvisioningJobs(deps);
+  registerCustomerJobs(deps);
 }

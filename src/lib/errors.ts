@@ -31,7 +31,8 @@ export type ErrorCode =
   | 'dependency_failed'
   | 'payment_declined'
   | 'service_unavailable'
-  | 'internal_error';
+  | 'internal_error'
+  | 'portal_account_missing';
 
 export interface ValidationDetail {
   field: string;

@@ -159,3 +159,36 @@ export async function createCheckoutSession(
   }).execute();
   return { id };
 }
+
+/** An invoice of a subscriber (paid ones carry a processor payment-intent id, which is internal). */
+export async function createInvoice(
+  db: Db,
+  o: { providerId: string; subscriberId: string; subscriptionId?: string | null; status?: 'draft' | 'open' | 'paid' | 'void'; totalCents?: number; currency?: string; invoiceDate?: string; dueDate?: string; periodStart?: string | null; kind?: 'monthly' | 'first'; paidAt?: Date | null; paymentMethod?: 'card' | 'payment_link' | 'bank_transfer' | null; paymentReference?: string | null; lines?: { description: string; amountCents: number }[] },
+) {
+  const id = newId();
+  const status = o.status ?? 'open';
+  const total = o.totalCents ?? 3999;
+  const number = `INV-${randomAlnum(10).toUpperCase()}`;
+  const paymentIntentId = status === 'paid' ? `pi_${randomAlnum(16)}` : null;
+  await db.insertInto('invoices').values({
+    id, provider_id: o.providerId, subscriber_id: o.subscriberId, subscription_id: o.subscriptionId ?? null, invoice_number: number,
+    kind: o.kind ?? 'monthly', period_start: o.periodStart === undefined ? null : o.periodStart, invoice_date: o.invoiceDate ?? '2026-11-01', due_date: o.dueDate ?? '2026-11-15',
+    currency: o.currency ?? 'EUR', total_cents: total, status, paid_at: status === 'paid' ? (o.paidAt ?? new Date('2026-11-03T08:00:00Z')) : null,
+    payment_method: status === 'paid' ? (o.paymentMethod === undefined ? 'card' : o.paymentMethod) : null,
+    payment_intent_id: paymentIntentId, payment_reference: status === 'paid' ? (o.paymentReference === undefined ? `PAY-${randomAlnum(6).toUpperCase()}` : o.paymentReference) : null,
+  }).execute();
+  const lines = o.lines ?? [{ description: 'Monthly service', amountCents: total }];
+  for (const [i, l] of lines.entries()) {
+    await db.insertInto('invoice_lines').values({ id: newId(), invoice_id: id, position: i + 1, kind: 'subscription', description: l.description, amount_cents: l.amountCents }).execute();
+  }
+  return { id, invoiceNumber: number, paymentIntentId };
+}
+
+/** The last reported modem status of a subscription. */
+export async function createModemStatus(db: Db, subscriptionId: string, o: { state?: 'online' | 'offline' | 'degraded'; lastSeenAt?: Date; signalDbm?: number | null; uptimeSeconds?: number | null } = {}) {
+  await db.insertInto('modem_status').values({
+    subscription_id: subscriptionId, state: o.state ?? 'online', last_seen_at: o.lastSeenAt ?? new Date('2026-11-16T09:55:00Z'),
+    signal_dbm: o.signalDbm === undefined ? '-18.40' : o.signalDbm === null ? null : String(o.signalDbm), uptime_seconds: o.uptimeSeconds === undefined ? 86_400 : o.uptimeSeconds,
+    firmware: 'fw-1.2.3', updated_at: o.lastSeenAt ?? new Date('2026-11-16T09:55:00Z'),
+  }).execute();
+}

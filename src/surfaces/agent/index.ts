@@ -1,9 +1,19 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { useAgentErrors } from '../../plugins/error-handlers.js';
 import { agentApiKey } from '../../plugins/auth.js';
+import { searchRoutes } from './search.routes.js';
+import { verifyRoutes } from './verify.routes.js';
+import { customerReadRoutes } from './customer-read.routes.js';
+import { customerWriteRoutes } from './customer-write.routes.js';
+import { ticketRoutes } from './tickets.routes.js';
 
 /** The /agent surface: every call carries an agent API key; every error is the envelope. */
 export const agentSurface: FastifyPluginAsync = async (app) => {
   useAgentErrors(app);
   app.addHook('onRequest', agentApiKey());
+  await app.register(searchRoutes);
+  await app.register(verifyRoutes);
+  await app.register(customerReadRoutes);
+  await app.register(customerWriteRoutes);
+  await app.register(ticketRoutes);
 };

@@ -1,0 +1,275 @@
+import type { Transaction } from 'kysely';
+import type { DB } from '../../db/types.js';
+import type { Executor } from '../../jobs/types.js';
+import { isUuid } from '../../lib/ids.js';
+
+// Every query here is scoped to the caller's provider: a customer of another provider is
+// indistinguishable from one that does not exist.
+
+const CUSTOMER_COLUMNS = [
+  'id',
+  'provider_id',
+  'user_id',
+  'customer_number',
+  'first_name',
+  'last_name',
+  'email',
+  'phone',
+  'phone_e164',
+  'invoice_first_name',
+  'invoice_last_name',
+  'invoice_email',
+  'invoice_phone',
+  'invoice_street',
+  'invoice_house_number',
+  'invoice_postal_code',
+  'invoice_city',
+  'invoice_country',
+] as const;
+
+export type CustomerRow = NonNullable<Awaited<ReturnType<typeof findOwnedCustomer>>>;
+
+/** The customer if it belongs to the provider; undefined for another provider's or an unknown id. */
+export async function findOwnedCustomer(db: Executor, providerId: string, customerId: string) {
+  if (!isUuid(customerId)) return undefined;
+  return db
+    .selectFrom('subscribers')
+    .select(CUSTOMER_COLUMNS)
+    .where('id', '=', customerId)
+    .where('provider_id', '=', providerId)
+    .executeTakeFirst();
+}
+
+/** Same, holding the row lock until the transaction ends (serialises per-customer writes). */
+export async function lockOwnedCustomer(trx: Transaction<DB>, providerId: string, customerId: string) {
+  if (!isUuid(customerId)) return undefined;
+  return trx
+    .selectFrom('subscribers')
+    .select(CUSTOMER_COLUMNS)
+    .where('id', '=', customerId)
+    .where('provider_id', '=', providerId)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+export function findProvider(db: Executor, providerId: string) {
+  return db
+    .selectFrom('providers')
+    .select(['id', 'name', 'currency', 'support_email', 'sms_configured', 'branding'])
+    .where('id', '=', providerId)
+    .executeTakeFirstOrThrow();
+}
+
+/** A customer of the provider with this email (tickets opened by email are linked to it). */
+export function findCustomerIdByEmail(db: Executor, providerId: string, email: string) {
+  return db
+    .selectFrom('subscribers')
+    .select(['id', 'email'])
+    .where('provider_id', '=', providerId)
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+    .executeTakeFirst();
+}
+
+export interface ContactPatch {
+  first_name?: string;
+  last_name?: string;
+  email?: string;
+  phone?: string;
+  phone_e164?: string | null;
+  invoice_first_name?: string;
+  invoice_last_name?: string;
+  invoice_email?: string;
+  invoice_phone?: string;
+}
+
+export async function updateContact(trx: Transaction<DB>, customerId: string, patch: ContactPatch, now: Date) {
+  await trx
+    .updateTable('subscribers')
+    .set({ ...patch, updated_at: now })
+    .where('id', '=', customerId)
+    .execute();
+}
+
+/** Subscriptions with plan and service location (building address + unit label). */
+export function listSubscriptions(db: Executor, customerId: string) {
+  return db
+    .selectFrom('subscriptions as s')
+    .innerJoin('plan_versions as pv', 'pv.id', 's.plan_version_id')
+    .leftJoin('locations as l', 'l.id', 's.location_id')
+    .leftJoin('buildings as b', (j) => j.on((eb) => eb('b.id', '=', eb.fn.coalesce('s.building_id', 'l.building_id'))))
+    .leftJoin('units as u', (j) => j.on((eb) => eb('u.id', '=', eb.fn.coalesce('s.unit_id', 'l.unit_id'))))
+    .select([
+      's.id',
+      's.status',
+      's.service_billed',
+      's.billing_day',
+      's.billing_day_effective_from',
+      's.previous_billing_day',
+      's.suspended_reason',
+      's.activated_at',
+      's.canceled_at',
+      's.ended_at',
+      's.created_at',
+      's.plan_version_id',
+      'pv.name as plan_name',
+      'pv.monthly_price_cents',
+      'pv.currency',
+      'pv.download_mbps',
+      'pv.upload_mbps',
+      'b.id as building_id',
+      'b.name as building_name',
+      'b.street',
+      'b.house_number',
+      'b.postal_code',
+      'b.city',
+      'b.country',
+      'u.id as unit_id',
+      'u.label as unit_label',
+    ])
+    .where('s.subscriber_id', '=', customerId)
+    .orderBy('s.created_at', 'asc')
+    .orderBy('s.id', 'asc')
+    .execute();
+}
+
+export type SubscriptionRow = Awaited<ReturnType<typeof listSubscriptions>>[number];
+
+/** Whether the customer has a portal login and whether its password was ever chosen. */
+export function findPortalUser(db: Executor, userId: string) {
+  return db.selectFrom('users').select(['id', 'email', 'password_hash', 'role']).where('id', '=', userId).executeTakeFirst();
+}
+
+export function findUserByEmail(db: Executor, email: string) {
+  return db
+    .selectFrom('users')
+    .select(['id', 'email', 'password_hash', 'role'])
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+    .executeTakeFirst();
+}
+
+export async function createPortalUser(
+  trx: Transaction<DB>,
+  u: { id: string; email: string; firstName: string; lastName: string; now: Date },
+) {
+  await trx
+    .insertInto('users')
+    .values({ id: u.id, email: u.email, role: 'subscriber', first_name: u.firstName, last_name: u.lastName, created_at: u.now })
+    .execute();
+}
+
+export async function linkUser(trx: Transaction<DB>, customerId: string, userId: string, now: Date) {
+  await trx.updateTable('subscribers').set({ user_id: userId, updated_at: now }).where('id', '=', customerId).execute();
+}
+
+/** Invoices of the customer (never the processor's payment-intent id). */
+export function listInvoices(db: Executor, customerId: string, o: { status: 'open' | 'paid'; limit: number }) {
+  let q = db
+    .selectFrom('invoices')
+    .select([
+      'id',
+      'invoice_number',
+      'kind',
+      'period_start',
+      'invoice_date',
+      'due_date',
+      'currency',
+      'total_cents',
+      'status',
+      'paid_at',
+      'payment_method',
+      'payment_reference',
+    ])
+    .where('subscriber_id', '=', customerId)
+    .where('status', '=', o.status);
+  q = o.status === 'paid'
+    ? q.orderBy('paid_at', 'desc').orderBy('invoice_date', 'desc')
+    : q.orderBy('due_date', 'asc').orderBy('invoice_date', 'asc');
+  return q.orderBy('id').limit(o.limit).execute();
+}
+
+export async function openBalance(db: Executor, customerId: string) {
+  const r = await db
+    .selectFrom('invoices')
+    .select((eb) => [eb.fn.coalesce(eb.fn.sum<string | number>('total_cents'), eb.lit(0)).as('total'), eb.fn.countAll<string | number>().as('n')])
+    .where('subscriber_id', '=', customerId)
+    .where('status', '=', 'open')
+    .executeTakeFirstOrThrow();
+  return { totalCents: Number(r.total), count: Number(r.n) };
+}
+
+export async function countPaidInvoices(db: Executor, customerId: string) {
+  const r = await db
+    .selectFrom('invoices')
+    .select((eb) => eb.fn.countAll<string | number>().as('n'))
+    .where('subscriber_id', '=', customerId)
+    .where('status', '=', 'paid')
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+/** Monthly invoices already issued for these subscriptions for one month (its 1st). */
+export function invoicedSubscriptions(db: Executor, subscriptionIds: string[], periodStart: string) {
+  if (subscriptionIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('invoices')
+    .select('subscription_id')
+    .where('subscription_id', 'in', subscriptionIds)
+    .where('period_start', '=', periodStart)
+    .where('kind', '=', 'monthly')
+    .execute();
+}
+
+export function findInvoiceOfCustomer(db: Executor, customerId: string, invoiceId: string) {
+  if (!isUuid(invoiceId)) return Promise.resolve(undefined);
+  return db
+    .selectFrom('invoices')
+    .select(['id', 'invoice_number', 'status', 'subscriber_id', 'provider_id', 'total_cents', 'currency', 'invoice_date', 'due_date'])
+    .where('id', '=', invoiceId)
+    .where('subscriber_id', '=', customerId)
+    .executeTakeFirst();
+}
+
+/** The latest provisioning job of each subscription (status only; errors stay internal). */
+export function latestProvisioningJobs(db: Executor, subscriptionIds: string[]) {
+  if (subscriptionIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('jobs')
+    .select(['subscription_id', 'kind', 'status', 'attempts', 'max_attempts', 'created_at', 'updated_at', 'finished_at'])
+    .distinctOn('subscription_id')
+    .where('subscription_id', 'in', subscriptionIds)
+    .where('kind', 'like', 'provisioning.%')
+    .orderBy('subscription_id')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+export function modemStatuses(db: Executor, subscriptionIds: string[]) {
+  if (subscriptionIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('modem_status')
+    .select(['subscription_id', 'state', 'last_seen_at', 'signal_dbm', 'uptime_seconds', 'updated_at'])
+    .where('subscription_id', 'in', subscriptionIds)
+    .execute();
+}
+
+export function installJobs(db: Executor, subscriptionIds: string[]) {
+  if (subscriptionIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('install_jobs')
+    .select(['subscription_id', 'kind', 'status', 'move_in_date', 'booking_starts_at', 'booking_ends_at', 'updated_at'])
+    .where('subscription_id', 'in', subscriptionIds)
+    .execute();
+}
+
+/** Unresolved incidents plus those resolved since `since`, newest first. */
+export function recentIncidents(db: Executor, customerId: string, since: Date) {
+  return db
+    .selectFrom('status_events')
+    .select(['id', 'subscription_id', 'kind', 'description', 'started_at', 'resolved_at'])
+    .where('subscriber_id', '=', customerId)
+    .where((eb) => eb.or([eb('resolved_at', 'is', null), eb('resolved_at', '>=', since)]))
+    .orderBy('started_at', 'desc')
+    .limit(20)
+    .execute();
+}

@@ -1,0 +1,40 @@
+import type { Deps } from '../../container.js';
+import { newId } from '../../lib/ids.js';
+import { recordAudit, type Actor } from '../audit/audit.repository.js';
+import { findOwnedCustomer } from '../customers/customers.repository.js';
+import { customerNotFound } from '../customers/customers.errors.js';
+import { insertNote } from './notes.repository.js';
+
+interface Caller extends Actor {
+  providerId: string;
+  keyPrefix: string;
+  requestId: string;
+}
+
+/** Internal, operator-visible notes. Written by the agent, never read back on /agent. */
+export function createNotesService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
+  async function addAgentNote(caller: Caller, customerId: string, body: string) {
+    return db.transaction().execute(async (trx) => {
+      const customer = await findOwnedCustomer(trx, caller.providerId, customerId);
+      if (!customer) throw customerNotFound();
+      const now = clock.now();
+      const id = newId();
+      await insertNote(trx, { id, providerId: caller.providerId, subscriberId: customer.id, author: 'ai_agent', keyPrefix: caller.keyPrefix, body, now });
+      await recordAudit(trx, {
+        actorType: caller.actorType,
+        actor: caller.actor,
+        providerId: caller.providerId,
+        requestId: caller.requestId,
+        action: 'agent.note.create',
+        entityType: 'customer',
+        entityId: customer.id,
+        after: { note_id: id, author: 'ai_agent', length: body.length },
+        at: now,
+      });
+      return { note_id: id, customer_id: customer.id, author: 'ai_agent' as const, created_at: now.toISOString() };
+    });
+  }
+  return { addAgentNote };
+}
+
+export type NotesService = ReturnType<typeof createNotesService>;

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+
+// Shapes shared by every /agent route. Codes are plain strings in the schema (the description
+// lists them): a response that fails its schema would turn into a 500.
+
+export const ErrorEnvelope = z
+  .object({
+    error: z.object({
+      code: z.string().describe('Stable machine-readable code; branch on this, never on `message`').meta({ example: 'customer_not_found' }),
+      message: z.string().describe('Human-readable explanation, safe to relay'),
+      request_id: z.string().describe('Quote this to support; equals the x-request-id response header').meta({ example: 'req_3kZ8cW1q0b8JvA2x' }),
+      details: z
+        .array(z.object({ field: z.string().describe('Path of the offending field, e.g. `limit` or `body`'), message: z.string().describe('What is wrong with it') }))
+        .optional()
+        .describe('Present on 400 validation_error: one entry per invalid field'),
+    }),
+  })
+  .describe('Error envelope of the /agent surface');
+
+/** The rate limiter's own answer (per API key and endpoint): not the envelope, no code. */
+export const StandardRateLimit = z
+  .object({
+    statusCode: z.literal(429),
+    error: z.string().meta({ example: 'Too Many Requests' }),
+    message: z.string().meta({ example: 'Rate limit exceeded, retry in 1 minute' }),
+  })
+  .describe('Standard rate-limit response (no envelope): back off for Retry-After seconds');
+
+/** Any UUID Postgres accepts (not only RFC 4122 variants). */
+export const Uuid = z
+  .string()
+  .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a UUID')
+  .meta({ format: 'uuid', example: '3f1c9a52-5c1e-4a57-9b1e-7d2f0c8e4b11' });
+
+export const err = (description: string) => ErrorEnvelope.describe(description);
+
+export const Money = z.string().regex(/^-?\d+\.\d{2}$/).describe('Decimal amount with two places').meta({ example: '39.99' });
+export const Currency = z.string().length(3).describe('ISO 4217 currency code').meta({ example: 'EUR' });
+export const Timestamp = z.string().describe('RFC 3339 UTC timestamp').meta({ example: '2026-11-16T10:00:00.000Z' });
+export const CalendarDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).describe('Calendar date YYYY-MM-DD (UTC)').meta({ example: '2026-12-01' });
+
+/** `:customerId` is a string on purpose: a malformed id answers 404 customer_not_found like any unknown id. */
+export const CustomerParams = z.object({
+  customerId: z
+    .string()
+    .max(100)
+    .describe('The customer id (UUID) from GET /agent/customers/search (`customer_id`). Not the customer number.')
+    .meta({ example: '3f1c9a52-5c1e-4a57-9b1e-7d2f0c8e4b11' }),
+});
+
+export const IdempotencyHeaders = z.object({
+  'idempotency-key': z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .describe('Optional. Same key and same body within 24 h replays the first answer (header `idempotent-replayed: true`); same key with another body answers 422 idempotency_key_reused; while the first request runs, 409 idempotency_in_progress')
+    .meta({ example: '7b0f6f4e-ticket-attempt-1' }),
+});
+
+export const SECURITY_KEY = [{ apiKey: [] as string[] }];
+export const SECURITY_VERIFIED = [{ apiKey: [] as string[], verifiedSession: [] as string[] }];
+
+const COMMON_NOTE =
+  'Needs `X-API-Key` (403 invalid_api_key / feature_not_enabled). Errors use the envelope; a 429 from the per-key rate limiter is the standard rate-limit body (no envelope): back off.';
+const VERIFIED_NOTE =
+  'Verified: needs `X-Verified-Session` for this customer (401 verification_required when absent, 401 session_invalid when unknown or expired, 403 session_customer_mismatch when issued for another customer). A customer id not of your provider answers 404 customer_not_found before any session check.';
+
+export const describeRoute = (text: string, verified = false) => `${text}\n\n${verified ? `${VERIFIED_NOTE} ` : ''}${COMMON_NOTE}`;
+
+/** Errors every verified customer route can answer. */
+export const verifiedErrors = {
+  400: err('validation_error: the request failed its schema (`details` names each field)'),
+  401: err('verification_required (no X-Verified-Session) or session_invalid (unknown, malformed or expired session): verify the caller again'),
+  403: err('invalid_api_key, feature_not_enabled, or session_customer_mismatch (the session belongs to another customer)'),
+  404: err('customer_not_found: no such customer for your provider (also for another provider\'s customer)'),
+  429: StandardRateLimit,
+  500: err('internal_error: hand over to a human with a ticket'),
+};

@@ -1,0 +1,69 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../lib/errors.js';
+import { findOwnedCustomer } from '../../modules/customers/customers.repository.js';
+import { customerNotFound } from '../../modules/customers/customers.errors.js';
+import { createVerificationService, type VerificationService } from '../../modules/verification/verification.service.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The customer of the route's `customerId`, known to belong to the API key's provider. */
+    agentCustomer?: { id: string; providerId: string };
+  }
+}
+
+type PreHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
+const services = new WeakMap<object, VerificationService>();
+function verificationOf(request: FastifyRequest): VerificationService {
+  const deps = request.server.deps;
+  let s = services.get(deps);
+  if (!s) services.set(deps, (s = createVerificationService(deps)));
+  return s;
+}
+
+function customerIdOf(request: FastifyRequest): string {
+  const id = (request.params as { customerId?: unknown } | undefined)?.customerId;
+  return typeof id === 'string' ? id : '';
+}
+
+/**
+ * /agent routes with `:customerId`: the customer must belong to the API key's provider.
+ * Another provider's customer, an unknown id and a malformed id all answer the same
+ * 404 customer_not_found, before anything else is looked at.
+ */
+export const requireOwnedCustomer: PreHandler = async (request) => {
+  const providerId = request.apiKey?.providerId;
+  if (!providerId) throw new AppError(403, 'invalid_api_key', 'The API key is missing, invalid, or its account is disabled');
+  const customer = await findOwnedCustomer(request.server.deps.db, providerId, customerIdOf(request));
+  if (!customer) throw customerNotFound();
+  request.agentCustomer = { id: customer.id, providerId };
+};
+
+/**
+ * Verified routes: after the ownership check, `X-Verified-Session` must be a live session of
+ * exactly this (provider, customer):
+ *   header missing                       401 verification_required
+ *   unknown, malformed or expired token  401 session_invalid
+ *   session of another customer/provider 403 session_customer_mismatch
+ * Use it as the route's preHandler (the plan-change routes reuse it):
+ *   `preHandler: [requireVerifiedSession]` or, with Idempotency-Key, `[requireVerifiedSession, idempotent]`;
+ * add `preValidation: [requireOwnedCustomer]` so a foreign customer id answers 404 even before
+ * the body is validated (the /agent routes of this folder do).
+ */
+export const requireVerifiedSession: PreHandler = async (request, reply) => {
+  // Already checked in preValidation (so a foreign id answers 404 even before body validation)?
+  if (!request.agentCustomer || request.agentCustomer.id !== customerIdOf(request)) await requireOwnedCustomer(request, reply);
+  const raw = request.headers['x-verified-session'];
+  const token = Array.isArray(raw) ? raw[0] : raw;
+  if (!token) {
+    throw new AppError(401, 'verification_required', 'This call needs X-Verified-Session: verify the caller with POST /agent/verify/issue and POST /agent/verify/check');
+  }
+  const { id, providerId } = request.agentCustomer!;
+  const result = await verificationOf(request).checkSession(token, providerId, id);
+  if (result === 'invalid') {
+    throw new AppError(401, 'session_invalid', 'The verified session is unknown or has expired (sessions last 15 minutes); verify the caller again');
+  }
+  if (result === 'mismatch') {
+    throw new AppError(403, 'session_customer_mismatch', 'The verified session belongs to another customer; verify this customer first');
+  }
+};
