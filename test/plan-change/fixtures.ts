@@ -1,7 +1,8 @@
 // Plan-change worlds: a provider with plans, a customer with an ACTIVE subscription on a port, and
 // the month's billing records in whichever of the four states a test needs.
 import type { Db } from '../../src/db/database.js';
-import { newId, randomAlnum } from '../../src/lib/ids.js';
+import { sha256 } from '../../src/lib/crypto.js';
+import { newId, randomAlnum, randomToken } from '../../src/lib/ids.js';
 import { createBuilding, createLocation, createPlanVersion, createProvider, createSubscriber, createSubscription } from '../helpers/factories.js';
 
 export interface World {
@@ -66,4 +67,13 @@ export async function writeCounts(db: Db) {
   }
   const subs = await db.selectFrom('subscriptions').select(['id', 'plan_version_id', 'updated_at']).orderBy('id').execute();
   return { ...out, subscriptions: JSON.stringify(subs) };
+}
+
+/** A live verified session for (provider, customer), as POST /agent/verify/check would issue it. */
+export async function createVerifiedSession(db: Db, providerId: string, subscriberId: string, now: Date, ttlMs = 15 * 60_000) {
+  const token = `vs_${randomToken(32)}`;
+  await db.insertInto('verified_sessions').values({
+    id: newId(), provider_id: providerId, subscriber_id: subscriberId, token_hash: sha256(token), expires_at: new Date(now.getTime() + ttlMs), created_at: now,
+  }).execute();
+  return token;
 }

@@ -46,7 +46,8 @@ describe('plan-change quote: adjustment = (new - old) x days / days_in_period, r
         const exact = ((n - o) * pos.days) / dip;
         expect(Number.isInteger(cents)).toBe(true);
         expect(Math.abs(cents - exact)).toBeLessThanOrEqual(0.5);
-        expect(proratedDifferenceCents(n, o, pos)).toBe(-cents);
+        expect(proratedDifferenceCents(n, o, pos)).toBe(0 - cents);
+        expect(Object.is(cents, -0)).toBe(false);
       }),
     );
   });

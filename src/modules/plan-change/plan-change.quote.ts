@@ -36,7 +36,8 @@ export function calendarPosition(now: Date): CalendarPosition {
 
 /** The prorated price difference for the rest of the month, rounded half-up to cents. */
 export function proratedDifferenceCents(oldPriceCents: number, newPriceCents: number, pos: Pick<CalendarPosition, 'days' | 'daysInPeriod'>): number {
-  return divRoundHalfUp((newPriceCents - oldPriceCents) * pos.days, pos.daysInPeriod);
+  const cents = divRoundHalfUp((newPriceCents - oldPriceCents) * pos.days, pos.daysInPeriod);
+  return cents === 0 ? 0 : cents; // never -0
 }
 
 export interface Adjustment {

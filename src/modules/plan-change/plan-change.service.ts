@@ -66,6 +66,7 @@ export interface Quote {
 
 export interface PreviewResult {
   subscriptionId: string;
+  subscriptionStatus: string;
   currentPlan: repo.PlanVersionRow;
   newPlan: repo.PlanVersionRow;
   effectiveDate: string;
@@ -144,12 +145,12 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
     const { currentPlan, newPlan } = await loadPlans(db, sub, t.planVersionId);
     const reasons = await eligibility(db, sub, currentPlan, newPlan, pos);
     const q = reasons.length === 0 ? await quote(db, sub, currentPlan, newPlan, pos) : null;
-    return { subscriptionId: sub.id, currentPlan, newPlan, effectiveDate: pos.today, reasons, quote: q };
+    return { subscriptionId: sub.id, subscriptionStatus: sub.status, currentPlan, newPlan, effectiveDate: pos.today, reasons, quote: q };
   }
 
   /** The first refusal of a preview as the error apply would answer. */
-  function refusalOf(p: PreviewResult, status?: string): AppError | null {
-    return p.reasons.length ? reasonError(p.reasons[0], status) : null;
+  function refusalOf(p: PreviewResult): AppError | null {
+    return p.reasons.length ? reasonError(p.reasons[0], p.subscriptionStatus) : null;
   }
 
   /**
@@ -256,7 +257,7 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
           });
         }
         return {
-          planChangeId, subscriptionId: sub.id, currentPlan, newPlan, effectiveDate: pos.today, reasons: [], quote: q,
+          planChangeId, subscriptionId: sub.id, subscriptionStatus: sub.status, currentPlan, newPlan, effectiveDate: pos.today, reasons: [], quote: q,
           locationId: sub.location_id, speed: { down: newPlan.download_mbps, up: newPlan.upload_mbps },
         };
       });
