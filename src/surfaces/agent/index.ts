@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { useAgentErrors } from '../../plugins/error-handlers.js';
 import { agentApiKey } from '../../plugins/auth.js';
+import { agentPlanChangeRoutes } from './plan-change.routes.js';
 import { searchRoutes } from './search.routes.js';
 import { verifyRoutes } from './verify.routes.js';
 import { customerReadRoutes } from './customer-read.routes.js';
@@ -11,6 +12,7 @@ import { ticketRoutes } from './tickets.routes.js';
 export const agentSurface: FastifyPluginAsync = async (app) => {
   useAgentErrors(app);
   app.addHook('onRequest', agentApiKey());
+  await app.register(agentPlanChangeRoutes);
   await app.register(searchRoutes);
   await app.register(verifyRoutes);
   await app.register(customerReadRoutes);
