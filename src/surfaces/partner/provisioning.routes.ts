@@ -16,6 +16,8 @@ const AUTH_ERRORS = {
   401: Detail.describe('X-API-Key missing: `Not authenticated`'),
   403: Detail.describe('Wrong key or disabled account (`Invalid credentials`), or the key lacks the provisioning:write scope'),
 };
+const RateLimited = z.object({ statusCode: z.literal(429), error: z.string(), message: z.string() })
+  .describe('Rate limit exceeded (the standard rate-limit body, with Retry-After); back off');
 const IdempotencyHeader = z.looseObject({
   'idempotency-key': z.string().max(255).optional().describe('Optional; the same key and body within 24 h replays the first answer'),
 });
@@ -64,7 +66,7 @@ export const provisioningRoutes: FastifyPluginAsyncZod = async (app) => {
         ...AUTH_ERRORS,
         409: Detail.describe('Unit (or port) already has a pending or active subscription; or the same Idempotency-Key is still running'),
         422: Detail.describe('Invalid body, unknown plan/location/unit, building out of coverage, delivery_mode mismatch with the line type, or neither port nor unit'),
-        429: Detail.describe('Rate limit exceeded (120 per minute per key)'),
+        429: RateLimited.describe('Rate limit exceeded (120 per minute per key); back off for Retry-After seconds'),
       },
     },
   }, async (request, reply) => {
@@ -97,7 +99,7 @@ export const provisioningRoutes: FastifyPluginAsyncZod = async (app) => {
         ...AUTH_ERRORS,
         409: Detail.describe('The same Idempotency-Key is still running'),
         422: Detail.describe('`items` missing, empty or longer than 500'),
-        429: Detail,
+        429: RateLimited,
       },
     },
   }, async (request) => {
