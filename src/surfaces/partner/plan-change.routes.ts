@@ -8,6 +8,9 @@ import { createPlanChangeService } from '../../modules/plan-change/plan-change.s
 import { PartnerChangeResponse, PartnerPreviewResponse, partnerPreviewBody } from '../../modules/plan-change/plan-change.schemas.js';
 
 const Detail = z.object({ detail: z.string() }).describe('Error');
+const RateLimited = z
+  .object({ statusCode: z.literal(429), error: z.string(), message: z.string() })
+  .describe('Rate limit exceeded (120 per minute per key, shared by both plan-change routes); back off for Retry-After seconds');
 const Params = z.object({ id: z.uuid().describe('Subscription id (of the key\'s provider)') });
 
 const AUTH_ERRORS = {
@@ -43,6 +46,7 @@ export const partnerPlanChangeRoutes: FastifyPluginAsyncZod = async (app) => {
         ...AUTH_ERRORS,
         404: Detail.describe('Subscription or plan version not found for this provider'),
         422: Detail.describe('Invalid id or missing plan_version_id'),
+        429: RateLimited,
       },
     },
   }, async (request) => {
@@ -78,6 +82,7 @@ export const partnerPlanChangeRoutes: FastifyPluginAsyncZod = async (app) => {
         404: Detail.describe('Subscription or plan version not found for this provider'),
         409: Detail.describe('Not ACTIVE, already changed today (UTC), already on this plan, plan version not available, or the same Idempotency-Key still running'),
         422: Detail.describe('Invalid id or body, or an Idempotency-Key reused with another body'),
+        429: RateLimited,
       },
     },
   }, async (request) => {
