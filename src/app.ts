@@ -61,6 +61,15 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     genReqId,
     requestIdHeader: false,
     trustProxy: config.TRUST_PROXY,
+    // Router-level failures (an over-long or malformed path) answer in the surface's shape too.
+    frameworkErrors: (err, request, reply) => {
+      const message = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is too long' : 'Malformed request URL';
+      const status = 400;
+      if (request.url.startsWith('/agent')) {
+        return reply.code(status).send({ error: { code: 'bad_request', message, request_id: String(request.id) } });
+      }
+      return reply.code(status).send({ detail: message });
+    },
     bodyLimit: 1_048_576,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);

@@ -70,7 +70,15 @@ export function normaliseError(err: unknown, request: FastifyRequest): Normalise
 }
 
 function sendRateLimit(err: RateLimitError, reply: FastifyReply) {
-  return reply.code(429).header('retry-after', String(err.retryAfterSeconds)).send(err.body);
+  return plain(reply).code(429).header('retry-after', String(err.retryAfterSeconds)).send(err.body);
+}
+
+/**
+ * Error bodies are written as plain JSON, not through the route's response schemas: an error path
+ * must never turn into a serialization failure of its own.
+ */
+function plain(reply: FastifyReply): FastifyReply {
+  return reply.serializer((body: unknown) => JSON.stringify(body)).type('application/json; charset=utf-8');
 }
 
 /** /agent: every error is `{error: {code, message, request_id, details?}}`. */
@@ -79,12 +87,12 @@ export function useAgentErrors(app: FastifyInstance) {
     if (err instanceof RateLimitError) return sendRateLimit(err, reply);
     const n = normaliseError(err, request);
     if (n.headers) reply.headers(n.headers);
-    return reply.code(n.status).send({
+    return plain(reply).code(n.status).send({
       error: { code: n.code, message: n.message, request_id: String(request.id), ...(n.details ? { details: n.details } : {}) },
     });
   });
   app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send({ error: { code: 'not_found', message: `Route ${request.method} ${request.url.split('?')[0]} not found`, request_id: String(request.id) } }),
+    plain(reply).code(404).send({ error: { code: 'not_found', message: `Route ${request.method} ${request.url.split('?')[0]} not found`, request_id: String(request.id) } }),
   );
 }
 
@@ -96,12 +104,12 @@ export function usePartnerErrors(app: FastifyInstance) {
     if (n.headers) reply.headers(n.headers);
     if (n.code === 'validation_error') {
       const d = n.details?.[0];
-      return reply.code(422).send({ detail: d ? `${d.field}: ${d.message}` : n.message });
+      return plain(reply).code(422).send({ detail: d ? `${d.field}: ${d.message}` : n.message });
     }
-    return reply.code(n.status).send({ detail: n.detail ?? n.message });
+    return plain(reply).code(n.status).send({ detail: n.detail ?? n.message });
   });
 }
 
 export function partnerNotFound(app: FastifyInstance) {
-  app.setNotFoundHandler((request, reply) => reply.code(404).send({ detail: 'Not Found' }));
+  app.setNotFoundHandler((request, reply) => plain(reply).code(404).send({ detail: 'Not Found' }));
 }
