@@ -6,6 +6,7 @@ import { serviceabilityRoutes } from './serviceability.routes.js';
 import { locationRoutes } from './location.routes.js';
 import { checkoutRoutes } from './checkout.routes.js';
 import { subscriptionStatusRoutes } from './subscription-status.routes.js';
+import { sandboxRoutes } from './sandbox.routes.js';
 import { provisioningRoutes } from './provisioning.routes.js';
 import { completionRoutes } from './completion.routes.js';
 import { bookingRoutes } from './booking.routes.js';
@@ -27,6 +28,7 @@ export const partnerSurface: FastifyPluginAsync<{ mirror?: boolean }> = async (a
   await app.register(locationRoutes);
   await app.register(checkoutRoutes);
   await app.register(subscriptionStatusRoutes);
+  await app.register(sandboxRoutes);
   await app.register(provisioningRoutes);
   await app.register(completionRoutes);
   await app.register(bookingRoutes);

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { createBuilding, createCheckoutSession, createLocation, createPlanVersion, createProvider } from '../helpers/factories.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await buildTestApp();
+});
+afterAll(() => t.close());
+
+const HOUR = 3_600_000;
+const form = (o: Record<string, string>) => new URLSearchParams(o).toString();
+
+async function sandboxWorld(url?: string) {
+  const p = await createProvider(t.db, { externalCheckoutUrl: url ?? `${t.config.publicBaseUrl}/sandbox/checkout` });
+  const plan = await createPlanVersion(t.db, p.id, { name: 'Fibre 500', priceCents: 4999 });
+  const b = await createBuilding(t.db, p.id, { lineType: 'first_line', street: 'Hauptstraße', houseNumber: '12a', units: ['4B'] });
+  const loc = await createLocation(t.db, p.id, b.id, b.units[0].id);
+  const created = await t.app.inject({ method: 'POST', url: '/external-checkout/sessions', payload: { provider_id: p.id, plan_version_id: plan.id, location_hash: loc.locationHash } });
+  expect(created.statusCode).toBe(201);
+  return { p, plan, b, loc, session: created.json() as { session_id: string; checkout_url: string } };
+}
+const row = (id: string) => t.db.selectFrom('checkout_sessions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+
+describe('sandbox checkout page', () => {
+  it('the demo checkout URL is the server\'s fake payment page: it reads the session (pending → redirected) and offers Pay', async () => {
+    const w = await sandboxWorld();
+    expect(w.session.checkout_url).toBe(`http://api.test/sandbox/checkout?session_id=${w.session.session_id}`);
+    const r = await t.app.inject({ method: 'GET', url: w.session.checkout_url.replace('http://api.test', '') });
+    expect(r.statusCode).toBe(200);
+    expect(r.headers['content-type']).toMatch(/^text\/html/);
+    expect(r.body).toContain('Fibre 500');
+    expect(r.body).toContain('49.99 EUR');
+    expect(r.body).toContain('Hauptstraße 12a');
+    expect(r.body).toContain('action="/sandbox/checkout/pay"');
+    expect(r.body).toMatch(/<button type="submit">Pay /);
+    expect((await row(w.session.session_id)).status).toBe('redirected');
+  });
+
+  it('Pay completes the session on the provider\'s behalf: subscription created, session completed, status shows it', async () => {
+    const w = await sandboxWorld();
+    await t.app.inject({ method: 'GET', url: `/sandbox/checkout?session_id=${w.session.session_id}` });
+    const r = await t.app.inject({
+      method: 'POST', url: '/sandbox/checkout/pay', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: form({ session_id: w.session.session_id, email: 'pay@example.test', first_name: 'Paula', last_name: 'Payer', phone: '' }),
+    });
+    expect(r.statusCode).toBe(201);
+    expect(r.body).toContain('Payment successful');
+    const s = await row(w.session.session_id);
+    expect(s.status).toBe('completed');
+    expect(s.subscription_id).not.toBeNull();
+    const sub = await t.db.selectFrom('subscriptions').select(['status', 'checkout_session_id', 'provider_id', 'origin']).where('id', '=', s.subscription_id!).executeTakeFirstOrThrow();
+    expect(sub).toMatchObject({ checkout_session_id: w.session.session_id, provider_id: w.p.id, origin: 'checkout_session' });
+    const status = await t.app.inject({ method: 'GET', url: `/external-checkout/sessions/${w.session.session_id}/status` });
+    expect(status.json()).toEqual({ session_id: w.session.session_id, status: 'completed', subscription_status: sub.status });
+    // A second Pay is an idempotent replay, not a second subscription.
+    const again = await t.app.inject({
+      method: 'POST', url: '/sandbox/checkout/pay', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: form({ session_id: w.session.session_id, email: 'pay@example.test', first_name: 'Paula', last_name: 'Payer' }),
+    });
+    expect(again.statusCode).toBe(200);
+    expect(again.body).toContain('Already paid');
+    const n = await t.db.selectFrom('subscriptions').select((eb) => eb.fn.countAll<number>().as('n')).where('checkout_session_id', '=', w.session.session_id).executeTakeFirstOrThrow();
+    expect(Number(n.n)).toBe(1);
+  });
+
+  it('never acts for a provider that runs its own checkout page (404, session untouched)', async () => {
+    const w = await sandboxWorld('https://checkout.provider.test/pay');
+    const page = await t.app.inject({ method: 'GET', url: `/sandbox/checkout?session_id=${w.session.session_id}` });
+    expect(page.statusCode).toBe(404);
+    const pay = await t.app.inject({ method: 'POST', url: '/sandbox/checkout/pay', payload: { session_id: w.session.session_id, email: 'x@example.test', first_name: 'X', last_name: 'Y' } });
+    expect(pay.statusCode).toBe(404);
+    expect(await row(w.session.session_id)).toMatchObject({ status: 'pending', subscription_id: null });
+  });
+
+  it('an expired session shows 410; a form without email answers 422 and completes nothing', async () => {
+    const w = await sandboxWorld();
+    const stale = await createCheckoutSession(t.db, { providerId: w.p.id, planVersionId: w.plan.id, buildingId: w.b.id, createdAt: new Date(t.clock.now().getTime() - 3 * HOUR) });
+    const gone = await t.app.inject({ method: 'GET', url: `/sandbox/checkout?session_id=${stale.id}` });
+    expect(gone.statusCode).toBe(410);
+    expect(gone.body).toContain('Session expired');
+    expect((await row(stale.id)).status).toBe('expired');
+
+    const bad = await t.app.inject({
+      method: 'POST', url: '/sandbox/checkout/pay', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: form({ session_id: w.session.session_id, email: '', first_name: 'A', last_name: 'B' }),
+    });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.body).toContain('Please check email');
+    expect((await row(w.session.session_id)).subscription_id).toBeNull();
+  });
+
+  it('is hidden from the OpenAPI document', async () => {
+    const spec = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    expect(Object.keys(spec.paths).some((p) => p.startsWith('/sandbox'))).toBe(false);
+    expect(Object.keys(spec.paths)).toContain('/external-checkout/sessions/{session_id}');
+  });
+});
+
+describe('sandbox off', () => {
+  it('SANDBOX=false serves no fake payment page', async () => {
+    const off = await buildTestApp({ env: { SANDBOX: 'false' } });
+    try {
+      const r = await off.app.inject({ method: 'GET', url: '/sandbox/checkout?session_id=00000000-0000-4000-8000-000000000000' });
+      expect(r.statusCode).toBe(404);
+    } finally {
+      await off.close();
+    }
+  });
+});
