@@ -29,7 +29,7 @@ async function order(o: { moveInDate?: string } = {}) {
 
 async function tokenFor(email: string): Promise<string | null> {
   const mails = await t.db.selectFrom('jobs').select('payload').where('kind', '=', 'mail.send').execute();
-  const m = mails.map((x) => x.payload as { to: string; tag: string; text: string }).find((p) => p.to === email && p.tag === 'booking_invitation');
+  const m = mails.map((x) => x.payload as { to: string; tag: string; text: string }).find((p) => p.to === email && p.tag === 'installation_booking');
   return m ? /\/booking\/([A-Za-z0-9_-]+)/.exec(m.text)![1] : null;
 }
 

@@ -63,7 +63,7 @@ describe('routing table: install path', () => {
     expect(await installJobOf(t, id)).toMatchObject({ kind: 'technician_visit', status: 'BOOKING_SENT', booking_invite_sent_at: t.clock.now() });
     expect(await t.db.selectFrom('link_tokens').select('purpose').where('subscriber_id', '=', sid).execute()).toEqual([{ purpose: 'booking' }]);
     const mails = await t.db.selectFrom('jobs').select('payload').where('kind', '=', 'mail.send').execute();
-    expect(mails.some((m) => (m.payload as { tag?: string; text?: string }).tag === 'booking_invitation' && String((m.payload as { text: string }).text).includes('http://api.test/booking/'))).toBe(true);
+    expect(mails.some((m) => (m.payload as { tag?: string; text?: string }).tag === 'installation_booking' && String((m.payload as { text: string }).text).includes('http://api.test/booking/'))).toBe(true);
   });
 
   it('an unclassified (NULL line type) building takes the install path with a technician visit', async () => {

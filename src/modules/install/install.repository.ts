@@ -62,7 +62,7 @@ export function findBookingContext(db: Executor, installJobId: string) {
     .leftJoin('buildings as b', 'b.id', 's.building_id')
     .select([
       'j.id', 'j.provider_id', 'j.status', 'j.kind', 'j.move_in_date', 'j.booking_starts_at', 'j.booking_ends_at',
-      'sb.first_name', 'sb.email', 'p.name as provider_name', 'p.branding', 'u.label as unit_label',
+      'sb.first_name', 'sb.email', 'p.name as provider_name', 'p.support_email', 'p.branding', 'u.label as unit_label',
       'b.street', 'b.house_number', 'b.postal_code', 'b.city',
     ])
     .where('j.id', '=', installJobId)

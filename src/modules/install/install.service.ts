@@ -4,7 +4,8 @@ import type { DB } from '../../db/types.js';
 import { addDays, isoDate, parseIsoDate } from '../../lib/dates.js';
 import { newId } from '../../lib/ids.js';
 import { createLinkToken } from '../auth/link-tokens.js';
-import { bookingInvitationMail } from './install.mail.js';
+import { installationBookingMail, mailBrand } from '../../mail/templates.js';
+import { MIN_LEAD_HOURS } from './booking.slots.js';
 import * as repo from './install.repository.js';
 
 export const BOOKING_INVITE_JOB = 'install.booking_invite';
@@ -66,11 +67,14 @@ export async function sendBookingInvitation(
   if (!job || job.status !== 'BOOKING_HELD') return false;
   const { token, expiresAt } = await createLinkToken(trx, deps.clock, { purpose: 'booking', subscriberId: subscriber.id, referenceId: installJobId });
   const ctx = await repo.findBookingContext(trx, installJobId);
-  const url = `${deps.config.publicBaseUrl}/booking/${encodeURIComponent(token)}`;
-  await deps.mailer.enqueue(trx, bookingInvitationMail({
-    to: subscriber.email, firstName: subscriber.firstName, providerName: ctx?.provider_name ?? '', url, expiresAt,
-    moveInDate: job.move_in_date,
-  }));
+  if (!ctx) return false;
+  const address = [[ctx.street, ctx.house_number].filter(Boolean).join(' '), [ctx.postal_code, ctx.city].filter(Boolean).join(' ')]
+    .filter(Boolean).join(', ') + (ctx.unit_label ? `, unit ${ctx.unit_label}` : '');
+  const content = installationBookingMail(
+    { brand: mailBrand({ name: ctx.provider_name, support_email: ctx.support_email, branding: ctx.branding }), baseUrl: deps.config.publicBaseUrl },
+    { firstName: subscriber.firstName, token, address: address || null, moveInDate: job.move_in_date, expiresAt, minLeadHours: MIN_LEAD_HOURS },
+  );
+  await deps.mailer.enqueue(trx, { to: subscriber.email, ...content });
   await repo.updateInstallJob(trx, installJobId, { status: 'BOOKING_SENT', booking_invite_sent_at: now, at: now });
   return true;
 }
