@@ -1,15 +1,16 @@
 import type { Deps } from '../../container.js';
 import type { Executor } from '../../jobs/types.js';
 import { AppError, isUniqueViolation } from '../../lib/errors.js';
-import { newId, randomAlnum } from '../../lib/ids.js';
+import { newId } from '../../lib/ids.js';
 import { formatCents } from '../../lib/money.js';
 import { recordAudit, type Actor } from '../audit/audit.repository.js';
 import * as repo from './plan-change.repository.js';
 import {
-  calendarPosition, computeAdjustment, dueInDays, monthLabel, prorationFactor,
+  calendarPosition, computeAdjustment, dueInDays, prorationFactor,
   type Adjustment, type BillingState, type CalendarPosition,
 } from './plan-change.quote.js';
 import { BANDWIDTH_JOB, BANDWIDTH_RETRY_DELAY_MS, bandwidthOperationKey } from './plan-change.jobs.js';
+import { writeAdjustment } from './plan-change.adjustments.js';
 
 /** Why a plan change is not possible now; stable strings (partner preview `reasons`). */
 export type Reason = 'not_active' | 'already_changed_today' | 'same_plan' | 'plan_not_available';
@@ -191,27 +192,7 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
         });
         await repo.setSubscriptionPlan(trx, sub.id, newPlan.id, now);
 
-        const what = `Plan change ${currentPlan.name} → ${newPlan.name} on ${pos.today}: ${pos.days} of ${pos.daysInPeriod} days of ${monthLabel(pos.month)}`;
-        const carriedText = adj && adj.carriedInCents !== 0 ? ` (includes carried correction ${formatCents(adj.carriedInCents)} ${q.currency})` : '';
-        if (adj?.type === 'next_invoice_line') {
-          await repo.insertPendingAdjustment(trx, {
-            id: newId(), provider_id: sub.provider_id, subscription_id: sub.id, plan_change_id: planChangeId,
-            kind: 'upgrade_line', amount_cents: adj.amountCents, description: `${what} at the new price${carriedText}`, created_at: now,
-          });
-        } else if (adj?.type === 'credit') {
-          await repo.insertCreditNote(trx, {
-            id: newId(), provider_id: sub.provider_id, subscriber_id: sub.subscriber_id, subscription_id: sub.id, plan_change_id: planChangeId,
-            number: `CN-${pos.month.slice(0, 4)}${pos.month.slice(5, 7)}-${randomAlnum(8).toUpperCase()}`,
-            amount_cents: -adj.amountCents, currency: q.currency, reason: `${what} at the lower price${carriedText}`, issued_at: now,
-          });
-        } else if (adj?.type === 'none' && adj.carryForwardCents !== 0) {
-          await repo.insertPendingAdjustment(trx, {
-            id: newId(), provider_id: sub.provider_id, subscription_id: sub.id, plan_change_id: planChangeId,
-            kind: 'carried_correction', amount_cents: adj.carryForwardCents,
-            description: `${what}: correction under 0.50 carried into the next correction`, created_at: now,
-          });
-        }
-        await repo.foldCarried(trx, q.carriedIds, planChangeId);
+        await writeAdjustment(trx, { sub, currentPlan, newPlan, pos, quote: q, planChangeId, now });
 
         const adjustmentSummary = adj
           ? { type: adj.type, amount: formatCents(Math.abs(adj.amountCents)), currency: q.currency, days: adj.days, days_in_period: adj.daysInPeriod }
