@@ -2,6 +2,8 @@ import type { Insertable } from 'kysely';
 import type { DB } from '../db/types.js';
 import { addDays, addMonths, daysInMonth, isoDate, monthStart, parseIsoDate } from '../lib/dates.js';
 import { newId, randomAlnum } from '../lib/ids.js';
+import { monthLabel, PAYMENT_TERM_DAYS } from '../modules/billing/billing.calendar.js';
+import { creditNoteNumber, externalDocumentId, invoiceNumber } from '../modules/billing/invoice-numbers.js';
 import { createUniques, type Country } from './people.js';
 import { locationRow, type BuiltBuilding } from './places.js';
 import type { Rng } from './random.js';
@@ -39,7 +41,8 @@ export interface CustomerSpec {
   plan: PlanRef;
   status: SubStatus;
   serviceBilled: boolean;
-  billingDay: number;
+  /** Default: a day on which this month's invoice is already out but not yet overdue enough to suspend. */
+  billingDay?: number;
   activatedAt: Date;
   userId?: string | null;
   card?: boolean;
@@ -60,6 +63,7 @@ export interface CustomerRef {
   unit_id: string;
   unit_label: string;
   location_hash: string | null;
+  billing_day: number;
   spec: CustomerSpec;
 }
 
@@ -69,9 +73,11 @@ export function createBuilder(now: Date, rng: Rng) {
   const uniq = createUniques(rng);
   const today = isoDate(now);
   const currentMonth = monthStart(now);
-  let invoiceSeq = 0;
-  let creditSeq = 0;
   let portSeq = 0;
+  // An open invoice is suspended for non-payment 14 (payment term) + 14 (grace) days after its
+  // date, so the current month's invoice date stays within the last 28 days and not after today.
+  const day = now.getUTCDate();
+  const billingDay = () => rng.int(Math.max(1, day - 28), Math.min(10, day));
   const at = (date: string, hour = 9) => new Date(`${date}T${String(hour).padStart(2, '0')}:${String(rng.int(0, 59)).padStart(2, '0')}:00.000Z`);
   const never = <T>(d: T): T => (d > now ? now : d) as T;
 
@@ -83,7 +89,7 @@ export function createBuilder(now: Date, rng: Rng) {
 
   function invoiceMonth(c: CustomerRef, month: string, paid: boolean, withDocument = true) {
     const s = c.spec;
-    const invoiceDate = `${month.slice(0, 8)}${String(s.billingDay).padStart(2, '0')}`;
+    const invoiceDate = `${month.slice(0, 8)}${String(c.billing_day).padStart(2, '0')}`;
     const id = newId();
     const paidAt = paid ? never(at(addDays(invoiceDate, rng.int(0, 6)), 10)) : null;
     rows.invoices.push({
@@ -91,11 +97,11 @@ export function createBuilder(now: Date, rng: Rng) {
       provider_id: s.providerId,
       subscriber_id: c.id,
       subscription_id: c.subscription_id,
-      invoice_number: `D${month.slice(0, 4)}${month.slice(5, 7)}-${String(++invoiceSeq).padStart(5, '0')}`,
+      invoice_number: invoiceNumber(month),
       kind: 'monthly',
       period_start: month,
       invoice_date: invoiceDate,
-      due_date: addDays(invoiceDate, 14),
+      due_date: addDays(invoiceDate, PAYMENT_TERM_DAYS),
       currency: s.plan.currency,
       total_cents: s.plan.priceCents,
       status: paid ? 'paid' : 'open',
@@ -110,7 +116,7 @@ export function createBuilder(now: Date, rng: Rng) {
       invoice_id: id,
       position: 1,
       kind: 'subscription',
-      description: `${s.plan.name}, ${month.slice(0, 7)}`,
+      description: `${s.plan.name}, ${monthLabel(month)}`,
       amount_cents: s.plan.priceCents,
     });
     if (withDocument) rows.billing_documents.push(billingDocument(c, month, id));
@@ -118,7 +124,7 @@ export function createBuilder(now: Date, rng: Rng) {
   }
 
   function billingDocument(c: CustomerRef, month: string, invoiceId: string | null): Insertable<DB['billing_documents']> {
-    return { id: newId(), provider_id: c.spec.providerId, subscription_id: c.subscription_id, period_start: month, invoice_id: invoiceId, external_document_id: `bd_${randomAlnum(16)}` };
+    return { id: newId(), provider_id: c.spec.providerId, subscription_id: c.subscription_id, period_start: month, invoice_id: invoiceId, external_document_id: externalDocumentId() };
   }
 
   /** A year of monthly invoices (from activation on): past months paid, the current one as asked. */
@@ -180,6 +186,7 @@ export function createBuilder(now: Date, rng: Rng) {
     const b = s.building.spec;
     const created = new Date(s.activatedAt.getTime() - rng.int(3, 20) * 86_400_000);
     const loc = s.port ? port(s.providerId, s.building, s.unit.id) : null;
+    const bDay = s.billingDay ?? billingDay();
     rows.subscribers.push({
       id: subscriberId,
       provider_id: s.providerId,
@@ -220,7 +227,7 @@ export function createBuilder(now: Date, rng: Rng) {
       location_id: loc && s.status !== 'PENDING_INSTALL' ? loc.id : null,
       status: s.status,
       service_billed: s.serviceBilled,
-      billing_day: s.billingDay,
+      billing_day: bDay,
       origin: 'seed',
       mac_address: occupiesPort ? macAddress() : null,
       suspended_reason: s.status === 'SUSPENDED' ? 'provider' : null,
@@ -243,6 +250,7 @@ export function createBuilder(now: Date, rng: Rng) {
       unit_id: s.unit.id,
       unit_label: s.unit.label,
       location_hash: loc?.location_hash ?? null,
+      billing_day: bDay,
       spec: s,
     };
     if (loc && occupiesPort) {
@@ -282,7 +290,7 @@ export function createBuilder(now: Date, rng: Rng) {
       subscriber_id: c.id,
       subscription_id: c.subscription_id,
       applied_invoice_id: o.appliedInvoiceId ?? null,
-      number: `DCN-${String(++creditSeq).padStart(5, '0')}`,
+      number: creditNoteNumber(monthStart(new Date(now.getTime() - o.daysAgo * 86_400_000))),
       state: o.state,
       amount_cents: o.amountCents,
       currency: c.spec.plan.currency,

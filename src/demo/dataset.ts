@@ -86,18 +86,25 @@ export async function buildDemoDataset(o: DatasetOptions) {
   }
 
   // Named customers ----------------------------------------------------------------------------
-  const maxBillingDay = Math.min(10, now.getUTCDate());
   const base = (firstName: string, last: string, phone: string, unit: BuiltBuilding['units'][number], extra: Partial<CustomerSpec>): CustomerSpec => ({
     providerId: main.id, first: firstName, last, phone, country: 'DE', building: first, unit, port: true,
-    plan: fast.ref, status: 'ACTIVE', serviceBilled: true, billingDay: 1, activatedAt: new Date(now.getTime() - 400 * DAY),
+    plan: fast.ref, status: 'ACTIVE', serviceBilled: true, activatedAt: new Date(now.getTime() - 400 * DAY),
     card: true, currentMonth: 'open', modem: 'online', ...extra,
   });
 
   const invoiced = b.customer(base('Helga', 'Brandt', '0151 24681357', take(first, 6), { operatorNotes: 'internal: asked twice about a static IP' }));
   b.statusEvents(invoiced, 2);
-  const notInvoiced = b.customer(base('Otto', 'Nowak', '(030) 44556677', take(first, 7), { currentMonth: 'none', billingDay: 10, plan: basic.ref }));
-  const missingDoc = b.customer(base('Vera', 'Lindqvist', '+49 30 98765432', take(first, 8), { currentMonth: 'no_document', billingDay: maxBillingDay }));
-  const missingInvoice = b.customer(base('Rainer', 'Kowalski', '0176-31415926', take(first, 9), { currentMonth: 'no_invoice' }));
+  // not_invoiced and missing_invoice were activated today, after this month's billing date: the
+  // monthly billing run leaves their month alone ("starts with the next month"), so cases (a) and
+  // (c) survive the server's own daily run (which otherwise issues the missing invoice of case c).
+  const todayStart = new Date(`${b.today}T00:00:00.000Z`);
+  const activatedToday: Partial<CustomerSpec> = {
+    billingDay: now.getUTCDate() === 1 ? 10 : 1,
+    activatedAt: new Date(Math.max(todayStart.getTime(), now.getTime() - 3 * HOUR)),
+  };
+  const notInvoiced = b.customer(base('Otto', 'Nowak', '(030) 44556677', take(first, 7), { ...activatedToday, currentMonth: 'none', plan: basic.ref }));
+  const missingDoc = b.customer(base('Vera', 'Lindqvist', '+49 30 98765432', take(first, 8), { currentMonth: 'no_document' }));
+  const missingInvoice = b.customer(base('Rainer', 'Kowalski', '0176-31415926', take(first, 9), { ...activatedToday, currentMonth: 'no_invoice' }));
   const changedToday = b.customer(base('Petra', 'Ostermann', '0049 172 27182818', take(first, 10), {}));
   const activatedUser = await addUser(b, { email: 'sabine.adler@example.com', role: 'subscriber', first: 'Sabine', last: 'Adler', withPassword: true });
   const activated = b.customer(base('Sabine', 'Adler', '+49 (0)160 9876 5432', take(first, 11), { email: 'sabine.adler@example.com', userId: activatedUser.id, plan: faster.ref }));
@@ -114,7 +121,7 @@ export async function buildDemoDataset(o: DatasetOptions) {
   );
   const otherCustomer = b.customer({
     providerId: other.id, first: 'Kurt', last: 'Berger', phone: '0170 9988776', country: 'DE', building: otherB.built, unit: otherB.built.units[0], port: true,
-    plan: otherPlan.ref, status: 'ACTIVE', serviceBilled: true, billingDay: 1, activatedAt: new Date(now.getTime() - 300 * DAY), card: true, currentMonth: 'open', modem: 'online',
+    plan: otherPlan.ref, status: 'ACTIVE', serviceBilled: true, activatedAt: new Date(now.getTime() - 300 * DAY), card: true, currentMonth: 'open', modem: 'online',
   });
 
   // changed_today: an upgrade basic → fast applied today; the upgrade line waits for the next invoice.

@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
+import { sandboxCheckoutUrl } from '../modules/checkout/checkout.service.js';
 import { buildDemoDataset } from './dataset.js';
 import type { DemoDocument } from './document.js';
 import { insertRows, lockDemo } from './rows.js';
@@ -40,7 +41,7 @@ export async function loadDemo({ db, clock, config }: DemoDeps, opts: { occupanc
   const { rows, document } = await buildDemoDataset({
     now: clock.now(),
     baseUrl: config.publicBaseUrl,
-    externalCheckoutUrl: config.DEMO_EXTERNAL_CHECKOUT_URL ?? `${config.publicBaseUrl}/sandbox/checkout`,
+    externalCheckoutUrl: config.DEMO_EXTERNAL_CHECKOUT_URL ?? sandboxCheckoutUrl(config),
     webhookUrl: config.DEMO_WEBHOOK_URL ?? null,
     occupancy: opts.occupancy,
   });

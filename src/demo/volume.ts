@@ -15,7 +15,6 @@ export function addVolumeCustomers(
   const refs: CustomerRef[] = [];
   const spec = o.building.spec;
   const firstLine = spec.lineType === 'first_line';
-  const maxBillingDay = Math.min(10, b.now.getUTCDate());
   for (const unit of o.building.units) {
     if (o.reserved.has(unit.id) || !rng.chance(o.occupancy)) continue;
     const roll = rng.next();
@@ -23,7 +22,9 @@ export function addVolumeCustomers(
     if (firstLine && status === 'PENDING_INSTALL') status = 'ACTIVE';
     if (o.forceFirstActive && refs.length === 0) status = 'ACTIVE';
     const { first, last } = personName(rng, spec.country);
-    const serviceBilled = rng.chance(0.65);
+    // Suspended and cancelled volume customers are provider-billed: a suspension by the provider
+    // belongs there (service billing suspends by itself), and nothing is left for the billing run.
+    const serviceBilled = (status === 'ACTIVE' || status === 'PENDING_INSTALL') && rng.chance(0.65);
     const ref = b.customer({
       providerId: o.providerId,
       first,
@@ -35,7 +36,6 @@ export function addVolumeCustomers(
       plan: rng.pick([o.plans[0], o.plans[0], o.plans[1], o.plans[1], o.plans[2] ?? o.plans[0]]),
       status,
       serviceBilled,
-      billingDay: rng.int(1, maxBillingDay),
       activatedAt: new Date(b.now.getTime() - rng.int(40, 720) * 86_400_000 - rng.int(0, 86_399) * 1000),
       card: rng.chance(0.5),
       operatorNotes: rng.chance(0.1) ? rng.pick(['internal: prefers calls after 18:00', 'internal: router replaced under warranty', 'internal: disputed a late fee once']) : null,
