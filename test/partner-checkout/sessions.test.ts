@@ -142,6 +142,15 @@ describe('GET /external-checkout/sessions/{id}', () => {
     }
   });
 
+  it('simultaneous first reads all answer 200 and move the session to redirected once', async () => {
+    const w = await world();
+    const id = (await createSession({ provider_id: w.p.id, plan_version_id: w.plan.id, building_id: w.building.id })).json().session_id;
+    const rs = await Promise.all(Array.from({ length: 5 }, () => getSession(id, w.p.webhookSecret)));
+    expect(rs.map((r) => r.statusCode)).toEqual([200, 200, 200, 200, 200]);
+    expect(new Set(rs.map((r) => r.json().redirected_at)).size).toBe(1);
+    expect((await row(id))!.status).toBe('redirected');
+  });
+
   it('a read session never expires again: read twice, the second 3 hours later, still 200 redirected', async () => {
     const w = await world();
     const id = (await createSession({ provider_id: w.p.id, plan_version_id: w.plan.id, building_id: w.building.id })).json().session_id;

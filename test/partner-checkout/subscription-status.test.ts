@@ -132,6 +132,25 @@ describe('POST /external-checkout/subscription-status restore', () => {
   });
 });
 
+describe('POST /external-checkout/subscription-status concurrency', () => {
+  it('five simultaneous suspends of one ACTIVE subscription: exactly one 200, the rest 409, one audit entry', async () => {
+    const w = await world('ACTIVE');
+    const rs = await Promise.all(Array.from({ length: 5 }, () => call(w.p.webhookSecret, { subscription_id: w.s.id, action: 'suspend' })));
+    expect(rs.map((r) => r.statusCode).sort()).toEqual([200, 409, 409, 409, 409]);
+    expect(await subRow(w.s.id)).toEqual({ status: 'SUSPENDED', suspended_reason: 'provider' });
+    const audit = await t.db.selectFrom('audit_entries').select('action').where('entity_id', '=', w.s.id).execute();
+    expect(audit).toHaveLength(1);
+  });
+
+  it('five simultaneous restores of one SUSPENDED subscription queue exactly one port job', async () => {
+    const w = await world('SUSPENDED');
+    const rs = await Promise.all(Array.from({ length: 5 }, () => call(w.p.webhookSecret, { subscription_id: w.s.id, action: 'restore' })));
+    expect(rs.every((r) => r.statusCode === 200)).toBe(true);
+    expect(rs.filter((r) => /already ACTIVE/.test(r.json().message))).toHaveLength(4);
+    expect(await portJobs(w.s.id)).toHaveLength(1);
+  });
+});
+
 describe('POST /external-checkout/subscription-status access', () => {
   it('an unknown subscription or one of another provider answers 404; missing secret 401, wrong 403; bad action 422', async () => {
     const w = await world('ACTIVE');
