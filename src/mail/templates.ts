@@ -2,7 +2,7 @@
 // `mailer.enqueue(trx, { to, ...content })` or `mailer.send(...)`; the invoice copy also returns
 // its PDF attachment (attachments need `mailer.send`, or the `mail.invoice_copy` job).
 import { formatCents } from '../lib/money.js';
-import { escapeHtml, oneLine, render, type Block, type MailBrand } from './layout.js';
+import { oneLine, render, type Block, type MailBrand } from './layout.js';
 import { bookingUrl, paymentUrl, setPasswordUrl } from './links.js';
 import type { MailAttachment } from './types.js';
 

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { createBuilding, createLocation, createProvider, createSubscriber } from '../helpers/factories.js';
-import { resetAllFaults, simulatorsOf, TEST_CARDS, type SimulatedAdapters } from '../../src/adapters/index.js';
-import { AdapterError, CardRequestError } from '../../src/adapters/types.js';
+import { createBuilding, createLocation, createProvider } from '../helpers/factories.js';
+import { resetAllFaults, simulatorsOf, type SimulatedAdapters } from '../../src/adapters/index.js';
+import { AdapterError } from '../../src/adapters/types.js';
 import { newId, randomAlnum } from '../../src/lib/ids.js';
 
 let t: TestApp;

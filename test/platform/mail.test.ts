@@ -14,6 +14,7 @@ import {
   ticketNotificationMail, verificationCodeMail, type MailContent, type MailContext,
 } from '../../src/mail/templates.js';
 import { newId, randomAlnum } from '../../src/lib/ids.js';
+import type { MailAttachment } from '../../src/mail/types.js';
 
 let sink: SmtpSink;
 let t: TestApp;
@@ -38,8 +39,8 @@ const to = () => `cust-${randomAlnum(8)}@example.test`;
 const jobsOf = (kind: string) => t.db.selectFrom('jobs').select(['id', 'status', 'attempts', 'last_error', 'run_at', 'payload']).where('kind', '=', kind).execute();
 
 /** Sends through the real mailer over SMTP and returns the parsed message the sink received. */
-async function deliver(rcpt: string, content: MailContent & { attachments?: unknown[] }): Promise<SinkMessage> {
-  await t.deps.mailer.send({ to: rcpt, ...(content as MailContent) , ...(content.attachments ? { attachments: content.attachments as never } : {}) });
+async function deliver(rcpt: string, content: MailContent & { attachments?: MailAttachment[] }): Promise<SinkMessage> {
+  await t.deps.mailer.send({ to: rcpt, ...content });
   return sink.waitFor((m) => m.to.includes(rcpt));
 }
 
