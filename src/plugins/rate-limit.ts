@@ -18,6 +18,7 @@ export const RATE_LIMITS = {
   // our choices for the routes whose numbers the documents leave "not shown" (docs/decisions.md)
   'provisioning.bulk': 30,
   'provisioning.write': 120,
+  'provisioning.jobs': 300,
   'checkout.public': 120,
   'checkout.partner': 300,
   'location.lookup': 120,

@@ -109,7 +109,7 @@ export const provisioningRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get('/provisioning/jobs/:job_id', {
     onRequest: auth,
-    config: { rateLimit: limit('provisioning.write') },
+    config: { rateLimit: limit('provisioning.jobs') },
     schema: {
       operationId: 'getProvisioningJob',
       tags: ['provisioning'],
@@ -118,7 +118,8 @@ export const provisioningRoutes: FastifyPluginAsyncZod = async (app) => {
         'The state of a job_id from a provisioning response: `queued` (waiting, also between retries: see attempts and error), ' +
         '`running`, `succeeded` (the port is provisioned; provisioning.completed was sent) or `failed` (retries exhausted; ' +
         '`error` says why and provisioning.failed was sent; the subscription stays ACTIVE and the operator re-provisions the port). ' +
-        'Only jobs of the key\'s provider: any other id answers 404.',
+        'Only jobs of the key\'s provider: any other id answers 404. 300 requests per minute per key: poll every few seconds, ' +
+        'or wait for the webhook.',
       security: [{ apiKey: [] }],
       params: JobParams,
       response: { 200: JobResponse, ...AUTH_ERRORS, 404: Detail.describe('No such job for this provider'), 422: Detail.describe('job_id is not a UUID') },
