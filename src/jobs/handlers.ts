@@ -4,6 +4,8 @@ import { registerWebhookJobs } from '../webhooks/webhook.jobs.js';
 import { registerPlanChangeJobs } from '../modules/plan-change/plan-change.jobs.js';
 import { registerProvisioningJobs } from '../modules/provisioning/provisioning.jobs.js';
 import { registerCustomerJobs } from '../modules/customers/invoice-copy.js';
+import { registerBillingJobs } from '../modules/billing/billing.jobs.js';
+import { registerCancellationJobs } from '../modules/cancellation/cancellation.jobs.js';
 
 /** Every job kind's handler, registered once when the container is built. */
 export function registerJobHandlers(deps: Deps) {
@@ -12,4 +14,6 @@ export function registerJobHandlers(deps: Deps) {
   registerPlanChangeJobs(deps);
   registerProvisioningJobs(deps);
   registerCustomerJobs(deps);
+  registerBillingJobs(deps);
+  registerCancellationJobs(deps);
 }

@@ -10,6 +10,11 @@ import { sandboxRoutes } from './sandbox.routes.js';
 import { provisioningRoutes } from './provisioning.routes.js';
 import { completionRoutes } from './completion.routes.js';
 import { bookingRoutes } from './booking.routes.js';
+import { subscriberRoutes } from './subscriber.routes.js';
+import { paymentRoutes } from './payment.routes.js';
+import { creditNoteRoutes } from './credit-notes.routes.js';
+import { cancellationRoutes } from './cancellation.routes.js';
+import { staffRoutes } from './staff.routes.js';
 
 /**
  * The partner routers, mounted at `/` and again at `/api/v1` (mirror) with the same auth.
@@ -32,9 +37,14 @@ export const partnerSurface: FastifyPluginAsync<{ mirror?: boolean }> = async (a
   await app.register(provisioningRoutes);
   await app.register(completionRoutes);
   await app.register(bookingRoutes);
+  await app.register(subscriberRoutes);
+  await app.register(paymentRoutes);
 };
 
 /** Internal API routes that exist only under /api/v1 (dashboard JWT). */
 export const internalSurface: FastifyPluginAsync = async (app) => {
   usePartnerErrors(app);
+  await app.register(creditNoteRoutes);
+  await app.register(cancellationRoutes);
+  await app.register(staffRoutes);
 };
