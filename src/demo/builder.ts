@@ -74,10 +74,13 @@ export function createBuilder(now: Date, rng: Rng) {
   const today = isoDate(now);
   const currentMonth = monthStart(now);
   let portSeq = 0;
-  // An open invoice is suspended for non-payment 14 (payment term) + 14 (grace) days after its
-  // date, so the current month's invoice date stays within the last 28 days and not after today.
+  // The current month's invoice date is on or before today, and as late as possible so that an
+  // open invoice is not yet due (due 14 days after) where the calendar allows it, and never past
+  // the 14 grace days after which the daily dunning run would suspend the subscription.
   const day = now.getUTCDate();
-  const billingDay = () => rng.int(Math.max(1, day - 28), Math.min(10, day));
+  const latest = Math.min(10, day);
+  const earliest = Math.min(latest, Math.max(1, day - PAYMENT_TERM_DAYS));
+  const billingDay = () => rng.int(earliest, latest);
   const at = (date: string, hour = 9) => new Date(`${date}T${String(hour).padStart(2, '0')}:${String(rng.int(0, 59)).padStart(2, '0')}:00.000Z`);
   const never = <T>(d: T): T => (d > now ? now : d) as T;
 

@@ -1,6 +1,7 @@
 import type { Insertable } from 'kysely';
 import type { DB } from '../db/types.js';
 import { newId, randomAlnum, randomToken } from '../lib/ids.js';
+import { coverageColumns } from '../modules/serviceability/address-normalize.js';
 import type { Country } from './people.js';
 
 export type LineType = 'first_line' | 'second_line' | 'third_line' | null;
@@ -47,40 +48,19 @@ export const LOOSE_COVERAGE: Omit<BuildingSpec, 'key' | 'region' | 'lineType' | 
   { street: 'Spadina Avenue', houseNumber: '90', postalCode: 'M5V 2T6', city: 'Toronto', province: 'ON', country: 'CA' },
 ];
 
-/** "12 a" and "12a" are one house number: suffix fused, upper-case ("12A"). */
-export const houseNumberNorm = (n: string) => n.replace(/\s+/g, '').toUpperCase();
+type AddressParts = Pick<BuildingSpec, 'street' | 'houseNumber' | 'postalCode' | 'city' | 'province' | 'country'>;
 
-export function displayAddress(a: Pick<BuildingSpec, 'street' | 'houseNumber' | 'postalCode' | 'city' | 'province' | 'country'>): string {
-  return a.country === 'CA'
-    ? `${a.houseNumber} ${a.street}, ${a.city}, ${a.province} ${a.postalCode}`
-    : `${a.street} ${a.houseNumber}, ${a.postalCode} ${a.city}`;
-}
-
-/** The coverage search key: the display string lower-cased, punctuation dropped, spaces collapsed, suffix fused. */
-export function searchKey(display: string): string {
-  return display
-    .toLowerCase()
-    .replace(/[,.;]/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .replace(/\b(\d+) ([a-z])\b/g, '$1$2');
-}
-
-export function coverageRow(providerId: string, buildingId: string | null, a: Parameters<typeof displayAddress>[0]): Insertable<DB['coverage_addresses']> {
-  const display = displayAddress(a);
+/** A coverage row through the serviceability module's own normalisation (what its queries expect). */
+export function coverageRow(providerId: string, buildingId: string | null, a: AddressParts): Insertable<DB['coverage_addresses']> {
   return {
     id: newId(),
     provider_id: providerId,
     building_id: buildingId,
     street: a.street,
     house_number: a.houseNumber,
-    house_number_norm: houseNumberNorm(a.houseNumber),
-    postal_code: a.postalCode,
     city: a.city,
     province: a.province,
-    country: a.country,
-    display,
-    search_key: searchKey(display),
+    ...coverageColumns(a),
     orderable: buildingId !== null,
   };
 }
@@ -116,12 +96,14 @@ export function buildingRows(providerId: string, spec: BuildingSpec) {
       units.push({ id: newId(), label, floor });
     }
   }
-  const built: BuiltBuilding = { spec, id, address: displayAddress(spec), units };
+  const coverage = coverageRow(providerId, id, spec);
+  // The one-line address as the coverage index displays it (house number normalised: "12 A" → "12A").
+  const built: BuiltBuilding = { spec, id, address: coverage.display, units };
   return {
     built,
     building,
     unitRows: units.map((u): Insertable<DB['units']> => ({ id: u.id, building_id: id, label: u.label, floor: u.floor })),
-    coverage: coverageRow(providerId, id, spec),
+    coverage,
   };
 }
 

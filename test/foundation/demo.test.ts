@@ -144,6 +144,7 @@ describe('customers', () => {
     expect(paid.length).toBeGreaterThanOrEqual(1);
     for (const p of paid) expect(p.payment_intent_id && p.payment_reference && p.paid_at).toBeTruthy();
     expect(inv.filter((i) => i.status === 'open')).toHaveLength(1); // nothing overdue that would suspend it
+    expect(current.due_date >= today).toBe(true); // mid-month the open invoice is not even due yet
     expect(await t.db.selectFrom('modem_status').selectAll().where('subscription_id', '=', c.subscription_id).executeTakeFirst()).toMatchObject({ state: 'online' });
     // A year of invoices, one a month, each with its billing document.
     expect(inv.map((i) => i.period_start)).toEqual(Array.from({ length: 12 }, (_, i) => addMonths(month, i - 11)));

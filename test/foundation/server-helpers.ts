@@ -49,9 +49,22 @@ export function childEnv(extra: Record<string, string>): Record<string, string> 
   return { ...base, LOG_LEVEL: 'silent', ...extra };
 }
 
+// A child must not outlive the test process (a failed wait, a timeout, an interrupted run).
+const children = new Set<ReturnType<typeof spawn>>();
+process.once('exit', () => {
+  for (const c of children) c.kill('SIGKILL');
+});
+
 export function runScript(script: string, args: string[], cwd: string, env: Record<string, string>) {
   const child = spawn(TSX, [path.resolve(script), ...args], { cwd, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  child.on('close', () => children.delete(child));
   return collect(child);
+}
+
+/** Kills whatever child is still running (afterAll). */
+export function killChildren() {
+  for (const c of children) c.kill('SIGKILL');
 }
 
 export function collect(child: ChildProcessWithoutNullStreams | ReturnType<typeof spawn>) {

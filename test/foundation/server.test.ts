@@ -1,14 +1,17 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { childDb, collect, runScript, waitForOutput, type ChildDb } from './server-helpers.js';
+import { childDb, collect, killChildren, runScript, waitForOutput, type ChildDb } from './server-helpers.js';
 
 // `npm start` end to end: a real process, a real port, a real signal.
 let db: ChildDb;
 beforeAll(async () => {
   db = await childDb();
 });
-afterAll(() => db.cleanup());
+afterAll(async () => {
+  killChildren();
+  await db.cleanup();
+});
 
 type Started = ReturnType<typeof collect> & { url: string };
 
