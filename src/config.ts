@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FAULT_SPEC_RE } from './adapters/fault-spec.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -29,6 +30,7 @@ const schema = z.object({
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(15000),
   SANDBOX: bool.default(true),
   BENCH_ROUTES: bool.default(false),
+  SIMULATOR_FAULTS: z.string().regex(FAULT_SPEC_RE, 'expected e.g. "switch=slow:3000,billing=unreachable"').optional(),
   DEMO_SEED: bool.default(true),
   DEMO_WEBHOOK_URL: z.url().optional(),
   DEMO_EXTERNAL_CHECKOUT_URL: z.url().optional(),

@@ -8,7 +8,9 @@ import type { Mailer } from './mail/types.js';
 import type { Webhooks } from './webhooks/types.js';
 import { createAuthService, type AuthService } from './modules/auth/auth.service.js';
 import { createAdapters } from './adapters/index.js';
+import { applyFaultSpec } from './adapters/fault-spec.js';
 import { createJobQueue } from './jobs/queue.js';
+import { createScheduler, type Scheduler } from './jobs/scheduler.js';
 import { registerJobHandlers } from './jobs/handlers.js';
 import { createMailer } from './mail/mailer.js';
 import { createWebhooks } from './webhooks/outbox.js';
@@ -25,6 +27,8 @@ export interface Deps {
   log: FastifyBaseLogger;
   auth: AuthService;
   jobs: JobQueue;
+  /** Recurring jobs: `scheduler.every(kind, intervalMs, payload?)` beside `jobs.register(kind, ...)`. */
+  scheduler: Scheduler;
   mailer: Mailer;
   webhooks: Webhooks;
   adapters: Adapters;
@@ -44,10 +48,12 @@ export function createContainer(config: Config, dbHandle: DbHandle, clock: Clock
     log,
     auth: createAuthService({ db, clock, jwtSecret: config.jwtSecret, jwtTtlSeconds: config.JWT_TTL_SECONDS }),
     jobs,
+    scheduler: createScheduler({ db, jobs, clock, log }),
     mailer: overrides.mailer ?? createMailer({ config, log, jobs }),
-    webhooks: createWebhooks({ jobs }),
+    webhooks: createWebhooks({ jobs, clock }),
     adapters: overrides.adapters ?? createAdapters({ db, clock }),
   };
+  if (!overrides.adapters) applyFaultSpec(deps.adapters, config.SIMULATOR_FAULTS);
   registerJobHandlers(deps);
   return deps;
 }
