@@ -109,16 +109,17 @@ describe('session-based complete', () => {
     expect(r.json().detail).toMatchObject({ detail: 'Session cancelled' });
   });
 
-  it('the secret must be the session provider\'s: missing 401, wrong 403, another provider\'s 403; an unknown session 404', async () => {
+  it('the secret must be the session provider\'s: missing 401, wrong 403; another provider\'s session answers 404 exactly like an unknown one', async () => {
     const s = await session({ buildingId: w.third.id, unitId: w.third.units[2].id });
     const other = await createProvider(t.db);
     expect((await complete({ session_id: s.id, subscriber: subscriber() }, {})).statusCode).toBe(401);
     expect((await complete({ session_id: s.id, subscriber: subscriber() }, { 'x-webhook-secret': 'whs_aaaaaaaa_' + 'x'.repeat(40) })).statusCode).toBe(403);
     const foreign = await complete({ session_id: s.id, subscriber: subscriber() }, { 'x-webhook-secret': other.webhookSecret });
-    expect(foreign.statusCode).toBe(403);
+    expect(foreign.statusCode).toBe(404);
     expect((await sessionRow(s.id)).status).toBe('redirected');
     const unknown = await complete({ session_id: '00000000-0000-4000-8000-000000000000', subscriber: subscriber() });
     expect(unknown.statusCode).toBe(404);
+    expect(foreign.json()).toEqual(unknown.json());
   });
 
   it('a session linked to a subscriber account links the new subscriber to that login', async () => {

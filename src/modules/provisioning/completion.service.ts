@@ -57,7 +57,8 @@ export function createCompletionService(deps: Pick<Deps, 'db' | 'clock' | 'jobs'
   ): Promise<CompleteOutcome> {
     const s = await sessions.gateSession(sessionId);
     if (!s) throw new AppError(404, 'not_found', 'Checkout session not found');
-    if (s.provider_id !== ctx.providerId) throw new AppError(403, 'invalid_credentials', 'Invalid credentials');
+    // Another provider's session answers exactly like an unknown one (ids are no oracle).
+    if (s.provider_id !== ctx.providerId) throw new AppError(404, 'not_found', 'Checkout session not found');
     if (s.status === 'completed') return { created: false, replay: await replayOfSubscription(s.subscription_id, SESSION_REPLAY_MESSAGE) };
     const resolved = await provisioning.resolveSession(ctx.providerId, s);
     const conflict = await provisioning.occupiedConflict(resolved.target, resolved.decision.route === 'provision' ? resolved.target.location!.id : null);

@@ -20,8 +20,8 @@ const IdempotencyHeader = z.looseObject({
 const ERRORS = {
   400: Detail.describe('Malformed Idempotency-Key'),
   401: Detail.describe('X-Webhook-Secret missing: `Not authenticated`'),
-  403: Detail.describe('Wrong secret (`Invalid credentials`), or the session belongs to another provider'),
-  404: Detail.describe('Unknown session_id'),
+  403: Detail.describe('Wrong secret: `Invalid credentials`'),
+  404: Detail.describe('Unknown session_id, or a session of another provider (answered alike): `Checkout session not found`'),
   409: Detail.describe('Unit (or port) already has a pending or active subscription; or the same Idempotency-Key is still running'),
   410: Gone,
   422: Detail.describe('Invalid body; explicit-fields: plan_version_id missing, unknown plan/location/unit, delivery_mode mismatch with the line type; neither port nor unit'),
@@ -60,7 +60,7 @@ export const completionRoutes: FastifyPluginAsyncZod = async (app) => {
         'Called by the provider\'s hosted checkout page after it took the payment. Session-based (recommended): send `session_id` ' +
         'and `subscriber`; the session is the source of truth for provider, plan, location/unit, building and MAC address, so ' +
         '`location_hash`, `unit_id`, `plan_version_id` and `mac_address` in the body are ignored when they disagree, and ' +
-        '`delivery_mode` is ignored. The session must belong to the secret\'s provider (else 403). An expired or cancelled session ' +
+        '`delivery_mode` is ignored. The session must belong to the secret\'s provider (another provider\'s session answers 404 like an unknown one). An expired or cancelled session ' +
         'answers 410 (checked before the secret). A session completed before answers 200 `{subscription_id, subscriber_id, message}` ' +
         '(idempotent replay, no job_id). Explicit-fields (legacy, no session_id): `plan_version_id`, `delivery_mode` `direct` ' +
         '(default with location_hash) or `home_drop` (unit_id), `location_hash` / `unit_id`, optional `mac_address`; the building\'s ' +
