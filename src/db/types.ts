@@ -217,6 +217,7 @@ export interface Jobs {
   status: Generated<string>;
   subscription_id: string | null;
   updated_at: Generated<Timestamp>;
+  wake_requested: Generated<boolean>;
 }
 
 export interface LinkTokens {
@@ -381,9 +382,9 @@ export interface Subscribers {
   card_exp_year: number | null;
   card_last4: string | null;
   card_payment_method_id: string | null;
-  created_at: Generated<Timestamp>;
   card_setup_id: string | null;
   card_setup_secret_hash: Buffer | null;
+  created_at: Generated<Timestamp>;
   customer_number: string | null;
   email: string;
   first_name: string;
@@ -521,6 +522,7 @@ export interface WebhookAttempts {
 
 export interface WebhookDeliveries {
   attempts: Generated<number>;
+  blocked_by: string | null;
   created_at: Generated<Timestamp>;
   delivered_at: Timestamp | null;
   event_type: string;
@@ -528,6 +530,7 @@ export interface WebhookDeliveries {
   next_attempt_at: Timestamp | null;
   payload: Json;
   provider_id: string;
+  seq: Generated<Int8>;
   status: Generated<string>;
   subscription_id: string | null;
 }
@@ -556,12 +559,12 @@ export interface DB {
   plans: Plans;
   providers: Providers;
   rate_limit_buckets: RateLimitBuckets;
+  sim_billing_schedules: SimBillingSchedules;
+  sim_switch_operations: SimSwitchOperations;
   sim_switch_ports: SimSwitchPorts;
   status_events: StatusEvents;
   subscribers: Subscribers;
   subscriptions: Subscriptions;
-  sim_billing_schedules: SimBillingSchedules;
-  sim_switch_operations: SimSwitchOperations;
   ticket_comments: TicketComments;
   tickets: Tickets;
   units: Units;

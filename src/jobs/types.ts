@@ -26,7 +26,24 @@ export interface JobRecord {
 }
 
 /** Thrown by a handler that must not be retried (bad payload, a final business refusal). */
-export class PermanentJobError extends Error {}
+export class PermanentJobError extends Error {
+  override name = 'PermanentJobError';
+}
+
+/**
+ * Thrown by a handler that cannot do its work yet for a reason outside the job (an older webhook
+ * of the same subscription still pending, a provider without a webhook URL): the job runs again
+ * at `runAt` and this run does not count as an attempt (nor as a failure; last_error is kept).
+ */
+export class DeferJob extends Error {
+  override name = 'DeferJob';
+  constructor(
+    readonly runAt: Date,
+    reason = 'deferred',
+  ) {
+    super(reason);
+  }
+}
 
 export interface JobHandler {
   run(job: JobRecord): Promise<unknown>;
@@ -45,4 +62,11 @@ export interface JobQueue {
   stop(): Promise<void>;
   /** Tests and scripts: runs due jobs until none is due; returns how many ran. */
   drain(opts?: { maxJobs?: number }): Promise<number>;
+  /**
+   * Makes the queued jobs with these dedupe keys due now (the thing they waited for happened).
+   * A job running at this moment is marked instead: if that run ends in DeferJob, it is due at
+   * once rather than at the deferral's time. Finished and unknown keys are left alone.
+   * Returns how many jobs were moved or marked.
+   */
+  runNow(executor: Executor, dedupeKeys: string[]): Promise<number>;
 }

@@ -8,6 +8,15 @@ export type WebhookEventType =
   | 'subscription.cancelled'
   | 'subscription.plan_changed';
 
+export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = [
+  'subscription.activated',
+  'subscription.pending_install',
+  'provisioning.completed',
+  'provisioning.failed',
+  'subscription.cancelled',
+  'subscription.plan_changed',
+];
+
 export interface EmitOptions {
   providerId: string;
   type: WebhookEventType;
@@ -17,7 +26,27 @@ export interface EmitOptions {
   data?: Record<string, unknown>;
 }
 
+/** The body POSTed to the provider (decisions.md "Webhook envelope"). */
+export interface WebhookEnvelope {
+  /** `msg_...`, also the `webhook-id` header, the same on every retry. */
+  id: string;
+  type: WebhookEventType;
+  /** When the event happened (ISO 8601, UTC). */
+  created_at: string;
+  provider_id: string;
+  data: { subscription_id: string; subscriber_id: string; [key: string]: unknown };
+}
+
 export interface Webhooks {
   /** Inserts the delivery into the outbox (and its delivery job) inside the caller's transaction. */
   emit(executor: Executor, opts: EmitOptions): Promise<{ id: string }>;
+  /**
+   * Call after a provider's webhook_url (or signing secret) was set: deliveries that waited in
+   * the outbox for it are sent now instead of at their next check. Returns how many were woken.
+   */
+  releaseWaiting(executor: Executor, providerId: string): Promise<number>;
 }
+
+export const WEBHOOK_DELIVER_KIND = 'webhook.deliver';
+/** The delivery job's dedupe key: one job per delivery, found again to wake it. */
+export const deliveryJobKey = (deliveryId: string) => `${WEBHOOK_DELIVER_KIND}:${deliveryId}`;

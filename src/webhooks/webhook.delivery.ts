@@ -1,0 +1,157 @@
+import type { Deps } from '../container.js';
+import { newId } from '../lib/ids.js';
+import { DeferJob, PermanentJobError, type Executor } from '../jobs/types.js';
+import { nextRetryDelayMs } from './schedule.js';
+import { postWebhook, signWebhook, type AttemptResult } from './sender.js';
+import { deliveryJobKey, type WebhookEnvelope } from './types.js';
+import {
+  findDeliveryForSend,
+  insertAttempt,
+  lockDelivery,
+  lockOlderPending,
+  markFailedIfPending,
+  releaseFollowers,
+  setBlocked,
+  setNextAttemptAt,
+  updateAfterAttempt,
+} from './webhook.repository.js';
+
+/** A delivery to a provider without a webhook URL (or signing secret) is looked at again this often. */
+export const NO_URL_RECHECK_MS = 15 * 60_000;
+/**
+ * A delivery held behind an older one is woken when that one finishes; this is only the fallback:
+ * just after the older one's next attempt, and at least once an hour.
+ */
+const ORDER_RECHECK_AFTER_MS = 1_000;
+const ORDER_RECHECK_MAX_MS = 60 * 60_000;
+
+/** A failed attempt with a next one scheduled: the job retries after exactly this delay. */
+export class DeliveryRetry extends Error {
+  override name = 'DeliveryRetry';
+  constructor(
+    readonly delayMs: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export type DeliveryOutcome =
+  | { delivery_id: string; status: 'delivered'; attempt: number; status_code: number | null }
+  | { delivery_id: string; status: 'delivered' | 'failed'; already_settled: true };
+
+/** The body in the documented key order (jsonb storage does not keep key order). */
+export function canonicalEnvelope(p: WebhookEnvelope): WebhookEnvelope {
+  const { subscription_id, subscriber_id, ...rest } = p.data;
+  return { id: p.id, type: p.type, created_at: p.created_at, provider_id: p.provider_id, data: { subscription_id, subscriber_id, ...rest } };
+}
+
+export function createWebhookDelivery({
+  db,
+  clock,
+  log,
+  config,
+  jobs,
+  random = Math.random,
+}: Pick<Deps, 'db' | 'clock' | 'log' | 'config' | 'jobs'> & { random?: () => number }) {
+  async function wakeFollowers(ex: Executor, deliveryId: string) {
+    const ids = await releaseFollowers(ex, deliveryId);
+    if (ids.length) await jobs.runNow(ex, ids.map(deliveryJobKey));
+  }
+
+  /**
+   * One delivery attempt. Throws DeferJob when the delivery must wait (an older one of the same
+   * subscription is pending; no URL), DeliveryRetry when the attempt failed and another is
+   * scheduled, PermanentJobError when the schedule is exhausted (the delivery is then `failed`).
+   */
+  async function deliver(deliveryId: string): Promise<DeliveryOutcome> {
+    const d = await findDeliveryForSend(db, deliveryId);
+    if (!d) throw new PermanentJobError(`webhook delivery ${deliveryId} does not exist`);
+    if (d.status !== 'pending') return { delivery_id: d.id, status: d.status, already_settled: true };
+
+    if (d.subscription_id) {
+      const subscriptionId = d.subscription_id;
+      const hold = await db.transaction().execute(async (trx) => {
+        const older = await lockOlderPending(trx, subscriptionId, d.seq);
+        if (older.length === 0) return null;
+        const now = clock.now().getTime();
+        const pred = older[0];
+        const predDue = Math.max(now, pred.next_attempt_at?.getTime() ?? now);
+        const runAt = new Date(Math.min(predDue + ORDER_RECHECK_AFTER_MS, now + ORDER_RECHECK_MAX_MS));
+        await setBlocked(trx, d.id, pred.id, runAt);
+        return { blockedBy: pred.id, runAt };
+      });
+      if (hold) throw new DeferJob(hold.runAt, `waiting for the older delivery ${hold.blockedBy} of the same subscription`);
+    }
+
+    if (!d.webhook_url || !d.webhook_signing_secret) {
+      // Waits in the outbox without using up the schedule (docs/decisions.md, Webhooks).
+      const runAt = new Date(clock.now().getTime() + NO_URL_RECHECK_MS);
+      await setNextAttemptAt(db, d.id, runAt);
+      throw new DeferJob(runAt, 'the provider has no webhook_url');
+    }
+
+    const sentAt = clock.now();
+    let result: AttemptResult;
+    try {
+      const req = signWebhook(d.webhook_signing_secret, d.id, sentAt, JSON.stringify(canonicalEnvelope(d.payload)));
+      result = await postWebhook(d.webhook_url, req, { timeoutMs: config.WEBHOOK_TIMEOUT_MS, now: sentAt });
+    } catch (err) {
+      // An unusable signing secret is the provider's configuration to fix: a failed attempt.
+      result = { ok: false, statusCode: null, error: `cannot sign: ${err instanceof Error ? err.message : String(err)}`, retryAfterMs: null, durationMs: 0 };
+    }
+
+    const url = d.webhook_url;
+    const settled = await db.transaction().execute(async (trx) => {
+      const now = clock.now();
+      const cur = await lockDelivery(trx, d.id);
+      if (!cur) throw new PermanentJobError(`webhook delivery ${d.id} vanished`);
+      const attempt = cur.attempts + 1;
+      await insertAttempt(trx, { id: newId(), deliveryId: d.id, attempt, url, statusCode: result.statusCode, error: result.error, durationMs: result.durationMs, at: sentAt });
+      if (cur.status !== 'pending') {
+        // A second worker took over a lapsed lease and settled it meanwhile: keep its outcome.
+        await updateAfterAttempt(trx, d.id, { attempts: attempt, nextAttemptAt: null });
+        return { kind: 'settled' as const, status: cur.status as 'delivered' | 'failed', attempt };
+      }
+      if (result.ok) {
+        await updateAfterAttempt(trx, d.id, { attempts: attempt, status: 'delivered', nextAttemptAt: null, deliveredAt: now });
+        await wakeFollowers(trx, d.id);
+        return { kind: 'delivered' as const, attempt };
+      }
+      const delay = nextRetryDelayMs(attempt, result.retryAfterMs, random);
+      if (delay === null) {
+        await updateAfterAttempt(trx, d.id, { attempts: attempt, status: 'failed', nextAttemptAt: null });
+        await wakeFollowers(trx, d.id);
+        return { kind: 'failed' as const, attempt };
+      }
+      await updateAfterAttempt(trx, d.id, { attempts: attempt, nextAttemptAt: new Date(now.getTime() + delay) });
+      return { kind: 'retry' as const, attempt, delay };
+    });
+
+    const logCtx = { delivery_id: d.id, provider_id: d.provider_id, type: d.payload.type, attempt: settled.attempt, status_code: result.statusCode };
+    switch (settled.kind) {
+      case 'delivered':
+        log.info({ ...logCtx, duration_ms: result.durationMs }, 'webhook delivered');
+        return { delivery_id: d.id, status: 'delivered', attempt: settled.attempt, status_code: result.statusCode };
+      case 'settled':
+        return { delivery_id: d.id, status: settled.status, already_settled: true };
+      case 'failed':
+        log.warn({ ...logCtx, err: result.error }, 'webhook delivery failed for good; kept as failed');
+        throw new PermanentJobError(`webhook delivery failed after ${settled.attempt} attempts: ${result.error}`);
+      case 'retry':
+        log.info({ ...logCtx, err: result.error, retry_in_ms: settled.delay }, 'webhook attempt failed; will retry');
+        throw new DeliveryRetry(settled.delay, `attempt ${settled.attempt} failed: ${result.error}`);
+    }
+  }
+
+  /** The job gave up (a crash loop, a bad payload): the delivery is kept as failed, followers go on. */
+  async function giveUp(deliveryId: string) {
+    await db.transaction().execute(async (trx) => {
+      // Locked first like any settling, so a follower checking its turn waits for this commit.
+      if (!(await lockDelivery(trx, deliveryId))) return;
+      if (await markFailedIfPending(trx, deliveryId)) await wakeFollowers(trx, deliveryId);
+    });
+  }
+
+  return { deliver, giveUp };
+}

@@ -1,0 +1,136 @@
+import type { Transaction } from 'kysely';
+import type { DB } from '../db/types.js';
+import type { Executor } from '../jobs/types.js';
+import type { WebhookEnvelope } from './types.js';
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface DeliveryForSend {
+  id: string;
+  provider_id: string;
+  subscription_id: string | null;
+  seq: string;
+  status: DeliveryStatus;
+  attempts: number;
+  payload: WebhookEnvelope;
+  webhook_url: string | null;
+  webhook_signing_secret: string | null;
+}
+
+export async function insertDelivery(
+  ex: Executor,
+  v: { id: string; providerId: string; type: string; subscriptionId: string | null; payload: WebhookEnvelope; now: Date },
+) {
+  await ex.insertInto('webhook_deliveries').values({
+    id: v.id,
+    provider_id: v.providerId,
+    event_type: v.type,
+    subscription_id: v.subscriptionId,
+    payload: JSON.stringify(v.payload),
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: v.now,
+    created_at: v.now,
+  }).execute();
+}
+
+/** The delivery with where and how to send it (read at send time, so a changed URL applies). */
+export async function findDeliveryForSend(ex: Executor, id: string): Promise<DeliveryForSend | undefined> {
+  const row = await ex.selectFrom('webhook_deliveries as d')
+    .innerJoin('providers as p', 'p.id', 'd.provider_id')
+    .select(['d.id', 'd.provider_id', 'd.subscription_id', 'd.seq', 'd.status', 'd.attempts', 'd.payload', 'p.webhook_url', 'p.webhook_signing_secret'])
+    .where('d.id', '=', id)
+    .executeTakeFirst();
+  return row as DeliveryForSend | undefined;
+}
+
+/**
+ * Older deliveries of the subscription still pending, newest first, key-share-locked: a delivery
+ * that is settling one of them (lockDelivery, FOR UPDATE) makes us wait until it committed, so
+ * "still pending" and "it woke its followers" cannot cross. KEY SHARE (not SHARE) because the
+ * settling transaction also updates its followers' rows, which a plain UPDATE may do under KEY
+ * SHARE; with SHARE two such transactions could deadlock.
+ */
+export async function lockOlderPending(trx: Transaction<DB>, subscriptionId: string, seq: string) {
+  return trx.selectFrom('webhook_deliveries')
+    .select(['id', 'next_attempt_at'])
+    .where('subscription_id', '=', subscriptionId)
+    .where('seq', '<', seq)
+    .where('status', '=', 'pending')
+    .orderBy('seq', 'desc')
+    .forKeyShare()
+    .execute();
+}
+
+export async function setBlocked(ex: Executor, id: string, blockedBy: string | null, nextAttemptAt: Date | null) {
+  await ex.updateTable('webhook_deliveries').set({ blocked_by: blockedBy, next_attempt_at: nextAttemptAt }).where('id', '=', id).execute();
+}
+
+export async function lockDelivery(trx: Transaction<DB>, id: string) {
+  return trx.selectFrom('webhook_deliveries').select(['id', 'status', 'attempts']).where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+export async function insertAttempt(
+  ex: Executor,
+  v: { id: string; deliveryId: string; attempt: number; url: string | null; statusCode: number | null; error: string | null; durationMs: number; at: Date },
+) {
+  await ex.insertInto('webhook_attempts').values({
+    id: v.id,
+    delivery_id: v.deliveryId,
+    attempt: v.attempt,
+    url: v.url,
+    status_code: v.statusCode,
+    error: v.error,
+    duration_ms: v.durationMs,
+    created_at: v.at,
+  }).execute();
+}
+
+export async function updateAfterAttempt(
+  ex: Executor,
+  id: string,
+  v: { attempts: number; status?: DeliveryStatus; nextAttemptAt: Date | null; deliveredAt?: Date },
+) {
+  await ex.updateTable('webhook_deliveries')
+    .set({
+      attempts: v.attempts,
+      next_attempt_at: v.nextAttemptAt,
+      blocked_by: null,
+      ...(v.status ? { status: v.status } : {}),
+      ...(v.deliveredAt ? { delivered_at: v.deliveredAt } : {}),
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Marks a still-pending delivery failed; returns whether it was pending. */
+export async function markFailedIfPending(ex: Executor, id: string): Promise<boolean> {
+  const r = await ex.updateTable('webhook_deliveries')
+    .set({ status: 'failed', next_attempt_at: null, blocked_by: null })
+    .where('id', '=', id).where('status', '=', 'pending')
+    .executeTakeFirst();
+  return r.numUpdatedRows > 0n;
+}
+
+/** Unblocks the pending deliveries that waited for `id`; returns their ids. */
+export async function releaseFollowers(ex: Executor, id: string): Promise<string[]> {
+  const rows = await ex.updateTable('webhook_deliveries')
+    .set({ blocked_by: null })
+    .where('blocked_by', '=', id).where('status', '=', 'pending')
+    .returning('id')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** Pending deliveries of a provider never attempted and not held behind an older one. */
+export async function listUnattemptedPending(ex: Executor, providerId: string): Promise<string[]> {
+  const rows = await ex.selectFrom('webhook_deliveries')
+    .select('id')
+    .where('provider_id', '=', providerId).where('status', '=', 'pending').where('attempts', '=', 0).where('blocked_by', 'is', null)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+export async function setNextAttemptAt(ex: Executor, id: string, at: Date) {
+  await ex.updateTable('webhook_deliveries').set({ next_attempt_at: at }).where('id', '=', id).execute();
+}
