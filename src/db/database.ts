@@ -34,8 +34,11 @@ export interface DbOptions {
 export async function createDb(opts: DbOptions): Promise<DbHandle> {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
-    // A dropped idle connection must not crash the process; the next query gets a fresh one.
+    // A dropped connection (database restart, failover) must not crash the process: an idle client's
+    // error reaches the pool, a checked-out client's reaches the client itself. The query in flight
+    // fails (answered 503) and the pool replaces the broken client.
     pool.on('error', () => undefined);
+    pool.on('connect', (client) => client.on('error', () => undefined));
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     return {
       db,
