@@ -8,6 +8,7 @@ import { startServerProcess, type ServerProcess } from '../helpers/processes.js'
 import { createJobQueue } from '../../src/jobs/queue.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { RATE_LIMITS } from '../../src/plugins/rate-limit.js';
+import { createBuilding, createLocation, createPlanVersion, createProvider, createSubscriber, createSubscription } from '../helpers/factories.js';
 
 // Several processes need a database that admits several connections: real PostgreSQL only
 // (the embedded database admits one process by design).
@@ -65,5 +66,48 @@ describe.skipIf(!usingPostgres())('two server processes on one database behave a
     }
     expect(codes.slice(0, limit).every((c) => c === 401)).toBe(true);
     expect(codes[limit]).toBe(429);
+  });
+
+  it('holds the once-per-day plan-change rule across processes: one change, one 409', async () => {
+    const db = testDb.handle.db;
+    const p = await createProvider(db);
+    const basic = await createPlanVersion(db, p.id, { priceCents: 3000 });
+    const fast = await createPlanVersion(db, p.id, { priceCents: 4000 });
+    const faster = await createPlanVersion(db, p.id, { priceCents: 5000 });
+    const cust = await createSubscriber(db, p.id);
+    const sub = await createSubscription(db, { providerId: p.id, subscriberId: cust.id, planVersionId: basic.id, serviceBilled: false });
+    const change = (server: ServerProcess, plan: string) =>
+      fetch(`${server.url}/subscriptions/${sub.id}/change-plan`, {
+        method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': p.apiKey }, body: JSON.stringify({ plan_version_id: plan }),
+      });
+    const results = await Promise.all([change(servers[0], fast.id), change(servers[1], faster.id)]);
+    expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
+    const changes = await db.selectFrom('plan_changes').selectAll().where('subscription_id', '=', sub.id).execute();
+    expect(changes).toHaveLength(1);
+    const row = await db.selectFrom('subscriptions').select('plan_version_id').where('id', '=', sub.id).executeTakeFirstOrThrow();
+    expect(row.plan_version_id).toBe(changes[0].to_plan_version_id);
+  });
+
+  it('holds an Idempotency-Key across processes: one subscription for parallel requests with one key', async () => {
+    const db = testDb.handle.db;
+    const p = await createProvider(db);
+    const plan = await createPlanVersion(db, p.id);
+    const building = await createBuilding(db, p.id, { lineType: 'first_line' });
+    const loc = await createLocation(db, p.id, building.id, building.units[0].id);
+    const body = JSON.stringify({ plan_version_id: plan.id, location_hash: loc.locationHash, subscriber: { email: 'idem@example.test', first_name: 'I', last_name: 'D' } });
+    const send = (server: ServerProcess) => fetch(`${server.url}/provisioning/provider-initiated`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': p.apiKey, 'idempotency-key': 'same-key-1' }, body,
+    });
+    const results = await Promise.all([send(servers[0]), send(servers[1]), send(servers[0]), send(servers[1])]);
+    const statuses = results.map((r) => r.status);
+    expect(statuses.every((s) => s === 201 || s === 409 || s === 200)).toBe(true);
+    expect(statuses.filter((s) => s === 201).length).toBeGreaterThanOrEqual(1);
+    const subs = await db.selectFrom('subscriptions').select('id').where('provider_id', '=', p.id).execute();
+    expect(subs).toHaveLength(1);
+    // later: the stored answer is replayed by either process
+    const replay = await send(servers[1]);
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(((await replay.json()) as { subscription_id: string }).subscription_id).toBe(subs[0].id);
   });
 });
