@@ -13,16 +13,16 @@ export const ErrorEnvelope = z
         .array(z.object({ field: z.string().describe('Path of the offending field, e.g. `limit` or `body`'), message: z.string().describe('What is wrong with it') }))
         .optional()
         .describe('Present on 400 validation_error: one entry per invalid field'),
-    }),
+    }).describe('What went wrong'),
   })
   .describe('Error envelope of the /agent surface');
 
 /** The rate limiter's own answer (per API key and endpoint): not the envelope, no code. */
 export const StandardRateLimit = z
   .object({
-    statusCode: z.literal(429),
-    error: z.string().meta({ example: 'Too Many Requests' }),
-    message: z.string().meta({ example: 'Rate limit exceeded, retry in 1 minute' }),
+    statusCode: z.literal(429).describe('Always 429'),
+    error: z.string().describe('HTTP reason phrase').meta({ example: 'Too Many Requests' }),
+    message: z.string().describe('When to retry; the Retry-After header gives the seconds').meta({ example: 'Rate limit exceeded, retry in 1 minute' }),
   })
   .describe('Standard rate-limit response (no envelope): back off for Retry-After seconds');
 

@@ -42,13 +42,13 @@ export const CustomerProfile = z.object({
   contacts: z.object({
     contract: Contact.describe('The contract holder: the person the service is for; the one-time code and ticket history use this email'),
     invoice: Contact.describe('Invoice recipient; fields are null when invoices go to the contract contact'),
-  }),
+  }).describe('The two contacts on file'),
   invoice_address: z
     .object({
-      street: z.string().nullable(),
-      house_number: z.string().nullable(),
-      postal_code: z.string().nullable(),
-      city: z.string().nullable(),
+      street: z.string().nullable().describe('Street'),
+      house_number: z.string().nullable().describe('House number'),
+      postal_code: z.string().nullable().describe('Postal code'),
+      city: z.string().nullable().describe('City'),
       country: z.string().nullable().describe('ISO 3166-1 alpha-2'),
       formatted: z.string().nullable().describe('One line').meta({ example: 'Hauptstraße 5, 10115 Berlin' }),
     })
@@ -63,8 +63,8 @@ export const CustomerProfile = z.object({
         subscription_id: z.string().describe('Id of the subscription (use with plan-change and network-health)'),
         status: SubscriptionStatus,
         suspended_reason: SuspendedReason,
-        plan: Plan,
-        service_location: ServiceLocation,
+        plan: Plan.describe('The plan the subscription is on'),
+        service_location: ServiceLocation.describe('Where the service is delivered'),
         activated_at: Timestamp.nullable().describe('When service started; null before activation'),
         ended_at: CalendarDate.nullable().describe('First day without service for an ended subscription; null otherwise'),
         billing_day: z.number().int().describe('Day of month (1..10) the monthly invoice is sent').meta({ example: 1 }),
@@ -98,7 +98,7 @@ const Payment = z.object({
 });
 
 export const BillingSummary = z.object({
-  customer_id: z.string(),
+  customer_id: z.string().describe('The customer id (UUID)'),
   currency: Currency,
   balance: Money.describe('Amount owed: the sum of all open invoices ("0.00" when nothing is open)'),
   open_invoice_count: z.number().int().describe('Number of open invoices'),
@@ -108,26 +108,26 @@ export const BillingSummary = z.object({
 });
 
 export const Payments = z.object({
-  customer_id: z.string(),
+  customer_id: z.string().describe('The customer id (UUID)'),
   total_count: z.number().int().describe('How many payments exist in total'),
   payments: z.array(Payment).describe('Payments (paid invoices), newest first'),
 });
 
 export const NetworkHealth = z.object({
-  customer_id: z.string(),
+  customer_id: z.string().describe('The customer id (UUID)'),
   checked_at: Timestamp.describe('When this answer was assembled (from stored state; no live switch query)'),
   subscriptions: z.array(
     z.object({
-      subscription_id: z.string(),
+      subscription_id: z.string().describe('Id of the subscription'),
       status: SubscriptionStatus,
       suspended_reason: SuspendedReason,
-      plan_name: z.string(),
-      service_location: ServiceLocation,
+      plan_name: z.string().describe('Name of the plan'),
+      service_location: ServiceLocation.describe('Where the service is delivered'),
       activation: z.object({
         activated: z.boolean().describe('true when the service was activated and has not ended'),
-        activated_at: Timestamp.nullable(),
-        ended_at: CalendarDate.nullable(),
-      }),
+        activated_at: Timestamp.nullable().describe('When service started; null before activation'),
+        ended_at: CalendarDate.nullable().describe('First day without service; null while running'),
+      }).describe('Whether and since when the service runs'),
       provisioning: z.object({
         state: z
           .enum(['provisioned', 'in_progress', 'failed', 'not_started', 'not_applicable'])
@@ -135,29 +135,29 @@ export const NetworkHealth = z.object({
         last_job: z
           .object({
             kind: z.string().describe('What the job did').meta({ example: 'provisioning.port' }),
-            status: z.enum(['queued', 'running', 'succeeded', 'failed']),
-            attempts: z.number().int(),
-            updated_at: Timestamp,
+            status: z.enum(['queued', 'running', 'succeeded', 'failed']).describe('Where the job stands'),
+            attempts: z.number().int().describe('Attempts made so far'),
+            updated_at: Timestamp.describe('Last change of the job'),
           })
           .nullable()
           .describe('The latest provisioning job of this subscription; null when none ran'),
-      }),
+      }).describe('Set-up of the switch port'),
       install: z
         .object({
-          kind: z.enum(['technician_visit', 'cpe_shipment']),
+          kind: z.enum(['technician_visit', 'cpe_shipment']).describe('A technician visit or a shipped modem (self-install)'),
           status: z.string().describe('CREATED, BOOKING_HELD, BOOKING_SENT, BOOKED, SHIPPED, COMPLETED or CANCELLED'),
-          move_in_date: CalendarDate.nullable(),
+          move_in_date: CalendarDate.nullable().describe('The customer\'s move-in date, when given'),
           booking_starts_at: Timestamp.nullable().describe('Start of the booked four-hour window'),
-          booking_ends_at: Timestamp.nullable(),
+          booking_ends_at: Timestamp.nullable().describe('End of the booked window'),
         })
         .nullable()
         .describe('The installation, when one exists'),
       modem: z
         .object({
-          state: z.enum(['online', 'offline', 'degraded']),
-          last_seen_at: Timestamp.nullable(),
+          state: z.enum(['online', 'offline', 'degraded']).describe('Last reported modem state'),
+          last_seen_at: Timestamp.nullable().describe('When the modem was last seen online'),
           signal_dbm: z.number().nullable().describe('Optical/line signal in dBm'),
-          uptime_seconds: z.number().int().nullable(),
+          uptime_seconds: z.number().int().nullable().describe('Seconds since the modem last restarted'),
           reported_at: Timestamp.describe('When this status was last reported'),
         })
         .nullable()
@@ -165,29 +165,29 @@ export const NetworkHealth = z.object({
       incidents: z
         .array(
           z.object({
-            kind: z.enum(['outage', 'degraded', 'maintenance']),
-            description: z.string().nullable(),
-            started_at: Timestamp,
+            kind: z.enum(['outage', 'degraded', 'maintenance']).describe('Kind of incident'),
+            description: z.string().nullable().describe('What is known about it'),
+            started_at: Timestamp.describe('When it began'),
             resolved_at: Timestamp.nullable().describe('null while ongoing'),
           }),
         )
         .describe('Ongoing incidents and those resolved in the last 7 days'),
     }),
-  ),
+  ).describe('One entry per subscription'),
 });
 
 export const TicketHistory = z.object({
-  customer_id: z.string(),
+  customer_id: z.string().describe('The customer id (UUID)'),
   tickets: z.array(
     z.object({
-      ticket_id: z.string(),
-      subject: z.string(),
-      status: z.enum(['open', 'pending', 'solved', 'closed']),
-      priority: z.enum(['low', 'normal', 'high']),
+      ticket_id: z.string().describe('Id of the ticket'),
+      subject: z.string().describe('Subject line'),
+      status: z.enum(['open', 'pending', 'solved', 'closed']).describe('open/pending: being worked on; solved/closed: done'),
+      priority: z.enum(['low', 'normal', 'high']).describe('Priority'),
       queue: z.string().describe('The support queue handling it'),
       article: z.string().describe('The customer-facing text of the ticket'),
-      created_at: Timestamp,
-      updated_at: Timestamp,
+      created_at: Timestamp.describe('When it was opened'),
+      updated_at: Timestamp.describe('Last change'),
     }),
   ).describe('Newest first'),
 });

@@ -54,18 +54,18 @@ export const customerWriteRoutes: FastifyPluginAsyncZod = async (app) => {
       body: ContactBody,
       response: {
         200: z.object({
-          customer_id: z.string(),
-          contact_type: z.enum(['contract', 'invoice']),
+          customer_id: z.string().describe('The customer id (UUID)'),
+          contact_type: z.enum(['contract', 'invoice']).describe('Which contact was changed'),
           contact: z
             .object({
-              first_name: z.string().nullable(),
-              last_name: z.string().nullable(),
-              email: z.string().nullable(),
-              phone: z.string().nullable(),
+              first_name: z.string().nullable().describe('First name'),
+              last_name: z.string().nullable().describe('Last name'),
+              email: z.string().nullable().describe('Email address'),
+              phone: z.string().nullable().describe('Phone number'),
             })
             .describe('The contact as it now stands'),
           changed_fields: z.array(z.enum(['first_name', 'last_name', 'email', 'phone'])).describe('Fields whose value actually changed (a field sent with its current value is not listed)'),
-          applied_at: Timestamp,
+          applied_at: Timestamp.describe('When the change took effect (immediately)'),
         }),
         ...verifiedErrors,
         409: err('conflict: the email is already used by another customer of your provider'),
@@ -94,7 +94,7 @@ export const customerWriteRoutes: FastifyPluginAsyncZod = async (app) => {
       response: {
         202: z.object({
           sent: z.literal(true).describe('The mail was accepted for delivery'),
-          action: z.enum(['password_reset', 'resend_activation']),
+          action: z.enum(['password_reset', 'resend_activation']).describe('The link that was sent'),
           destination_masked: z.string().describe('Where the link went, masked').meta({ example: 'e***@e***.com' }),
           expires_at: Timestamp.describe('When the link stops working'),
         }),
@@ -120,7 +120,7 @@ export const customerWriteRoutes: FastifyPluginAsyncZod = async (app) => {
       response: {
         202: z.object({
           sent: z.literal(true).describe('The mail was accepted for delivery'),
-          invoice_id: z.string(),
+          invoice_id: z.string().describe('The invoice id'),
           invoice_number: z.string().describe('Number printed on the invoice'),
           destination_masked: z.string().describe('Where the copy went, masked').meta({ example: 'e***@e***.com' }),
         }),
@@ -150,9 +150,9 @@ export const customerWriteRoutes: FastifyPluginAsyncZod = async (app) => {
       response: {
         201: z.object({
           note_id: z.string().describe('Id of the stored note'),
-          customer_id: z.string(),
+          customer_id: z.string().describe('The customer id (UUID)'),
           author: z.literal('ai_agent').describe('Notes from this API are attributed to the AI agent'),
-          created_at: Timestamp,
+          created_at: Timestamp.describe('When the note was stored'),
         }),
         ...verifiedErrors,
         409: err('idempotency_in_progress: the first request with this Idempotency-Key is still running'),

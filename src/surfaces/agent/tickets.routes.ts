@@ -42,11 +42,11 @@ export const ticketRoutes: FastifyPluginAsyncZod = async (app) => {
       response: {
         201: z.object({
           ticket_id: z.string().describe('Id of the new ticket: quote it to the caller'),
-          status: z.literal('open'),
-          priority: z.enum(['low', 'normal', 'high']),
-          subject: z.string(),
+          status: z.literal('open').describe('New tickets are open'),
+          priority: z.enum(['low', 'normal', 'high']).describe('The priority given'),
+          subject: z.string().describe('The subject line (given or derived from ai_summary)'),
           queue: z.string().describe('The support queue it was routed to').meta({ example: 'support' }),
-          created_at: Timestamp,
+          created_at: Timestamp.describe('When the ticket was opened'),
         }),
         400: err('validation_error: neither customer_id nor contact_email, or another field fails its schema (`details` names it)'),
         403: err('invalid_api_key or feature_not_enabled'),

@@ -1,0 +1,112 @@
+// The customer search is index-backed: with a few thousand customers the planner answers every
+// query class from the prefix-range btree indexes (or, in the fuzzy fallback, the trigram GIN
+// index), never by reading the subscribers table end to end.
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../src/lib/ids.js';
+import { planSearch } from '../../src/modules/customers/search.query.js';
+import { searchCustomers, searchSql } from '../../src/modules/customers/search.repository.js';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { createPlanVersion, createProvider } from '../helpers/factories.js';
+
+let t: TestApp;
+let providerId: string;
+const CUSTOMERS = 4000;
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  const db = t.db;
+  const main = await createProvider(db);
+  const other = await createProvider(db);
+  providerId = main.id;
+  const plan = await createPlanVersion(db, main.id);
+  // Two providers share the table (nine in ten customers are the main provider's); buildings with
+  // 20 units each; every customer in one unit.
+  await sql`
+    INSERT INTO buildings (id, provider_id, street, house_number, postal_code, city, country)
+    SELECT gen_random_uuid(), CASE WHEN b % 2 = 0 THEN ${main.id}::uuid ELSE ${other.id}::uuid END,
+           (ARRAY['Hauptstraße','Am Weinberg','Bahnhofstraße','Gartenweg','Lindenallee','Schulstraße','Kirchplatz','Bergstraße'])[1 + b % 8],
+           (b + 1)::text, (10000 + b)::text, CASE WHEN b % 3 = 0 THEN 'Hamburg' ELSE 'Berlin' END, 'DE'
+    FROM generate_series(0, 199) b`.execute(db);
+  await sql`
+    INSERT INTO units (id, building_id, label)
+    SELECT gen_random_uuid(), b.id, (1 + u / 4)::text || (ARRAY['A','B','C','D'])[1 + u % 4]
+    FROM buildings b CROSS JOIN generate_series(0, 19) u`.execute(db);
+  await sql`
+    INSERT INTO subscribers (id, provider_id, first_name, last_name, email, phone, phone_e164, customer_number,
+                             invoice_street, invoice_house_number, invoice_postal_code, invoice_city, invoice_country)
+    SELECT gen_random_uuid(), CASE WHEN i % 10 <> 0 THEN ${main.id}::uuid ELSE ${other.id}::uuid END,
+           (ARRAY['Anna','Ben','Clara','David','Emma','Felix','Greta','Hans','Ida','Jonas','Klara','Lukas','Mia','Noah','Olga','Paul'])[1 + i % 16],
+           (ARRAY['Müller','Schmidt','Schneider','Fischer','Weber','Meyer','Wagner','Becker','Schulz','Hoffmann','Koch','Richter','Klein','Wolf','Neumann','Braun','Zimmermann','Krüger','Hartmann','Lange'])[1 + (i * 7) % 20],
+           'user' || i || '@mail' || (i % 50) || '.example', '0151 ' || (10000000 + i), '+49151' || (10000000 + i),
+           chr(65 + i % 26) || chr(65 + (i / 26) % 26) || 'QZ-' || lpad((i % 10000)::text, 4, '0'),
+           (ARRAY['Postweg','Ringstraße','Feldweg','Marktplatz'])[1 + i % 4], (i % 90)::text, (20000 + i % 300)::text, 'Berlin', 'DE'
+    FROM generate_series(1, ${CUSTOMERS}) i`.execute(db);
+  await sql`
+    WITH s AS (SELECT id, provider_id, row_number() OVER (PARTITION BY provider_id ORDER BY id) AS n FROM subscribers),
+         u AS (SELECT u.id AS unit_id, b.id AS building_id, b.provider_id, row_number() OVER (PARTITION BY b.provider_id ORDER BY u.id) AS n
+               FROM units u JOIN buildings b ON b.id = u.building_id)
+    INSERT INTO subscriptions (id, provider_id, subscriber_id, plan_version_id, building_id, unit_id, status, origin)
+    SELECT gen_random_uuid(), s.provider_id, s.id, ${plan.id}::uuid, u.building_id, u.unit_id, 'ACTIVE', 'seed'
+    FROM s JOIN u ON u.provider_id = s.provider_id AND u.n = s.n`.execute(db);
+  // A rare hyphenated name: "Quast" is inside it, a prefix of no field (the fuzzy fallback's case).
+  for (const first of ['Ute', 'Veit', 'Wanda']) {
+    await sql`INSERT INTO subscribers (id, provider_id, first_name, last_name, email) VALUES (gen_random_uuid(), ${main.id}::uuid, ${first}, 'Zauberlehrling-Quast', ${`${first.toLowerCase()}@quast.example`})`.execute(db);
+  }
+  await sql`ANALYZE`.execute(db);
+});
+afterAll(() => t.close());
+
+async function explain(q: string, fuzzy = false): Promise<string> {
+  const compiled = searchSql(providerId, planSearch(q, ['DE']), 25, fuzzy).compile(t.db);
+  const r = await t.db.executeQuery<{ 'QUERY PLAN': string }>({ ...compiled, sql: `EXPLAIN ${compiled.sql}` } as never);
+  return r.rows.map((row) => row['QUERY PLAN']).join('\n');
+}
+
+const found = async (q: string, fuzzy = false) => (await searchCustomers(t.db, providerId, planSearch(q, ['DE']), 25, fuzzy)).total;
+
+describe('customer search uses its indexes (EXPLAIN, a few thousand customers)', () => {
+  it('has the data it claims', async () => {
+    const n = await t.db.selectFrom('subscribers').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    expect(Number(n.n)).toBe(CUSTOMERS + 3);
+  });
+
+  it.each([
+    ['name tokens', 'Anna Klein', ['subscribers_search_first_idx', 'subscribers_search_last_idx']],
+    ['email', 'user1234@mail34.example', ['subscribers_search_email_idx']],
+    ['phone, national format', '0151 1000 1234', ['subscribers_search_phone_idx']],
+    ['phone, international', '+49 151 10001234', ['subscribers_search_phone_idx']],
+    ['customer number', 'CAQZ-0002', ['subscribers_search_number_idx']],
+    ['name plus unit', 'Klara 2B', ['subscribers_search_first_idx', 'units_search_label_idx']],
+    ['invoice street and house number', 'Feldweg 12', ['subscribers_search_invoice_street_idx', 'subscribers_search_invoice_house_idx']],
+  ])('%s (%s) is answered from %j, with no sequential scan of subscribers', async (_label, q, indexes) => {
+    const plan = await explain(q);
+    for (const ix of indexes) expect(plan).toContain(ix);
+    expect(plan).not.toMatch(/Seq Scan on subscribers/);
+    expect(await found(q)).toBeGreaterThan(0);
+  });
+
+  it('the fuzzy fallback reads the trigram GIN index, not the table', async () => {
+    const plan = await explain('quast', true);
+    if (process.env.SHOW_PLAN) console.log(plan);
+    expect(plan).toContain('subscribers_search_trgm_idx');
+    expect(plan).not.toMatch(/Seq Scan on subscribers/);
+    expect(await found('quast')).toBe(0);
+    expect(await found('quast', true)).toBe(3);
+    expect(await found('Zauberlehrlin-Quast', true)).toBe(3); // a typo
+  });
+
+  it('counts every match while returning at most `limit`', async () => {
+    const r = await searchCustomers(t.db, providerId, planSearch('Anna', ['DE']), 25, false);
+    expect(r.rows).toHaveLength(25);
+    const annas = await t.db.selectFrom('subscribers').select((eb) => eb.fn.countAll<string>().as('n')).where('provider_id', '=', providerId).where('first_name', '=', 'Anna').executeTakeFirstOrThrow();
+    expect(r.total).toBe(Number(annas.n));
+    expect(r.total).toBeGreaterThan(25);
+    expect(r.rows.every((row) => row.first_name === 'Anna')).toBe(true);
+  });
+
+  it('an unknown provider sees nothing (scoping is inside every index range)', async () => {
+    const r = await searchCustomers(t.db, newId(), planSearch('Anna', ['DE']), 25, false);
+    expect(r.total).toBe(0);
+  });
+});
