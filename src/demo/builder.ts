@@ -1,9 +1,6 @@
-import type { Insertable } from 'kysely';
-import type { DB } from '../db/types.js';
-import { addDays, addMonths, daysInMonth, isoDate, monthStart, parseIsoDate } from '../lib/dates.js';
+import { addDays, addMonths, daysInMonth, isoDate, monthStart } from '../lib/dates.js';
 import { newId, randomAlnum } from '../lib/ids.js';
-import { monthLabel, PAYMENT_TERM_DAYS } from '../modules/billing/billing.calendar.js';
-import { creditNoteNumber, externalDocumentId, invoiceNumber } from '../modules/billing/invoice-numbers.js';
+import { createBillingHistory, historyStart } from './billing-history.js';
 import { createUniques, type Country } from './people.js';
 import { locationRow, type BuiltBuilding } from './places.js';
 import type { Rng } from './random.js';
@@ -74,15 +71,8 @@ export function createBuilder(now: Date, rng: Rng) {
   const today = isoDate(now);
   const currentMonth = monthStart(now);
   let portSeq = 0;
-  // The current month's invoice date is on or before today, and as late as possible so that an
-  // open invoice is not yet due (due 14 days after) where the calendar allows it, and never past
-  // the 14 grace days after which the daily dunning run would suspend the subscription.
-  const day = now.getUTCDate();
-  const latest = Math.min(10, day);
-  const earliest = Math.min(latest, Math.max(1, day - PAYMENT_TERM_DAYS));
-  const billingDay = () => rng.int(earliest, latest);
-  const at = (date: string, hour = 9) => new Date(`${date}T${String(hour).padStart(2, '0')}:${String(rng.int(0, 59)).padStart(2, '0')}:00.000Z`);
   const never = <T>(d: T): T => (d > now ? now : d) as T;
+  const billing = createBillingHistory({ rows, rng, now });
 
   function port(providerId: string, building: BuiltBuilding, unitId: string | null) {
     const row = locationRow(providerId, building.id, unitId, portSeq++);
@@ -90,69 +80,9 @@ export function createBuilder(now: Date, rng: Rng) {
     return row;
   }
 
-  function invoiceMonth(c: CustomerRef, month: string, paid: boolean, withDocument = true) {
-    const s = c.spec;
-    const invoiceDate = `${month.slice(0, 8)}${String(c.billing_day).padStart(2, '0')}`;
-    const id = newId();
-    const paidAt = paid ? never(at(addDays(invoiceDate, rng.int(0, 6)), 10)) : null;
-    rows.invoices.push({
-      id,
-      provider_id: s.providerId,
-      subscriber_id: c.id,
-      subscription_id: c.subscription_id,
-      invoice_number: invoiceNumber(month),
-      kind: 'monthly',
-      period_start: month,
-      invoice_date: invoiceDate,
-      due_date: addDays(invoiceDate, PAYMENT_TERM_DAYS),
-      currency: s.plan.currency,
-      total_cents: s.plan.priceCents,
-      status: paid ? 'paid' : 'open',
-      paid_at: paidAt,
-      payment_method: paid ? (s.card ? 'card' : 'bank_transfer') : null,
-      payment_intent_id: paid ? `pi_${randomAlnum(24)}` : null,
-      payment_reference: paid ? `PAY-${invoiceDate.replace(/-/g, '')}-${randomAlnum(6).toUpperCase()}` : null,
-      created_at: at(invoiceDate, 6),
-    });
-    rows.invoice_lines.push({
-      id: newId(),
-      invoice_id: id,
-      position: 1,
-      kind: 'subscription',
-      description: `${s.plan.name}, ${monthLabel(month)}`,
-      amount_cents: s.plan.priceCents,
-    });
-    if (withDocument) rows.billing_documents.push(billingDocument(c, month, id));
-    return id;
-  }
-
-  function billingDocument(c: CustomerRef, month: string, invoiceId: string | null): Insertable<DB['billing_documents']> {
-    return { id: newId(), provider_id: c.spec.providerId, subscription_id: c.subscription_id, period_start: month, invoice_id: invoiceId, external_document_id: externalDocumentId() };
-  }
-
-  /** A year of monthly invoices (from activation on): past months paid, the current one as asked. */
-  function billingHistory(c: CustomerRef) {
-    const s = c.spec;
-    const first = [addMonths(currentMonth, -11), monthStart(s.activatedAt)].sort()[1];
-    for (let m = first; m < currentMonth; m = addMonths(m, 1)) invoiceMonth(c, m, true);
-    switch (s.currentMonth ?? 'open') {
-      case 'open':
-        return invoiceMonth(c, currentMonth, false);
-      case 'paid':
-        return invoiceMonth(c, currentMonth, true);
-      case 'no_document':
-        return invoiceMonth(c, currentMonth, false, false);
-      case 'no_invoice':
-        rows.billing_documents.push(billingDocument(c, currentMonth, null));
-        return null;
-      case 'none':
-        return null;
-    }
-  }
-
   function usage(c: CustomerRef) {
     const s = c.spec;
-    const first = [addMonths(currentMonth, -11), monthStart(s.activatedAt)].sort()[1];
+    const first = historyStart(currentMonth, s.activatedAt);
     const gbScale = 0.15 + s.plan.down / 1000;
     for (let m = first; m <= currentMonth; m = addMonths(m, 1)) {
       const share = m === currentMonth ? now.getUTCDate() / daysInMonth(now) : 1;
@@ -189,7 +119,7 @@ export function createBuilder(now: Date, rng: Rng) {
     const b = s.building.spec;
     const created = new Date(s.activatedAt.getTime() - rng.int(3, 20) * 86_400_000);
     const loc = s.port ? port(s.providerId, s.building, s.unit.id) : null;
-    const bDay = s.billingDay ?? billingDay();
+    const bDay = s.billingDay ?? billing.billingDay();
     rows.subscribers.push({
       id: subscriberId,
       provider_id: s.providerId,
@@ -266,7 +196,7 @@ export function createBuilder(now: Date, rng: Rng) {
         operations: 1,
       });
     }
-    if (s.serviceBilled && s.status !== 'PENDING_INSTALL' && s.status !== 'CANCELLED') billingHistory(ref);
+    if (s.serviceBilled && s.status !== 'PENDING_INSTALL' && s.status !== 'CANCELLED') billing.billingHistory(ref);
     if (s.status !== 'PENDING_INSTALL') usage(ref);
     if (s.modem && loc) {
       rows.modem_status.push({
@@ -286,27 +216,7 @@ export function createBuilder(now: Date, rng: Rng) {
     return Array.from({ length: 6 }, (_, i) => (i === 0 ? 0x02 : rng.int(0, 255)).toString(16).padStart(2, '0').toUpperCase()).join(':');
   }
 
-  function creditNote(c: CustomerRef, o: { state: 'open' | 'applied' | 'refunded' | 'paid_out'; amountCents: number; reason: string; daysAgo: number; appliedInvoiceId?: string | null }) {
-    rows.credit_notes.push({
-      id: newId(),
-      provider_id: c.spec.providerId,
-      subscriber_id: c.id,
-      subscription_id: c.subscription_id,
-      applied_invoice_id: o.appliedInvoiceId ?? null,
-      number: creditNoteNumber(monthStart(new Date(now.getTime() - o.daysAgo * 86_400_000))),
-      state: o.state,
-      amount_cents: o.amountCents,
-      currency: c.spec.plan.currency,
-      reason: o.reason,
-      issued_at: new Date(now.getTime() - o.daysAgo * 86_400_000),
-    });
-  }
-
-  /** The invoice of `month` for a subscription, from the rows built so far. */
-  const invoiceOf = (subscriptionId: string, month: string) =>
-    rows.invoices.find((i) => i.subscription_id === subscriptionId && i.period_start === month)?.id ?? null;
-
-  return { rows, uniq, now, today, currentMonth, rng, port, customer, creditNote, statusEvents, invoiceOf, at, parseIsoDate };
+  return { rows, uniq, now, today, currentMonth, rng, port, customer, statusEvents, creditNote: billing.creditNote, invoiceOf: billing.invoiceOf };
 }
 
 export type Builder = ReturnType<typeof createBuilder>;
