@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
@@ -39,5 +40,22 @@ describe('loadConfig', () => {
 
   it('names every wrong variable in the same line', () => {
     expect(() => loadConfig({ PORT: '-1', LOG_LEVEL: 'loud' })).toThrow(/PORT: .*; LOG_LEVEL: /);
+  });
+});
+
+describe('documentation of the configuration', () => {
+  // Every variable the schema reads, taken from the source so a new one cannot be forgotten.
+  const variables = [...readFileSync('src/config.ts', 'utf8').matchAll(/^ {2}([A-Z][A-Z0-9_]+): /gm)].map((m) => m[1]);
+
+  it('finds the variables of src/config.ts', () => {
+    expect(variables).toEqual(expect.arrayContaining(['DATABASE_URL', 'PORT', 'DEMO_SEED', 'RATE_LIMIT_STORE']));
+    expect(Object.keys(loadConfig({})).filter((k) => /^[A-Z]/.test(k)).every((k) => variables.includes(k))).toBe(true);
+  });
+
+  it('README.md has a configuration table row and .env.example an entry for every variable', () => {
+    const readme = readFileSync('README.md', 'utf8');
+    const example = readFileSync('.env.example', 'utf8');
+    expect(variables.filter((v) => !readme.includes(`| \`${v}\` |`))).toEqual([]);
+    expect(variables.filter((v) => !new RegExp(`^${v}=`, 'm').test(example))).toEqual([]);
   });
 });
