@@ -202,7 +202,7 @@ describe('GET /external-checkout/sessions/{id}', () => {
     expect((await row(s.id))!.status).toBe('cancelled');
   });
 
-  it('a live session needs the secret of its own provider: missing 401, wrong 403, another provider\'s 403, and stays pending', async () => {
+  it('a live session needs the secret of its own provider: missing 401, wrong 403, another provider\'s 404 (like an unknown id), and stays pending', async () => {
     const w = await world();
     const other = await createProvider(t.db);
     const id = (await createSession({ provider_id: w.p.id, plan_version_id: w.plan.id, building_id: w.building.id })).json().session_id;
@@ -213,8 +213,8 @@ describe('GET /external-checkout/sessions/{id}', () => {
     expect(wrong.statusCode).toBe(403);
     expect(wrong.json()).toEqual({ detail: 'Invalid credentials' });
     const foreign = await getSession(id, other.webhookSecret);
-    expect(foreign.statusCode).toBe(403);
-    expect(foreign.json()).toEqual({ detail: 'Invalid credentials' });
+    expect(foreign.statusCode).toBe(404);
+    expect(foreign.json()).toEqual({ detail: 'Checkout session not found' });
     expect((await row(id))!.status).toBe('pending');
   });
 
@@ -335,12 +335,12 @@ describe('PATCH /external-checkout/sessions/{id}', () => {
     expect((await row(stale.id))!.status).toBe('expired');
   });
 
-  it('needs the secret of the session\'s provider', async () => {
+  it('needs the secret of the session\'s provider (another provider\'s answers 404 like an unknown id)', async () => {
     const w = await world();
     const other = await createProvider(t.db);
     const id = (await createSession({ provider_id: w.p.id, plan_version_id: w.plan.id, building_id: w.building.id })).json().session_id;
     expect((await patchSession(id, { partner_reference: 'x' })).statusCode).toBe(401);
-    expect((await patchSession(id, { partner_reference: 'x' }, other.webhookSecret)).statusCode).toBe(403);
+    expect((await patchSession(id, { partner_reference: 'x' }, other.webhookSecret)).statusCode).toBe(404);
     expect((await row(id))!.partner_reference).toBeNull();
   });
 });

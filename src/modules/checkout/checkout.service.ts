@@ -173,7 +173,7 @@ export function createCheckoutService(deps: Pick<Deps, 'db' | 'clock'>) {
     const now = clock.now();
     const before = await repo.findSessionById(db, id);
     if (!before) throw sessionNotFoundError();
-    if (before.provider_id !== providerId) throw forbidden('invalid_credentials', 'Invalid credentials');
+    if (before.provider_id !== providerId) throw sessionNotFoundError();
     await repo.markSessionRedirected(db, id, now, new Date(now.getTime() - SESSION_TTL_MS));
     const v = await loadView(id);
     if (isPastTtl({ status: v.status as repo.SessionStatus, created_at: v.created_at }, now)) await gateSessionAt(db, id, now);
@@ -190,7 +190,7 @@ export function createCheckoutService(deps: Pick<Deps, 'db' | 'clock'>) {
       const now = clock.now();
       const s = await repo.lockSessionById(trx, id);
       if (!s) throw sessionNotFoundError();
-      if (s.provider_id !== providerId) throw forbidden('invalid_credentials', 'Invalid credentials');
+      if (s.provider_id !== providerId) throw sessionNotFoundError();
       if (isPastTtl(s, now)) {
         // Committed with the transaction; the 410 is thrown after it.
         await repo.markSessionExpired(trx, id, now);

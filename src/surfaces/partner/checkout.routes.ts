@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { forbidden, unprocessable } from '../../lib/errors.js';
+import { unprocessable } from '../../lib/errors.js';
+import { sessionNotFoundError } from '../../modules/checkout/checkout.sessions.js';
 import { isUuid } from '../../lib/ids.js';
 import { bearer, webhookSecret } from '../../plugins/auth.js';
 import { limit } from '../../plugins/rate-limit.js';
@@ -26,7 +27,8 @@ export const checkoutRoutes: FastifyPluginAsyncZod = async (app) => {
     const id = (request.params as { session_id?: string }).session_id;
     const owner = id && isUuid(id) ? await service.gate(id) : null;
     await secret(request, reply);
-    if (owner && owner.providerId !== request.webhookProvider!.providerId) throw forbidden('invalid_credentials', 'Invalid credentials');
+    // Another provider's valid secret learns nothing: the session answers like an unknown id.
+    if (owner && owner.providerId !== request.webhookProvider!.providerId) throw sessionNotFoundError();
   }
 
   /** PATCH accepts exactly two fields: name the first other one (after auth, so no field oracle). */
@@ -69,7 +71,7 @@ export const checkoutRoutes: FastifyPluginAsyncZod = async (app) => {
       tags: ['checkout'],
       summary: 'Read a checkout session (the provider\'s checkout page)',
       description:
-        '`X-Webhook-Secret` of the session\'s provider (another provider\'s secret answers 403). Read it once, early, when the checkout ' +
+        '`X-Webhook-Secret` of the session\'s provider (another provider\'s secret answers 404, like an unknown id). Read it once, early, when the checkout ' +
         'page renders: the first read moves the session from pending to redirected, after which it never expires. Embeds `plan` ' +
         '(with `store_product_id` to join your catalog), `units` with the building nested as `units.buildings` (every address field ' +
         'nullable) and `provider` with branding. ' + TTL_NOTE,
