@@ -73,8 +73,9 @@ export async function insertPendingAdjustment(t: TestApp, o: { providerId: strin
 }
 
 /** The jobs of a kind, oldest first. */
-export function jobsOf(t: TestApp, kind: string) {
-  return t.db.selectFrom('jobs').selectAll().where('kind', '=', kind).orderBy('created_at').orderBy('id').execute();
+export async function jobsOf(t: TestApp, kind: string) {
+  const rows = await t.db.selectFrom('jobs').selectAll().where('kind', '=', kind).orderBy('created_at').orderBy('id').execute();
+  return rows.map((r) => ({ ...r, payload: (r.payload ?? {}) as Record<string, unknown>, result: r.result as unknown }));
 }
 
 /** mail.send jobs (payload is the message) to an address. */

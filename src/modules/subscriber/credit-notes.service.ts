@@ -2,8 +2,7 @@
 // local copy, and never an empty list in place of an unreachable system (502).
 import type { Deps } from '../../container.js';
 import { AdapterError, type BillingCreditNote } from '../../adapters/types.js';
-import { renderCreditNotePdf } from '../../documents/pdf.js';
-import { isoDate } from '../../lib/dates.js';
+import { creditNotePdf } from '../../documents/index.js';
 import { dependencyFailed, notFound } from '../../lib/errors.js';
 import { formatCents } from '../../lib/money.js';
 import type { UserPrincipal } from '../auth/auth.service.js';
@@ -66,13 +65,7 @@ export function createCreditNoteService(deps: CreditNoteDeps) {
   async function pdf(principal: UserPrincipal, id: string): Promise<{ number: string; pdf: Buffer }> {
     const note = await live(() => adapters.billingSystem.getCreditNote(id));
     if (!note || !visible(note)) throw notFound('Credit note not found');
-    const sub = await db.selectFrom('subscribers as sb')
-      .innerJoin('providers as p', 'p.id', 'sb.provider_id')
-      .select(['sb.id', 'sb.user_id', 'sb.provider_id', 'sb.first_name', 'sb.last_name', 'sb.customer_number',
-        'sb.invoice_first_name', 'sb.invoice_last_name', 'sb.invoice_street', 'sb.invoice_house_number', 'sb.invoice_postal_code', 'sb.invoice_city', 'sb.invoice_country',
-        'p.name as provider_name', 'p.branding', 'p.support_email'])
-      .where('sb.id', '=', note.subscriber_id)
-      .executeTakeFirst();
+    const sub = await db.selectFrom('subscribers').select(['id', 'provider_id']).where('id', '=', note.subscriber_id).executeTakeFirst();
     if (!sub) throw notFound('Credit note not found');
     const allowed =
       principal.role === 'platform_admin' ||
@@ -80,31 +73,8 @@ export function createCreditNoteService(deps: CreditNoteDeps) {
       (principal.role === 'subscriber' && (await subscriberIdsOfUser(db, principal.userId)).includes(sub.id));
     if (!allowed) throw notFound('Credit note not found');
 
-    let invoiceNumber: string | null = null;
-    const local = await db.selectFrom('credit_notes as cn').leftJoin('invoices as i', 'i.id', 'cn.applied_invoice_id')
-      .select('i.invoice_number').where('cn.id', '=', note.id).executeTakeFirst();
-    invoiceNumber = local?.invoice_number ?? null;
-
-    const branding = (sub.branding ?? {}) as Record<string, unknown>;
-    const name = [sub.invoice_first_name ?? sub.first_name, sub.invoice_last_name ?? sub.last_name].join(' ').trim();
-    const street = [sub.invoice_street, sub.invoice_house_number].filter(Boolean).join(' ');
-    const city = [sub.invoice_postal_code, sub.invoice_city].filter(Boolean).join(' ');
-    const buf = await renderCreditNotePdf({
-      issuer: {
-        name: typeof branding.display_name === 'string' && branding.display_name ? branding.display_name : sub.provider_name,
-        addressLines: [],
-        supportEmail: sub.support_email,
-        supportPhone: typeof branding.support_phone === 'string' ? branding.support_phone : null,
-      },
-      customer: { name, customerNumber: sub.customer_number, addressLines: [street, city, sub.invoice_country?.trim() ?? ''].filter(Boolean) },
-      creditNoteNumber: note.number,
-      issueDate: isoDate(note.issued_at),
-      currency: note.currency.trim(),
-      reason: note.reason,
-      totalCents: note.amount_cents,
-      state: note.state,
-      invoiceNumber,
-    });
+    const buf = await creditNotePdf(db, note);
+    if (!buf) throw notFound('Credit note not found');
     return { number: note.number, pdf: buf };
   }
 

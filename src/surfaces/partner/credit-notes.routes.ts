@@ -24,7 +24,7 @@ export const creditNoteRoutes: FastifyPluginAsyncZod = async (app) => {
       params: z.object({ id: z.string().min(1).max(100).regex(/^[A-Za-z0-9_-]+$/).describe('Credit-note id (`id` in GET /subscriber/me/credit-notes)') }),
       produces: ['application/pdf'],
       response: {
-        200: z.any().describe('application/pdf'),
+        200: z.string().meta({ format: 'binary' }).describe('The credit note as application/pdf'),
         401: Detail.describe('No Bearer token'),
         403: Detail.describe('Invalid or expired token'),
         404: Detail.describe('Credit note not found (or not yours)'),
@@ -39,6 +39,7 @@ export const creditNoteRoutes: FastifyPluginAsyncZod = async (app) => {
       .type('application/pdf')
       .header('content-disposition', `inline; filename="${filename}"`)
       .header('cache-control', 'private, no-store')
-      .send(r.pdf);
+      // A Buffer is sent as is: the response schema documents the bytes, it never serialises them.
+      .send(r.pdf as unknown as string);
   });
 };
