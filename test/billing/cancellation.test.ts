@@ -115,6 +115,19 @@ describe('POST /api/v1/subscription/{id}/cancel', () => {
     expect(r.statusCode).toBe(200);
   });
 
+  it('with an Idempotency-Key, a retried cancel replays the first answer instead of 409, and emits one webhook', async () => {
+    const c = await customer(t);
+    const h = { ...(await staffOf(c.provider.id)), 'idempotency-key': `cancel-${c.subscription.id}` };
+    const first = await cancel(c.subscription.id, h, { end_date: '2026-12-01' });
+    const retry = await cancel(c.subscription.id, h, { end_date: '2026-12-01' });
+    expect(first.statusCode).toBe(200);
+    expect(retry.statusCode).toBe(200);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.json()).toEqual(first.json());
+    expect(await t.db.selectFrom('webhook_deliveries').select('id').where('subscription_id', '=', c.subscription.id).execute()).toHaveLength(1);
+    expect((await cancel(c.subscription.id, h, { end_date: '2026-12-02' })).statusCode).toBe(422);
+  });
+
   it('a PENDING_INSTALL subscription can be cancelled: its installation is called off', async () => {
     const c = await customer(t, { status: 'PENDING_INSTALL' });
     const jobId = newId();

@@ -44,6 +44,18 @@ describe('POST /api/v1/provider/users/invite', () => {
     expect(list.json().find((x: { id: string }) => x.id === body.id).status).toBe('active');
   });
 
+  it('with an Idempotency-Key, a retried invite replays the 201 (one user, one mail) instead of 409', async () => {
+    const a = await admin();
+    const h = { ...a.headers, 'idempotency-key': 'invite-retry-1' };
+    const first = await invite(h, { email: 'retry@provider.test', sp_role: 'support' });
+    const retry = await invite(h, { email: 'retry@provider.test', sp_role: 'support' });
+    expect(first.statusCode).toBe(201);
+    expect(retry.statusCode).toBe(201);
+    expect(retry.json()).toEqual(first.json());
+    expect(await mailsTo(t, 'retry@provider.test')).toHaveLength(1);
+    expect((await invite(a.headers, { email: 'retry@provider.test', sp_role: 'support' })).statusCode).toBe(409);
+  });
+
   it('an admin account without a sub-role (sp_role null) may invite too', async () => {
     const a = await admin(null);
     expect((await invite(a.headers, { email: 'by-null-role@provider.test', sp_role: 'sales' })).statusCode).toBe(201);

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { bearer, DASHBOARD_ROLES } from '../../plugins/auth.js';
 import { limit } from '../../plugins/rate-limit.js';
+import { idempotent } from '../../plugins/idempotency.js';
 import { createCancellationService } from '../../modules/cancellation/cancellation.service.js';
 import { Detail } from '../../modules/subscriber/subscriber.schemas.js';
 
@@ -65,6 +66,7 @@ export const cancellationRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post('/subscription/:id/cancel', {
     onRequest: auth,
+    preHandler: idempotent,
     config: { rateLimit: limit('internal.write') },
     schema: {
       operationId: 'cancelSubscription',
@@ -75,11 +77,12 @@ export const cancellationRoutes: FastifyPluginAsyncZod = async (app) => {
         '`subscription.cancelled` is sent; service and the port last until ended_at, when the port is reset (port_reset_at) by a ' +
         'scheduled job. An installation not yet done is called off. For a service-billed subscription whose end month is already ' +
         'invoiced, the unused days are credited with an open credit note; otherwise that month\'s invoice bills the used days. ' +
-        'A cancelled subscription cannot be cancelled again (409).',
+        'A cancelled subscription cannot be cancelled again (409); send an `Idempotency-Key` to make a retry after a network error replay the first answer.',
       security: [{ bearer: [] }],
       params: Params,
+      headers: z.looseObject({ 'idempotency-key': z.string().max(255).optional().describe('Optional: the same key and body within 24 h replays the first answer (safe retry)') }),
       body: z.object({ end_date: DateOnly.describe('YYYY-MM-DD, today (UTC) or later; exclusive') }),
-      response: { 200: CancelResponse, ...AUTH, 404: Detail, 409: Detail, 422: Detail },
+      response: { 200: CancelResponse, 400: Detail.describe('Malformed Idempotency-Key'), ...AUTH, 404: Detail, 409: Detail, 422: Detail },
     },
   }, (request) => service.cancel(request.user!, request.params.id, request.body.end_date, String(request.id)));
 };

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { bearer, DASHBOARD_ROLES } from '../../plugins/auth.js';
 import { limit } from '../../plugins/rate-limit.js';
+import { idempotent } from '../../plugins/idempotency.js';
 import { createStaffService, SP_ROLES } from '../../modules/staff/staff.service.js';
 import { Detail } from '../../modules/subscriber/subscriber.schemas.js';
 
@@ -31,6 +32,7 @@ export const staffRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post('/provider/users/invite', {
     onRequest: auth,
+    preHandler: idempotent,
     config: { rateLimit: limit('internal.write') },
     schema: {
       operationId: 'inviteProviderUser',
@@ -39,15 +41,17 @@ export const staffRoutes: FastifyPluginAsyncZod = async (app) => {
       description:
         `${RULES} The invitee is always created with role service_provider under the caller's provider, with the sp_role given ` +
         '(`sp_admin`, `support`, `sales`, `bookkeeping`; anything else 422). An email already in use by any account answers 409. ' +
-        'The set-password mail (a single-use link valid 14 days, used with POST /auth/set-password) is sent asynchronously.',
+        'The set-password mail (a single-use link valid 14 days, used with POST /auth/set-password) is sent asynchronously. ' +
+        'Send an `Idempotency-Key` to make a retry after a network error replay the first 201 instead of answering 409.',
       security: [{ bearer: [] }],
+      headers: z.looseObject({ 'idempotency-key': z.string().max(255).optional().describe('Optional: the same key and body within 24 h replays the first answer (safe retry)') }),
       body: z.object({
         email: z.email().max(254).describe('The invitee\'s email (also the login)'),
         sp_role: z.enum(SP_ROLES).describe('sp_admin, support, sales or bookkeeping'),
         first_name: z.string().trim().min(1).max(100).nullish(),
         last_name: z.string().trim().min(1).max(100).nullish(),
       }),
-      response: { 201: UserSummary, ...AUTH, 409: Detail.describe('Email already in use'), 422: Detail },
+      response: { 201: UserSummary, 400: Detail.describe('Malformed Idempotency-Key'), ...AUTH, 409: Detail.describe('Email already in use'), 422: Detail },
     },
   }, async (request, reply) => reply.code(201).send(await service.invite(request.user!, request.body)));
 
