@@ -33,8 +33,6 @@ export interface CustomerSpec {
   phone?: string; // fixed phone as written; otherwise generated
   building: BuiltBuilding;
   unit: BuiltBuilding['units'][number];
-  /** Create the unit's switch port and attach it to the subscription. */
-  port: boolean;
   plan: PlanRef;
   status: SubStatus;
   serviceBilled: boolean;
@@ -59,7 +57,7 @@ export interface CustomerRef {
   subscription_id: string;
   unit_id: string;
   unit_label: string;
-  location_hash: string | null;
+  location_hash: string;
   billing_day: number;
   spec: CustomerSpec;
 }
@@ -118,7 +116,8 @@ export function createBuilder(now: Date, rng: Rng) {
     const number = uniq.customerNumber();
     const b = s.building.spec;
     const created = new Date(s.activatedAt.getTime() - rng.int(3, 20) * 86_400_000);
-    const loc = s.port ? port(s.providerId, s.building, s.unit.id) : null;
+    // Every customer's unit has its switch port registered; PENDING_INSTALL is attached to it at installation.
+    const loc = port(s.providerId, s.building, s.unit.id);
     const bDay = s.billingDay ?? billing.billingDay();
     rows.subscribers.push({
       id: subscriberId,
@@ -157,7 +156,7 @@ export function createBuilder(now: Date, rng: Rng) {
       plan_version_id: s.plan.id,
       building_id: s.building.id,
       unit_id: s.unit.id,
-      location_id: loc && s.status !== 'PENDING_INSTALL' ? loc.id : null,
+      location_id: s.status !== 'PENDING_INSTALL' ? loc.id : null,
       status: s.status,
       service_billed: s.serviceBilled,
       billing_day: bDay,
@@ -182,11 +181,11 @@ export function createBuilder(now: Date, rng: Rng) {
       subscription_id: subscriptionId,
       unit_id: s.unit.id,
       unit_label: s.unit.label,
-      location_hash: loc?.location_hash ?? null,
+      location_hash: loc.location_hash,
       billing_day: bDay,
       spec: s,
     };
-    if (loc && occupiesPort) {
+    if (occupiesPort) {
       rows.sim_switch_ports.push({
         location_id: loc.id,
         mode: s.status === 'ACTIVE' ? 'provisioned' : 'captive_portal',
@@ -198,7 +197,7 @@ export function createBuilder(now: Date, rng: Rng) {
     }
     if (s.serviceBilled && s.status !== 'PENDING_INSTALL' && s.status !== 'CANCELLED') billing.billingHistory(ref);
     if (s.status !== 'PENDING_INSTALL') usage(ref);
-    if (s.modem && loc) {
+    if (s.modem) {
       rows.modem_status.push({
         subscription_id: subscriptionId,
         state: s.modem,

@@ -87,7 +87,7 @@ export async function buildDemoDataset(o: DatasetOptions) {
 
   // Named customers ----------------------------------------------------------------------------
   const base = (firstName: string, last: string, phone: string, unit: BuiltBuilding['units'][number], extra: Partial<CustomerSpec>): CustomerSpec => ({
-    providerId: main.id, first: firstName, last, phone, country: 'DE', building: first, unit, port: true,
+    providerId: main.id, first: firstName, last, phone, country: 'DE', building: first, unit,
     plan: fast.ref, status: 'ACTIVE', serviceBilled: true, activatedAt: new Date(now.getTime() - 400 * DAY),
     card: true, currentMonth: 'open', modem: 'online', ...extra,
   });
@@ -112,7 +112,7 @@ export async function buildDemoDataset(o: DatasetOptions) {
   const notActivated = b.customer(base('Jürgen', 'Falk', '030/2233 4455', take(first, 12), { email: 'juergen.falk@example.com', userId: notActivatedUser.id, plan: basic.ref, card: false }));
   const suspended = b.customer(base('Dieter', 'Sommer', '0157 11223344', take(first, 13), { status: 'SUSPENDED', serviceBilled: false, modem: 'offline', card: false }));
   const pendingInstall = b.customer(
-    base('Ingrid', 'Vogt', '+49 171 5551234', take(second, 0), { building: second, port: false, status: 'PENDING_INSTALL', modem: null, card: false, activatedAt: new Date(now.getTime() - 6 * DAY) }),
+    base('Ingrid', 'Vogt', '+49 171 5551234', take(second, 0), { building: second, status: 'PENDING_INSTALL', modem: null, card: false, activatedAt: new Date(now.getTime() - 6 * DAY) }),
   );
   const installJobId = newId();
   b.rows.install_jobs.push({ id: installJobId, provider_id: main.id, subscription_id: pendingInstall.subscription_id, unit_id: pendingInstall.unit_id, kind: 'cpe_shipment', status: 'SHIPPED', created_at: new Date(now.getTime() - 5 * DAY), updated_at: new Date(now.getTime() - 2 * DAY) });
@@ -120,7 +120,7 @@ export async function buildDemoDataset(o: DatasetOptions) {
     b.customer(base('Anna', 'Schmidt', n === 0 ? '0152 33445566' : '+49 30 66778899', take(second, i), { building: second, plan: n === 0 ? basic.ref : fast.ref, card: n === 0 })),
   );
   const otherCustomer = b.customer({
-    providerId: other.id, first: 'Kurt', last: 'Berger', phone: '0170 9988776', country: 'DE', building: otherB.built, unit: otherB.built.units[0], port: true,
+    providerId: other.id, first: 'Kurt', last: 'Berger', phone: '0170 9988776', country: 'DE', building: otherB.built, unit: otherB.built.units[0],
     plan: otherPlan.ref, status: 'ACTIVE', serviceBilled: true, activatedAt: new Date(now.getTime() - 300 * DAY), card: true, currentMonth: 'open', modem: 'online',
   });
 

@@ -32,7 +32,6 @@ export function addVolumeCustomers(
       country: spec.country,
       building: o.building,
       unit,
-      port: status !== 'PENDING_INSTALL',
       plan: rng.pick([o.plans[0], o.plans[0], o.plans[1], o.plans[1], o.plans[2] ?? o.plans[0]]),
       status,
       serviceBilled,

@@ -203,6 +203,8 @@ describe('customers', () => {
     expect(await sub(p.subscription_id)).toMatchObject({ status: 'PENDING_INSTALL', location_id: null, activated_at: null });
     const job = await t.db.selectFrom('install_jobs').selectAll().where('subscription_id', '=', p.subscription_id).executeTakeFirstOrThrow();
     expect(job).toMatchObject({ id: p.install_job_id, status: 'SHIPPED', unit_id: p.unit_id });
+    // The installed port is registered for the unit, so staff can confirm the installation.
+    expect(await t.db.selectFrom('locations').select('id').where('unit_id', '=', p.unit_id).execute()).toHaveLength(1);
   });
 
   it('ambiguous: same first and last name, same building, different units', async () => {
