@@ -235,7 +235,7 @@ async function main() {
         const inBuilding = a < buildingsCount;
         const b = inBuilding ? building(a) : building(a % 997 + Math.floor(a / 997) * 6);
         const house = inBuilding ? b.house : `${1 + (a % 250)}${a % 9 === 0 ? pick(['a', 'b', ' A', 'c']) : ''}`;
-        const k = coverageKeys({ street: b.street, house_number: house, postal_code: b.postal, city: b.city, country: b.country });
+        const k = coverageKeys({ street: b.street, house_number: house, postal_code: b.postal, city: b.city, country: b.country, province: b.province });
         if (a % Math.max(1, Math.floor(ADDRESSES / 2000)) === 0) {
           const words = `${b.street} ${house}`;
           autocomplete.push(words.slice(0, Math.max(3, Math.min(words.length, 4 + (a % 12)))));
@@ -253,7 +253,7 @@ async function main() {
   const sessions: { customer_id: string; subscription_id: string; token: string }[] = [];
   for (let s = 0; s < SESSIONS; s++) {
     const i = (s * 4 * 997) % N - ((s * 4 * 997) % N) % 4; // a service-billed customer
-    const token = `vs_bench_${s}_${sha256(`t${s}`).toString('hex').slice(0, 32)}`;
+    const token = `vs_${sha256(`bench-session-${s}`).toString('base64url')}`; // the format the agent surface issues
     sessions.push({ customer_id: uuid(10, i), subscription_id: uuid(11, i), token });
   }
   await client.query(`INSERT INTO verified_sessions (id, provider_id, subscriber_id, token_hash, expires_at)
