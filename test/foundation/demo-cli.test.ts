@@ -1,12 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { childDb, runScript, type ChildDb } from './server-helpers.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { childDb, killChildren, runScript, type ChildDb } from './server-helpers.js';
+
+// Child processes: about 3-7 s each on an idle machine; the bounds leave room for a busy one.
+vi.setConfig({ testTimeout: 120_000 });
 
 // `npm run seed:demo` as a user runs it: a child process on a fresh database of its own.
 let db: ChildDb;
 beforeAll(async () => {
   db = await childDb();
 });
-afterAll(() => db.cleanup());
+afterAll(async () => {
+  killChildren();
+  await db.cleanup();
+});
 
 const seed = (args: string[], env: Record<string, string> = {}) => runScript('scripts/seed-demo.ts', args, db.dir, { ...db.env, ...env }).done;
 

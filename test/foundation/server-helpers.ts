@@ -3,12 +3,13 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { openEmbedded } from '../../src/db/database.js';
 import { createTestDb } from '../helpers/db.js';
 import { embeddedTemplateFile } from '../helpers/template.js';
 
-export const TSX = path.resolve('node_modules/.bin/tsx');
 
 export interface ChildDb {
   /** The working directory of the child (var/ lands here). */
@@ -49,14 +50,22 @@ export function childEnv(extra: Record<string, string>): Record<string, string> 
   return { ...base, LOG_LEVEL: 'silent', ...extra };
 }
 
+const require = createRequire(import.meta.url);
+
 // A child must not outlive the test process (a failed wait, a timeout, an interrupted run).
 const children = new Set<ReturnType<typeof spawn>>();
 process.once('exit', () => {
   for (const c of children) c.kill('SIGKILL');
 });
 
+/**
+ * Runs a script as `npm start` would (TypeScript through tsx), as ONE process: `node --import tsx`
+ * rather than the tsx wrapper, so a signal (even SIGKILL) reaches the server itself and never
+ * leaves an orphan behind.
+ */
 export function runScript(script: string, args: string[], cwd: string, env: Record<string, string>) {
-  const child = spawn(TSX, [path.resolve(script), ...args], { cwd, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const tsx = pathToFileURL(require.resolve('tsx')).href;
+  const child = spawn(process.execPath, ['--import', tsx, path.resolve(script), ...args], { cwd, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   child.on('close', () => children.delete(child));
   return collect(child);
@@ -78,7 +87,7 @@ export function collect(child: ChildProcessWithoutNullStreams | ReturnType<typeo
 }
 
 /** Resolves with the first match of `re` in the child's stdout, or rejects when the child ends or time runs out. */
-export function waitForOutput(p: ReturnType<typeof collect>, re: RegExp, timeoutMs = 20_000): Promise<RegExpMatchArray> {
+export function waitForOutput(p: ReturnType<typeof collect>, re: RegExp, timeoutMs = 60_000): Promise<RegExpMatchArray> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => finish(new Error(`no ${re} within ${timeoutMs} ms; stdout: ${p.out.stdout}\nstderr: ${p.out.stderr}`)), timeoutMs);
     const check = () => {

@@ -1,7 +1,10 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { childDb, collect, killChildren, runScript, waitForOutput, type ChildDb } from './server-helpers.js';
+
+// Child processes: about 3-7 s each on an idle machine; the bounds leave room for a busy one.
+vi.setConfig({ testTimeout: 120_000 });
 
 // `npm start` end to end: a real process, a real port, a real signal.
 let db: ChildDb;
