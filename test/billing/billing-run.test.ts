@@ -3,6 +3,7 @@ import { buildTestApp, DEFAULT_NOW, type TestApp } from '../helpers/app.js';
 import { usingPostgres } from '../helpers/db.js';
 import { createBillingRunService, buildInvoiceLines } from '../../src/modules/billing/billing-run.service.js';
 import { simulatorsOf } from '../../src/adapters/index.js';
+import { newId } from '../../src/lib/ids.js';
 import { customer, insertCreditNote, insertInvoice, insertPendingAdjustment, jobsOf } from './fixtures.js';
 
 let t: TestApp;
@@ -60,6 +61,17 @@ describe('billing.monthly run', () => {
     expect(results.filter((r) => r.outcome === 'already_invoiced')).toHaveLength(2);
     expect(await invoicesOf(c.subscription.id)).toHaveLength(1);
     if (usingPostgres()) expect(results.length).toBe(3); // really concurrent on Postgres (pool of 10)
+  });
+
+  it('leaves a month with a billing document but no invoice (operator-escalation case c) to an operator: never issues a second document', async () => {
+    const c = await customer(t);
+    await t.db.insertInto('billing_documents').values({ id: newId(), provider_id: c.provider.id, subscription_id: c.subscription.id, period_start: '2026-11-01', external_document_id: 'bdoc_issuedelsewhere' }).execute();
+    const r = await run.runMonthly();
+    expect(r.needs_operator).toBeGreaterThanOrEqual(1);
+    expect(await invoicesOf(c.subscription.id)).toHaveLength(0);
+    const docs = await t.db.selectFrom('billing_documents').selectAll().where('subscription_id', '=', c.subscription.id).execute();
+    expect(docs).toHaveLength(1);
+    expect(docs[0]).toMatchObject({ external_document_id: 'bdoc_issuedelsewhere', invoice_id: null });
   });
 
   it('is run by the daily scheduled billing.monthly job, through the job table', async () => {

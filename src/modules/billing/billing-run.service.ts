@@ -13,7 +13,7 @@ import { enqueueCollect } from './first-payment.service.js';
 
 export type BillingRunDeps = Pick<Deps, 'db' | 'clock' | 'jobs' | 'log' | 'adapters'>;
 
-export type BillOutcome = 'invoiced' | 'already_invoiced' | 'not_due' | 'nothing_to_bill' | 'not_billed';
+export type BillOutcome = 'invoiced' | 'already_invoiced' | 'not_due' | 'nothing_to_bill' | 'not_billed' | 'needs_operator';
 
 export interface BuiltInvoice {
   lines: repo.NewLine[];
@@ -80,6 +80,9 @@ export function createBillingRunService(deps: BillingRunDeps) {
         const sub = await repo.lockSubscriptionForBilling(trx, subscriptionId);
         if (!sub || !sub.service_billed) return { outcome: 'not_billed' as const };
         if (await repo.findInvoiceForMonth(trx, sub.id, month)) return { outcome: 'already_invoiced' as const };
+        // A billing document without its invoice (operator-escalation case c): the billing system has already
+        // issued something for the month, so issuing another could bill twice. Left to an operator.
+        if (await repo.findBillingDocument(trx, sub.id, month)) return { outcome: 'needs_operator' as const };
         const billingDate = billingDateFor(month, sub);
         if (today < billingDate) return { outcome: 'not_due' as const };
 
@@ -140,7 +143,7 @@ export function createBillingRunService(deps: BillingRunDeps) {
   async function runMonthly(date?: string) {
     const today = date ?? isoDate(clock.now());
     const month = monthStart(new Date(`${today}T00:00:00Z`));
-    const counts = { date: today, month, invoiced: 0, not_due: 0, skipped: 0, failed: 0, invoice_ids: [] as string[] };
+    const counts = { date: today, month, invoiced: 0, not_due: 0, skipped: 0, needs_operator: 0, failed: 0, invoice_ids: [] as string[] };
     let after: string | null = null;
     for (;;) {
       const ids = await repo.billingCandidates(db, month, 200, after);
@@ -153,7 +156,10 @@ export function createBillingRunService(deps: BillingRunDeps) {
             counts.invoice_ids.push(r.invoiceId!);
             if (r.nextSendDate) await tellBillingSystem(id, r.nextSendDate);
           } else if (r.outcome === 'not_due') counts.not_due++;
-          else counts.skipped++;
+          else if (r.outcome === 'needs_operator') {
+            counts.needs_operator++;
+            log.warn({ subscription_id: id, month }, 'billing run: a billing document exists without its invoice; not invoiced, needs an operator');
+          } else counts.skipped++;
         } catch (err) {
           counts.failed++;
           log.error({ err, subscription_id: id, month }, 'billing run: subscription failed');

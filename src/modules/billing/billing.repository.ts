@@ -108,9 +108,7 @@ export function markCreditNotesApplied(trx: Trx, ids: string[], invoiceId: strin
 }
 
 export function insertBillingDocument(trx: Trx, doc: { id: string; provider_id: string; subscription_id: string; period_start: string; invoice_id: string; external_document_id: string; created_at: Date }) {
-  return trx.insertInto('billing_documents').values(doc)
-    .onConflict((oc) => oc.columns(['subscription_id', 'period_start']).doUpdateSet({ invoice_id: doc.invoice_id }))
-    .execute();
+  return trx.insertInto('billing_documents').values(doc).execute();
 }
 
 /**

@@ -75,10 +75,12 @@ async function prepareFirstInvoice(trx: Transaction<DB>, deps: Pick<CollectionDe
     paid_at: paid ? now : null,
     created_at: now,
   }, [{ kind: 'subscription', description: `${sub.plan_name}, ${dayRangeLabel(today, lastDayOf(month))} (from installation, pro rata)`, amount_cents: amount }], newId);
-  await repo.insertBillingDocument(trx, {
-    id: newId(), provider_id: sub.provider_id, subscription_id: sub.id, period_start: month, invoice_id: id,
-    external_document_id: externalDocumentId(), created_at: now,
-  });
+  if (!(await repo.findBillingDocument(trx, sub.id, month))) {
+    await repo.insertBillingDocument(trx, {
+      id: newId(), provider_id: sub.provider_id, subscription_id: sub.id, period_start: month, invoice_id: id,
+      external_document_id: externalDocumentId(), created_at: now,
+    });
+  }
   if (paid) {
     await activateInstalled(trx, deps, sub.id);
     return { invoiceId: id, outcome: 'not_billed' as const };
