@@ -308,6 +308,15 @@ describe('agent plan-change: provider and customer scoping, verified session', (
     expect(await changesOf(theirs.subscriptionId)).toHaveLength(0);
   });
 
+  it('another provider\'s customer is 404 customer_not_found before the body is validated (no 400 oracle)', async () => {
+    const theirs = await verifiedCustomer(other, { records: 'invoiced' });
+    for (const path of ['plan-change/preview', 'plan-change'] as const) {
+      const r = await call(path, theirs, { subscription_id: 'not-a-uuid' });
+      expect(r.statusCode).toBe(404);
+      expect(r.json().error.code).toBe('customer_not_found');
+    }
+  });
+
   it('a subscription of another customer, or a plan of another provider, answers 404 not_found', async () => {
     const me = await verifiedCustomer(w, { records: 'invoiced' });
     const neighbour = await createCustomer(t.db, w, { records: 'invoiced' });

@@ -7,7 +7,7 @@ import { actorOf } from '../../modules/audit/audit.repository.js';
 import { createPlanChangeService } from '../../modules/plan-change/plan-change.service.js';
 import { AgentApplyResponse, AgentPreviewResponse, agentAdjustment, agentPreviewBody, planView } from '../../modules/plan-change/plan-change.schemas.js';
 import { CustomerParams, IdempotencyHeaders, SECURITY_VERIFIED, describeRoute, err, verifiedErrors } from './common.schemas.js';
-import { requireVerifiedSession } from './verified-session.js';
+import { requireOwnedCustomer, requireVerifiedSession } from './verified-session.js';
 
 const subscriptionId = z.uuid().describe('The subscription to change (one of the customer\'s subscriptions, from GET /agent/customers/{customerId})');
 const planVersionId = z.uuid().describe('The plan version to change to (an active plan version of your provider)');
@@ -36,6 +36,8 @@ export const agentPlanChangeRoutes: FastifyPluginAsyncZod = async (app) => {
   const service = createPlanChangeService(app.deps);
 
   app.post('/customers/:customerId/plan-change/preview', {
+    // another provider's (or an unknown) customer is 404 before the body is even read
+    preValidation: [requireOwnedCustomer],
     preHandler: [requireVerifiedSession],
     config: { rateLimit: limit('agent.read') },
     schema: {
@@ -67,6 +69,7 @@ export const agentPlanChangeRoutes: FastifyPluginAsyncZod = async (app) => {
   });
 
   app.post('/customers/:customerId/plan-change', {
+    preValidation: [requireOwnedCustomer],
     preHandler: [requireVerifiedSession, idempotent],
     config: { rateLimit: limit('agent.write') },
     schema: {
