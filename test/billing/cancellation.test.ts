@@ -3,7 +3,8 @@ import { buildTestApp, DEFAULT_NOW, type TestApp } from '../helpers/app.js';
 import { createProvider, createUser, createSubscription } from '../helpers/factories.js';
 import { resetAllFaults, simulatorsOf } from '../../src/adapters/index.js';
 import { newId } from '../../src/lib/ids.js';
-import { bearerFor, customer, insertInvoice, insertPendingAdjustment, jobsOf } from './fixtures.js';
+import { bearerFor, customer, insertInvoice, insertPendingAdjustment, jobsOf, mailsTo, tokenIn } from './fixtures.js';
+import { collectFirstPayment } from '../../src/modules/billing/first-payment.service.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -134,6 +135,17 @@ describe('POST /api/v1/subscription/{id}/cancel', () => {
     await t.db.insertInto('install_jobs').values({ id: jobId, provider_id: c.provider.id, subscription_id: c.subscription.id, kind: 'cpe_shipment', status: 'SHIPPED' }).execute();
     expect((await cancel(c.subscription.id, await staffOf(c.provider.id), { end_date: '2026-11-16' })).statusCode).toBe(200);
     expect((await t.db.selectFrom('install_jobs').select('status').where('id', '=', jobId).executeTakeFirstOrThrow()).status).toBe('CANCELLED');
+  });
+
+  it('cancelling an installed but unpaid subscription voids its first invoice and kills the payment link', async () => {
+    const c = await customer(t, { status: 'PENDING_INSTALL' });
+    const first = await collectFirstPayment(t.deps, c.subscription.id);
+    expect(first.outcome).toBe('link_sent');
+    const token = tokenIn((await mailsTo(t, c.user.email))[0].text, '/pay/');
+    expect((await cancel(c.subscription.id, await staffOf(c.provider.id), { end_date: '2026-11-16' })).statusCode).toBe(200);
+    expect((await t.db.selectFrom('invoices').select('status').where('id', '=', first.invoiceId!).executeTakeFirstOrThrow()).status).toBe('void');
+    expect((await t.app.inject({ method: 'GET', url: `/pay/${token}` })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'POST', url: `/pay/${token}`, payload: { card_number: '4242424242424242' } })).statusCode).toBe(404);
   });
 
   it('for a service-billed subscription whose end month is invoiced, credits the unused days with an open credit note', async () => {

@@ -101,6 +101,16 @@ export function createCancellationService(deps: CancellationDeps) {
       // An installation not done yet is called off.
       await trx.updateTable('install_jobs').set({ status: 'CANCELLED', updated_at: now })
         .where('subscription_id', '=', sub.id).where('status', 'not in', ['COMPLETED', 'CANCELLED']).execute();
+      if (sub.status === 'PENDING_INSTALL') {
+        // Never activated: its unpaid first invoice is voided and the payment link stops working.
+        const voided = await trx.updateTable('invoices').set({ status: 'void' })
+          .where('subscription_id', '=', sub.id).where('kind', '=', 'first').where('status', '=', 'open')
+          .returning('id').execute();
+        if (voided.length) {
+          await trx.updateTable('link_tokens').set({ used_at: now })
+            .where('purpose', '=', 'payment').where('used_at', 'is', null).where('reference_id', 'in', voided.map((v) => v.id)).execute();
+        }
+      }
 
       const credit = q.lines.find((l) => l.kind === 'unused_days_credit');
       let creditNoteId: string | null = null;
