@@ -1,6 +1,6 @@
-import { addMonths, daysInMonth } from '../lib/dates.js';
-import { divRoundHalfUp } from '../lib/money.js';
+import { addMonths } from '../lib/dates.js';
 import { newId } from '../lib/ids.js';
+import { calendarPosition, proratedDifferenceCents } from '../modules/plan-change/plan-change.quote.js';
 import { createBuilder, type Builder, type CustomerRef, type CustomerSpec } from './builder.js';
 import type { DemoBuilding, DemoCustomer, DemoDocument } from './document.js';
 import { MAIN_BUILDINGS, OTHER_BUILDING, LOOSE_COVERAGE, buildingRows, coverageRow, type BuiltBuilding } from './places.js';
@@ -125,9 +125,8 @@ export async function buildDemoDataset(o: DatasetOptions) {
   });
 
   // changed_today: an upgrade basic → fast applied today; the upgrade line waits for the next invoice.
-  const dim = daysInMonth(now);
-  const days = dim - now.getUTCDate() + 1;
-  const upgradeCents = divRoundHalfUp((fast.ref.priceCents - basic.ref.priceCents) * days, dim);
+  const pos = calendarPosition(now);
+  const upgradeCents = proratedDifferenceCents(basic.ref.priceCents, fast.ref.priceCents, pos);
   const planChangeId = newId();
   b.rows.plan_changes.push({
     id: planChangeId, provider_id: main.id, subscriber_id: changedToday.id, subscription_id: changedToday.subscription_id,
@@ -136,7 +135,7 @@ export async function buildDemoDataset(o: DatasetOptions) {
   });
   b.rows.pending_adjustments.push({
     id: newId(), provider_id: main.id, subscription_id: changedToday.subscription_id, plan_change_id: planChangeId, kind: 'upgrade_line',
-    amount_cents: upgradeCents, description: `Upgrade ${basic.ref.name} → ${fast.ref.name}, ${days} of ${dim} days`, status: 'pending',
+    amount_cents: upgradeCents, description: `Upgrade ${basic.ref.name} → ${fast.ref.name}, ${pos.days} of ${pos.daysInPeriod} days`, status: 'pending',
   });
 
   // activated: one credit note applied against an earlier invoice, one still open.

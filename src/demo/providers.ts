@@ -4,15 +4,16 @@ import type { DB } from '../db/types.js';
 import { hashPassword, newPrefixedSecret } from '../lib/crypto.js';
 import { formatCents } from '../lib/money.js';
 import { newId, randomToken } from '../lib/ids.js';
+import type { Feature } from '../modules/auth/auth.service.js';
 import type { Builder, PlanRef } from './builder.js';
 import type { Credentials, DemoPlan } from './document.js';
 
-export const ALL_FEATURES = ['agent_api_access', 'provisioning:write', 'serviceability:read'];
+export const ALL_FEATURES: Feature[] = ['agent_api_access', 'provisioning:write', 'serviceability:read'];
 
 export interface ProviderSpec {
   slug: string;
   name: string;
-  features: string[];
+  features: Feature[];
   disabled?: boolean;
   currency?: string;
   webhookUrl?: string | null;
