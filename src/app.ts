@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
 import { createDb, type DbHandle } from './db/database.js';
@@ -62,13 +62,13 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     requestIdHeader: false,
     trustProxy: config.TRUST_PROXY,
     // Router-level failures (an over-long or malformed path) answer in the surface's shape too.
-    frameworkErrors: (err, request, reply) => {
+    frameworkErrors: (err, request, res) => {
+      const reply = res as unknown as FastifyReply;
       const message = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is too long' : 'Malformed request URL';
-      const status = 400;
       if (request.url.startsWith('/agent')) {
-        return reply.code(status).send({ error: { code: 'bad_request', message, request_id: String(request.id) } });
+        return reply.code(400).send({ error: { code: 'bad_request', message, request_id: String(request.id) } });
       }
-      return reply.code(status).send({ detail: message });
+      return reply.code(400).send({ detail: message });
     },
     bodyLimit: 1_048_576,
   }).withTypeProvider<ZodTypeProvider>();
