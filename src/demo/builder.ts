@@ -1,6 +1,7 @@
 import { addDays, addMonths, daysInMonth, isoDate, monthStart } from '../lib/dates.js';
 import { newId, randomAlnum } from '../lib/ids.js';
 import { createBillingHistory, historyStart } from './billing-history.js';
+import type { DemoCustomer } from './document.js';
 import { createUniques, type Country } from './people.js';
 import { locationRow, type BuiltBuilding } from './places.js';
 import type { Rng } from './random.js';
@@ -46,21 +47,12 @@ export interface CustomerSpec {
   modem?: 'online' | 'offline' | 'degraded' | null;
 }
 
-export interface CustomerRef {
-  id: string;
-  customer_number: string;
-  email: string;
-  name: string;
-  first_name: string;
-  last_name: string;
-  phone: string;
-  subscription_id: string;
-  unit_id: string;
-  unit_label: string;
+/** A built customer: the document's fields plus what the rest of the builder needs. */
+export type CustomerRef = Pick<DemoCustomer, 'id' | 'customer_number' | 'email' | 'name' | 'first_name' | 'last_name' | 'phone' | 'subscription_id' | 'unit_id' | 'unit_label'> & {
   location_hash: string;
   billing_day: number;
   spec: CustomerSpec;
-}
+};
 
 /** Collects the rows of the whole dataset in memory; seed.ts inserts them in one transaction. */
 export function createBuilder(now: Date, rng: Rng) {

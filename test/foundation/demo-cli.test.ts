@@ -1,20 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { childDb, killChildren, runScript, type ChildDb } from './server-helpers.js';
-
-// Child processes: about 3-7 s each on an idle machine; the bounds leave room for a busy one.
-vi.setConfig({ testTimeout: 120_000 });
+import { describe, expect, it } from 'vitest';
+import { runScript, useChildDb } from './server-helpers.js';
 
 // `npm run seed:demo` as a user runs it: a child process on a fresh database of its own.
-let db: ChildDb;
-beforeAll(async () => {
-  db = await childDb();
-});
-afterAll(async () => {
-  killChildren();
-  await db.cleanup();
-});
+const childDb = useChildDb();
 
-const seed = (args: string[], env: Record<string, string> = {}) => runScript('scripts/seed-demo.ts', args, db.dir, { ...db.env, ...env }).done;
+const seed = (args: string[], env: Record<string, string> = {}) => runScript('scripts/seed-demo.ts', args, childDb().dir, { ...childDb().env, ...env }).done;
 
 describe('npm run seed:demo', () => {
   it('refuses NODE_ENV=production with a clear line and exit code 1, printing nothing on stdout', async () => {

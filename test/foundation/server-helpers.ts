@@ -1,6 +1,7 @@
 // Helpers for tests that run the project's scripts as child processes (npm start, seed:demo),
 // each on a fresh database of its own.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { afterAll, beforeAll, vi } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
@@ -106,4 +107,22 @@ export function waitForOutput(p: ReturnType<typeof collect>, re: RegExp, timeout
     p.child.on('close', onExit);
     check();
   });
+}
+
+/**
+ * Per test file: a fresh database for child processes (created before, removed after) and no child
+ * left running. Child processes take about 3-7 s each on an idle machine; the timeout leaves room
+ * for a busy one.
+ */
+export function useChildDb(): () => ChildDb {
+  vi.setConfig({ testTimeout: 120_000 });
+  let db: ChildDb;
+  beforeAll(async () => {
+    db = await childDb();
+  });
+  afterAll(async () => {
+    killChildren();
+    await db?.cleanup();
+  });
+  return () => db;
 }

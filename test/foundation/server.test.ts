@@ -1,25 +1,15 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { childDb, collect, killChildren, runScript, waitForOutput, type ChildDb } from './server-helpers.js';
-
-// Child processes: about 3-7 s each on an idle machine; the bounds leave room for a busy one.
-vi.setConfig({ testTimeout: 120_000 });
+import { describe, expect, it } from 'vitest';
+import { collect, runScript, useChildDb, waitForOutput } from './server-helpers.js';
 
 // `npm start` end to end: a real process, a real port, a real signal.
-let db: ChildDb;
-beforeAll(async () => {
-  db = await childDb();
-});
-afterAll(async () => {
-  killChildren();
-  await db.cleanup();
-});
+const childDb = useChildDb();
 
 type Started = ReturnType<typeof collect> & { url: string };
 
 async function start(env: Record<string, string> = {}): Promise<Started> {
-  const p = runScript('scripts/start.ts', [], db.dir, { ...db.env, PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'development', ...env });
+  const p = runScript('scripts/start.ts', [], childDb().dir, { ...childDb().env, PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'development', ...env });
   try {
     const m = await waitForOutput(p, /ready at (http:\/\/\S+)/);
     return Object.assign(p, { url: m[1] });
@@ -39,7 +29,7 @@ describe('npm start', () => {
   it('on an empty database: loads the demo, writes var/demo.json, prints how to call it, serves both specs, exits cleanly on SIGTERM', async () => {
     const p = await start();
     try {
-      const file = path.join(db.dir, 'var/demo.json');
+      const file = path.join(childDb().dir, 'var/demo.json');
       const doc = JSON.parse(readFileSync(file, 'utf8'));
       expect(statSync(file).mode & 0o077).toBe(0); // secrets: owner only
       const key = doc.providers.main.api_key;
@@ -64,19 +54,19 @@ describe('npm start', () => {
   });
 
   it('a second start on the same database keeps the loaded demo (same key, nothing reloaded)', async () => {
-    const before = readFileSync(path.join(db.dir, 'var/demo.json'), 'utf8');
+    const before = readFileSync(path.join(childDb().dir, 'var/demo.json'), 'utf8');
     const p = await start();
     try {
       expect(p.out.stdout).toContain('demo dataset already loaded');
       expect(p.out.stdout).toContain(JSON.parse(before).providers.main.api_key);
-      expect(readFileSync(path.join(db.dir, 'var/demo.json'), 'utf8')).toBe(before);
+      expect(readFileSync(path.join(childDb().dir, 'var/demo.json'), 'utf8')).toBe(before);
     } finally {
       await stop(p);
     }
   });
 
   it('a wrong configuration value stops it with one clear line on stderr and exit code 1', async () => {
-    const r = await runScript('scripts/start.ts', [], db.dir, { ...db.env, PORT: 'eighty' }).done;
+    const r = await runScript('scripts/start.ts', [], childDb().dir, { ...childDb().env, PORT: 'eighty' }).done;
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^invalid configuration: PORT: /)]);
