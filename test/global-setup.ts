@@ -3,17 +3,18 @@ import pg from 'pg';
 import { createDb } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
 import { adminUrl, embeddedTemplateFile, pgTemplateName, TEMPLATE_DIR } from './helpers/template.js';
-import { resetCapture, scanCapturedResponses } from './helpers/leaks.js';
+import { endCapture, scanCapturedResponses, startCapture } from './helpers/leaks.js';
 
 /**
  * Migrates one template database per run; every test file clones it. The teardown scans every
  * response the suite produced for internal fields and secrets (test/helpers/leaks.ts).
  */
 export default async function setup() {
-  resetCapture();
+  startCapture();
   await prepareTemplate();
   return () => {
     const { scanned, leaks } = scanCapturedResponses();
+    endCapture();
     if (leaks.length) {
       throw new Error(`${leaks.length} response(s) leaked internal fields or secrets:\n${leaks.slice(0, 20).join('\n')}`);
     }

@@ -4,17 +4,20 @@ import type { FastifyInstance } from 'fastify';
 
 /**
  * Every response of the whole suite is captured (one file per test process) and scanned once at
- * the end of the run: no internal field or secret may appear in any of them.
+ * the end of the run: no internal field or secret may appear in any of them. Each run captures
+ * into a folder of its own (the global setup names it in the environment the workers inherit), so
+ * runs side by side never see or reset each other's captures.
  */
-export const CAPTURE_DIR = path.resolve('var/test/responses');
+const CAPTURE_ROOT = path.resolve('var/test/responses');
+export const RUN_ENV = 'NETSVC_CAPTURE_DIR';
+const captureDir = () => process.env[RUN_ENV] ?? path.join(CAPTURE_ROOT, 'adhoc');
 
 export function captureResponses(app: FastifyInstance) {
-  mkdirSync(CAPTURE_DIR, { recursive: true });
-  const file = path.join(CAPTURE_DIR, `${process.pid}.ndjson`);
+  const dir = captureDir();
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${process.pid}.ndjson`);
   app.addHook('onSend', async (request, reply, payload) => {
     if (typeof payload === 'string' && (reply.getHeader('content-type') ?? '').toString().includes('json')) {
-      // Another test run starting at the same time resets the folder: recreate it rather than fail the request.
-      mkdirSync(CAPTURE_DIR, { recursive: true });
       appendFileSync(file, `${JSON.stringify({ url: request.url.split('?')[0], status: reply.statusCode, body: payload })}\n`);
     }
     return payload;
@@ -31,8 +34,15 @@ const ANYWHERE = [
 /** Fields that stay internal on /agent (decisions.md): MAC, user ids, processor ids. */
 const AGENT_ONLY = [/"(mac_address|user_id)"/i, /"(cus|pi|pm|seti)_[A-Za-z0-9]{6,}"/];
 
-export function resetCapture() {
-  rmSync(CAPTURE_DIR, { recursive: true, force: true });
+/** Global setup: a fresh capture folder for this run, named for the workers. */
+export function startCapture() {
+  const dir = path.join(CAPTURE_ROOT, `run-${process.pid}-${Date.now()}`);
+  mkdirSync(dir, { recursive: true });
+  process.env[RUN_ENV] = dir;
+}
+
+export function endCapture() {
+  rmSync(captureDir(), { recursive: true, force: true });
 }
 
 export function scanCapturedResponses(): { scanned: number; leaks: string[] } {
@@ -40,12 +50,12 @@ export function scanCapturedResponses(): { scanned: number; leaks: string[] } {
   const leaks: string[] = [];
   let files: string[] = [];
   try {
-    files = readdirSync(CAPTURE_DIR);
+    files = readdirSync(captureDir());
   } catch {
     return { scanned, leaks };
   }
   for (const f of files) {
-    for (const line of readFileSync(path.join(CAPTURE_DIR, f), 'utf8').split('\n')) {
+    for (const line of readFileSync(path.join(captureDir(), f), 'utf8').split('\n')) {
       if (!line) continue;
       scanned++;
       const r = JSON.parse(line) as { url: string; status: number; body: string };
