@@ -19,51 +19,101 @@ export interface CoverageRow {
   building_in_coverage: boolean | null;
 }
 
-/** The smallest string greater than every string starting with `prefix` (bytewise, as COLLATE "C" compares). */
-function prefixUpperBound(prefix: string): string {
+/**
+ * The smallest string greater than every string starting with `prefix` (bytewise, as COLLATE "C"
+ * compares). `exact` is false when the last character has no successor PostgreSQL can hold (U+10FFFF,
+ * or right before the surrogate block): the bound then belongs to a shorter prefix (null: none at all)
+ * and the caller adds a starts_with() filter.
+ */
+export function prefixUpperBound(prefix: string): { upper: string | null; exact: boolean } {
   const cps = [...prefix];
-  const last = cps.pop()!;
-  return cps.join('') + String.fromCodePoint(last.codePointAt(0)! + 1);
+  let exact = true;
+  while (cps.length > 0) {
+    const next = cps.pop()!.codePointAt(0)! + 1;
+    if (next <= 0x10ffff && (next < 0xd800 || next > 0xdfff)) return { upper: cps.join('') + String.fromCodePoint(next), exact };
+    exact = false;
+  }
+  return { upper: null, exact: false };
 }
 
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
+export interface PrefixRow extends CoverageRow {
+  /** 0: the display starts with what was typed; 1: the street-first spelling of a house-number-first address does. */
+  src: number;
+  /** The key the range ran on (search_key, or the street-first key). */
+  k: string;
+}
+
+/** Columns of one suggestion candidate; the join to buildings happens after the LIMIT. */
+const CANDIDATE_COLS = sql.raw(`c.id, c.building_id, c.street, c.house_number, c.house_number_norm, c.postal_code,
+  c.city, c.province, c.country, c.display, c.orderable`);
+const STREET_FIRST_KEY = sql.raw('coverage_street_first_key(c.search_key, c.house_number_norm, c.street)');
+
 /**
- * Suggestions whose search key starts with `key`: a range on the COLLATE "C" btree
- * (provider_id, search_key), one row per display string (an orderable row with a building preferred).
+ * Candidates whose key starts with `key`: the first `fetch` index entries of each of two btree ranges,
+ * in plain index order so that the plan is an Index Scan under a Limit whatever the row estimate
+ * (an ORDER BY with tie-breakers let the planner pick a full sort of the range when it misjudged
+ * its size: 7,000 rows read for "jahnstraße 1"):
+ *  - src 0: `search_key` on coverage_prefix_idx (provider_id, search_key COLLATE "C");
+ *  - src 1: the street-first key of CA/US rows on coverage_street_first_idx ("king street west 12"
+ *    for "12 King Street West, Toronto ...").
+ * Nothing is deduplicated here (a DISTINCT ON (display) reads and sorts the whole range, 15,000 rows
+ * for "hau" at 1M addresses, before the LIMIT): rows of one display share one key, so the caller
+ * groups rows of equal key, drops a group the LIMIT may have cut, and picks one row per display.
  */
-export async function autocompletePrefix(db: Executor, providerId: string, key: string, limit: number) {
-  const r = await sql<CoverageRow>`
-    SELECT * FROM (
-      SELECT DISTINCT ON (c.display) c.id, c.building_id, c.street, c.house_number, c.house_number_norm, c.postal_code,
-        c.city, c.province, c.country, c.display, c.orderable, c.search_key, b.in_coverage AS building_in_coverage
-      FROM coverage_addresses c LEFT JOIN buildings b ON b.id = c.building_id
-      WHERE c.provider_id = ${providerId}
-        AND c.search_key COLLATE "C" >= ${key} AND c.search_key COLLATE "C" < ${prefixUpperBound(key)}
-      ORDER BY c.display, c.orderable DESC, (c.building_id IS NULL), c.id
+export async function autocompletePrefix(db: Executor, providerId: string, key: string, fetch: number): Promise<PrefixRow[]> {
+  return (await autocompletePrefixSql(providerId, key, fetch).execute(db)).rows;
+}
+
+/** The statement of autocompletePrefix (for EXPLAIN in tests and bench/serviceability). */
+export function autocompletePrefixSql(providerId: string, key: string, fetch: number) {
+  const { upper, exact } = prefixUpperBound(key);
+  const range = (col: ReturnType<typeof sql.raw>) => {
+    const lower = sql`${col} COLLATE "C" >= ${key}::text`;
+    const bounded = upper === null ? lower : sql`${lower} AND ${col} COLLATE "C" < ${upper}::text`;
+    return exact ? bounded : sql`${bounded} AND starts_with(${col}, ${key}::text)`;
+  };
+  return sql<PrefixRow>`
+    SELECT d.id, d.building_id, d.street, d.house_number, d.house_number_norm, d.postal_code, d.city, d.province,
+      d.country, d.display, d.orderable, d.src, d.k, b.in_coverage AS building_in_coverage
+    FROM (
+      (SELECT ${CANDIDATE_COLS}, 0 AS src, c.search_key AS k
+       FROM coverage_addresses c
+       WHERE c.provider_id = ${providerId} AND ${range(sql.raw('c.search_key'))}
+       ORDER BY c.search_key COLLATE "C"
+       LIMIT ${fetch})
+      UNION ALL
+      (SELECT ${CANDIDATE_COLS}, 1 AS src, ${STREET_FIRST_KEY} AS k
+       FROM coverage_addresses c
+       WHERE c.provider_id = ${providerId} AND c.country IN ('CA', 'US') AND ${range(STREET_FIRST_KEY)}
+       ORDER BY ${STREET_FIRST_KEY} COLLATE "C"
+       LIMIT ${fetch})
     ) d
-    ORDER BY d.search_key COLLATE "C", d.display
-    LIMIT ${limit}`.execute(db);
-  return r.rows;
+    LEFT JOIN buildings b ON b.id = d.building_id
+    ORDER BY d.src, d.k COLLATE "C"`;
 }
 
 /**
  * The fallback when no key starts with what was typed: substring or word similarity on the
- * trigram GIN index, best match first.
+ * trigram GIN index, best match first, at most `fetch` rows, not deduplicated (as autocompletePrefix:
+ * rows with one display share one search key and therefore one score, so they are adjacent and the
+ * representative comes first). The buildings join runs on the `fetch` rows only.
  */
-export async function autocompleteFuzzy(db: Executor, providerId: string, key: string, limit: number) {
+export async function autocompleteFuzzy(db: Executor, providerId: string, key: string, fetch: number): Promise<CoverageRow[]> {
   const r = await sql<CoverageRow>`
-    SELECT * FROM (
-      SELECT DISTINCT ON (c.display) c.id, c.building_id, c.street, c.house_number, c.house_number_norm, c.postal_code,
-        c.city, c.province, c.country, c.display, c.orderable, b.in_coverage AS building_in_coverage,
-        word_similarity(${key}, c.search_key) AS score
-      FROM coverage_addresses c LEFT JOIN buildings b ON b.id = c.building_id
+    SELECT d.id, d.building_id, d.street, d.house_number, d.house_number_norm, d.postal_code, d.city, d.province,
+      d.country, d.display, d.orderable, b.in_coverage AS building_in_coverage
+    FROM (
+      SELECT ${CANDIDATE_COLS}, word_similarity(${key}::text, c.search_key) AS score
+      FROM coverage_addresses c
       WHERE c.provider_id = ${providerId}
-        AND (c.search_key LIKE ${`%${likeEscape(key)}%`} OR ${key} <% c.search_key)
-      ORDER BY c.display, c.orderable DESC, (c.building_id IS NULL), c.id
+        AND (c.search_key LIKE ${`%${likeEscape(key)}%`}::text OR ${key}::text <% c.search_key)
+      ORDER BY score DESC, c.display, c.orderable DESC, (c.building_id IS NULL), c.id
+      LIMIT ${fetch}
     ) d
-    ORDER BY d.score DESC, d.display
-    LIMIT ${limit}`.execute(db);
+    LEFT JOIN buildings b ON b.id = d.building_id
+    ORDER BY d.score DESC, d.display, d.orderable DESC, (d.building_id IS NULL), d.id`.execute(db);
   return r.rows;
 }
 

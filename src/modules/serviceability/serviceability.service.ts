@@ -3,9 +3,61 @@ import { notFound, unprocessable } from '../../lib/errors.js';
 import { formatCents } from '../../lib/money.js';
 import { normalizeHouseNumber, parseFreeTextAddress, postalKey, searchKey, streetVariants } from './address-normalize.js';
 import * as repo from './serviceability.repository.js';
-import type { CoverageRow } from './serviceability.repository.js';
+import type { CoverageRow, PrefixRow } from './serviceability.repository.js';
 
 export const AUTOCOMPLETE_MAX = 15;
+/** Rows asked per suggestion wanted: duplicate displays in a coverage feed are rare ("12a" and "12 A"). */
+const FETCH_FACTOR = 2;
+/** Never read more than this many rows per source for one answer. */
+const FETCH_MAX = 2_000;
+
+/** The first row of each display string, in order, at most `n`. */
+export function firstPerDisplay<T extends { display: string }>(rows: T[], n: number): T[] {
+  const seen = new Set<string>();
+  const out: T[] = [];
+  for (const r of rows) {
+    if (seen.has(r.display)) continue;
+    seen.add(r.display);
+    out.push(r);
+    if (out.length === n) break;
+  }
+  return out;
+}
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+/** Within one key: by display, and the row that represents a display first (orderable, with a building, lowest id). */
+const representativeOrder = (a: CoverageRow, b: CoverageRow) =>
+  cmp(a.display, b.display) || Number(b.orderable) - Number(a.orderable) ||
+  Number(a.building_id === null) - Number(b.building_id === null) || cmp(a.id, b.id);
+
+/**
+ * One suggestion per display from the prefix candidates (autocompletePrefix: each source in key
+ * order, at most `fetch` rows, ties of one key in no particular order). A source that filled its page
+ * may have been cut inside its last key, so that key's rows are dropped (unless `final`), and nothing
+ * after it can be trusted: `cut` tells the caller that a larger page could change the answer.
+ */
+export function pickPrefixSuggestions(rows: PrefixRow[], fetch: number, n: number, final: boolean): { picked: PrefixRow[]; cut: boolean } {
+  const ordered: PrefixRow[] = [];
+  let cut = false;
+  for (const src of [0, 1]) {
+    let part = rows.filter((r) => r.src === src);
+    if (part.length >= fetch) {
+      cut = true;
+      if (!final) {
+        const lastKey = part[part.length - 1].k;
+        part = part.filter((r) => r.k !== lastKey);
+      }
+    }
+    for (let i = 0; i < part.length;) {
+      let j = i + 1;
+      while (j < part.length && part[j].k === part[i].k) j++;
+      ordered.push(...part.slice(i, j).sort(representativeOrder));
+      i = j;
+    }
+    if (cut) break;
+  }
+  return { picked: firstPerDisplay(ordered, n), cut };
+}
 
 export interface CheckInput {
   address?: string;
@@ -33,11 +85,31 @@ const isOrderable = (r: CoverageRow) => r.orderable && r.building_id !== null &&
 export function createServiceabilityService(deps: Pick<Deps, 'db'>) {
   const { db } = deps;
 
+  /**
+   * Prefix ranges first (the display, then the street-first spelling of CA/US addresses), the
+   * trigram similarity only when nothing starts with the text. No query deduplicates (a DISTINCT
+   * ON display defeats the LIMIT's early stop): one row per display is picked here, and a page too
+   * full to be sure is asked again larger.
+   */
   async function autocomplete(providerId: string, q: string, limit = AUTOCOMPLETE_MAX) {
     const key = searchKey(q);
     const n = Math.min(limit, AUTOCOMPLETE_MAX);
-    let rows = key.length > 0 ? await repo.autocompletePrefix(db, providerId, key, n) : [];
-    if (rows.length === 0 && key.length > 0) rows = await repo.autocompleteFuzzy(db, providerId, key, n);
+    if (key.length === 0) return { suggestions: [] };
+    let rows: CoverageRow[] = [];
+    for (let fetch = n * FETCH_FACTOR; ; fetch = Math.min(fetch * 8, FETCH_MAX)) {
+      const final = fetch >= FETCH_MAX;
+      const { picked, cut } = pickPrefixSuggestions(await repo.autocompletePrefix(db, providerId, key, fetch), fetch, n, final);
+      rows = picked;
+      if (picked.length >= n || !cut || final) break;
+    }
+    if (rows.length === 0) {
+      // Fully ordered (score, display, representative first): the first row of each display is its representative.
+      for (let fetch = n * FETCH_FACTOR; ; fetch = Math.min(fetch * 8, FETCH_MAX)) {
+        const page = await repo.autocompleteFuzzy(db, providerId, key, fetch);
+        rows = firstPerDisplay(page, n);
+        if (rows.length >= n || page.length < fetch || fetch >= FETCH_MAX) break;
+      }
+    }
     return { suggestions: rows.map((r) => ({ display: r.display, ...addressParts(r), orderable: isOrderable(r) })) };
   }
 
