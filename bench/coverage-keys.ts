@@ -1,7 +1,7 @@
-// Placeholder until aligned with the serviceability module's own normalisation (see bench/README.md).
-export function coverageKeys(a: { street: string; house_number: string; postal_code: string; city: string; country: string }) {
-  const house_number_norm = a.house_number.replace(/\s+/g, '').toUpperCase();
-  const display = `${a.street} ${a.house_number}, ${a.postal_code} ${a.city}`;
-  const search_key = `${a.street} ${house_number_norm} ${a.postal_code} ${a.city}`.toLowerCase().replace(/\s+/g, ' ');
-  return { house_number_norm, display, search_key };
+import { coverageColumns } from '../src/modules/serviceability/address-normalize.js';
+
+/** The coverage columns exactly as the serviceability module derives them (search keys must agree). */
+export function coverageKeys(a: { street: string; house_number: string; postal_code: string; city: string; country: string; province?: string | null }) {
+  const c = coverageColumns({ street: a.street, houseNumber: a.house_number, postalCode: a.postal_code, city: a.city, province: a.province ?? null, country: a.country });
+  return { house_number_norm: c.house_number_norm, display: c.display, search_key: c.search_key };
 }
