@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
 import { newId, randomToken } from '../lib/ids.js';
+import { createBatcher } from './batcher.js';
 import { DeferJob, PermanentJobError, type EnqueueOptions, type Executor, type JobHandler, type JobQueue, type JobRecord } from './types.js';
 
 export interface QueueDeps {
@@ -35,8 +36,8 @@ interface Claim {
 }
 
 /**
- * The durable queue. Jobs are rows; a worker claims one with FOR UPDATE SKIP LOCKED and holds it
- * under a lease (locked_until) that it renews while the handler runs. A job whose worker died is
+ * The durable queue. Jobs are rows; workers claim due ones in batches with FOR UPDATE SKIP LOCKED
+ * and hold each under a lease (locked_until) that is renewed while its handler runs. A job whose worker died is
  * claimable again once the lease lapses, so delivery is at-least-once: handlers are idempotent.
  * Safe with several server processes on one database. Business time comes from the injected clock
  * (tests move it to expire leases and reach backoffs); only the renewal timer uses real time.
@@ -48,7 +49,6 @@ export function createJobQueue({ db, clock, log, config, heartbeatMs }: QueueDep
   const renewEvery = heartbeatMs ?? Math.floor(leaseMs / 3);
   let timer: NodeJS.Timeout | null = null;
   let stopping = false;
-  let workers = 0;
   const inFlight = new Set<Promise<void>>();
 
   async function enqueue(executor: Executor, opts: EnqueueOptions) {
@@ -81,33 +81,28 @@ export function createJobQueue({ db, clock, log, config, heartbeatMs }: QueueDep
   }
 
   /**
-   * Claims one due job: queued and due, or running with a lapsed lease (its process died).
-   * SKIP LOCKED lets several workers and processes claim side by side without waiting.
+   * Claims up to `limit` due jobs in one statement: running ones whose lease lapsed (their process
+   * died) first, then queued ones in run_at order. Both halves walk a partial index in order and stop
+   * at `limit` (no sort of the whole backlog, whatever the table statistics say); SKIP LOCKED lets
+   * several workers and processes claim side by side. All jobs of one claim share a fresh lock
+   * token; every later write is fenced on (id, token), so a worker whose lease was taken over cannot
+   * overwrite the new holder's outcome.
    */
-  async function claim(): Promise<Claim | null> {
+  async function claim(limit: number): Promise<Claim[]> {
     const kinds = [...handlers.keys()];
-    if (kinds.length === 0) return null;
+    if (kinds.length === 0 || limit < 1) return [];
     const now = clock.now();
     const token = `${workerId}:${randomToken(6)}`;
+    // jobs_claim (migration 20261122001310): lapsed leases first, then due jobs in (run_at, created_at)
+    // order, with a plan fixed to an ordered index walk that stops after `limit` rows.
     const r = await sql<JobRecord & { prev_status: string }>`
-      WITH next AS (
-        SELECT id, status AS prev_status FROM jobs
-        WHERE kind = ANY(${kinds}) AND (
-          (status = 'queued' AND run_at <= ${now}) OR (status = 'running' AND locked_until < ${now}))
-        ORDER BY run_at, created_at
-        LIMIT 1
-        FOR UPDATE SKIP LOCKED)
-      UPDATE jobs SET status = 'running', attempts = jobs.attempts + 1, locked_by = ${token}, wake_requested = false,
-        locked_until = ${new Date(now.getTime() + leaseMs)}, updated_at = ${now}
-      FROM next WHERE jobs.id = next.id
-      RETURNING jobs.id, jobs.kind, jobs.payload, jobs.attempts, jobs.max_attempts, jobs.provider_id,
-        jobs.subscription_id, next.prev_status`.execute(db);
-    const row = r.rows[0];
-    if (!row) return null;
-    const { prev_status, ...job } = row;
-    const reclaimed = prev_status === 'running';
-    if (reclaimed) log.warn({ job_id: job.id, kind: job.kind, attempts: job.attempts }, 'job lease lapsed (worker presumed dead); claimed again');
-    return { job, token, reclaimed };
+      SELECT * FROM jobs_claim(${kinds}::text[], ${now}::timestamptz, ${limit}::integer, ${token}::text,
+        ${new Date(now.getTime() + leaseMs)}::timestamptz)`.execute(db);
+    return r.rows.map(({ prev_status, ...job }) => {
+      const reclaimed = prev_status === 'running';
+      if (reclaimed) log.warn({ job_id: job.id, kind: job.kind, attempts: job.attempts }, 'job lease lapsed (worker presumed dead); claimed again');
+      return { job, token, reclaimed };
+    });
   }
 
   /** Renews the lease while the handler runs, so a long job is not taken over by a second worker. */
@@ -127,13 +122,27 @@ export function createJobQueue({ db, clock, log, config, heartbeatMs }: QueueDep
 
   const applied = (r: { numUpdatedRows: bigint }) => r.numUpdatedRows > 0n;
 
+  /**
+   * Successes of concurrent jobs are recorded together (group commit): one fenced UPDATE per batch.
+   * Returns per job whether it still held its claim.
+   */
+  const recordSuccess = createBatcher<{ c: Claim; result: unknown; at: Date }, boolean>(async (items) => {
+    const r = await sql<{ id: string }>`
+      UPDATE jobs SET status = 'succeeded', result = v.result::jsonb, locked_by = NULL, locked_until = NULL,
+        last_error = NULL, finished_at = v.at, updated_at = v.at
+      FROM unnest(${items.map((i) => i.c.job.id)}::uuid[], ${items.map((i) => i.c.token)}::text[],
+        ${items.map((i) => (i.result === undefined ? null : JSON.stringify(i.result)))}::text[],
+        ${items.map((i) => i.at.toISOString())}::timestamptz[]) AS v(id, token, result, at)
+      WHERE jobs.id = v.id AND jobs.locked_by = v.token AND jobs.status = 'running'
+      RETURNING jobs.id`.execute(db);
+    const done = new Set(r.rows.map((row) => row.id));
+    return items.map((i) => done.has(i.c.job.id));
+  });
+
   async function finish(c: Claim, result: unknown) {
-    const now = clock.now();
-    const r = await db.updateTable('jobs')
-      .set({ status: 'succeeded', result: result === undefined ? null : JSON.stringify(result), locked_by: null, locked_until: null, last_error: null, finished_at: now, updated_at: now })
-      .where('id', '=', c.job.id).where('locked_by', '=', c.token).where('status', '=', 'running')
-      .executeTakeFirst();
-    if (!applied(r)) log.warn({ job_id: c.job.id, kind: c.job.kind }, 'job finished after its lease was taken over; outcome discarded');
+    if (!(await recordSuccess({ c, result, at: clock.now() }))) {
+      log.warn({ job_id: c.job.id, kind: c.job.kind }, 'job finished after its lease was taken over; outcome discarded');
+    }
   }
 
   async function fail(c: Claim, handler: JobHandler, err: unknown) {
@@ -192,9 +201,15 @@ export function createJobQueue({ db, clock, log, config, heartbeatMs }: QueueDep
     else log.warn({ job_id: job.id, kind: job.kind, err: message }, 'job failed after its lease was taken over; outcome discarded');
   }
 
-  async function execute(c: Claim) {
+  /**
+   * Runs the handler and records the outcome. `handlerDone` is called as soon as the handler
+   * returned or threw: the worker slot is free then, while the outcome is still being recorded
+   * (the job stays leased to this claim until it is).
+   */
+  async function execute(c: Claim, handlerDone: () => void = () => undefined) {
     const handler = handlers.get(c.job.kind)!;
     if (c.reclaimed && c.job.attempts > c.job.max_attempts) {
+      handlerDone();
       // Its final attempt's worker died mid-run: nothing left to retry with.
       await fail(c, handler, new PermanentJobError(`worker died during the final attempt (lease expired after ${c.job.max_attempts} attempts)`));
       return;
@@ -204,44 +219,87 @@ export function createJobQueue({ db, clock, log, config, heartbeatMs }: QueueDep
     try {
       result = await handler.run({ ...c.job });
     } catch (err) {
-      stopRenewing();
-      await fail(c, handler, err);
+      handlerDone();
+      try {
+        await fail(c, handler, err);
+      } finally {
+        stopRenewing();
+      }
       return;
     }
-    stopRenewing();
+    handlerDone();
     // A failure to record success is not a job failure: the lease lapses and the job runs again.
-    await finish(c, result);
+    try {
+      await finish(c, result);
+    } finally {
+      stopRenewing();
+    }
   }
 
   async function runOne(): Promise<boolean> {
-    const c = await claim();
+    const [c] = await claim(1);
     if (!c) return false;
     await execute(c);
     return true;
   }
 
-  /** One worker slot: claims and runs jobs until none is due. Finding work lets another slot join. */
-  function spawnWorker() {
-    workers++;
-    const p: Promise<void> = (async () => {
-      while (!stopping) {
-        const c = await claim();
-        if (!c) return;
-        if (workers < config.JOBS_CONCURRENCY && !stopping) spawnWorker();
-        await execute(c);
-      }
-    })()
-      .catch((err: unknown) => log.error({ err }, 'job worker error'))
-      .finally(() => {
-        workers--;
-        inFlight.delete(p);
-      });
+  // The background worker: up to JOBS_CONCURRENCY handlers run at once. A claim takes as many jobs
+  // as there are free slots (up to MAX_CLAIMS_IN_FLIGHT claims at once, so a slow database round
+  // trip does not idle the slots). While the last claim filled every slot it asked for, more work is
+  // probably waiting: a slot that frees up claims again at once (no JOBS_POLL_MS sleep between
+  // jobs), batching with the slots that free up meanwhile. Once a claim comes back short, the queue
+  // is drained and only the poll looks again: an idle poll costs one claim query.
+  const MAX_CLAIMS_IN_FLIGHT = 2;
+  let reserved = 0; // slots running a handler or promised to a claim in flight
+  let claims = 0;
+  let backlog = false;
+  const minBatch = Math.max(1, Math.floor(config.JOBS_CONCURRENCY / 4));
+
+  function track(p: Promise<void>) {
     inFlight.add(p);
+    void p.finally(() => inFlight.delete(p));
   }
 
-  // An idle poll costs one claim query; a backlog ramps up to JOBS_CONCURRENCY slots.
-  function tick() {
-    if (!stopping && timer && workers < config.JOBS_CONCURRENCY) spawnWorker();
+  function pump(fromPoll: boolean) {
+    if (stopping || !timer || claims >= MAX_CLAIMS_IN_FLIGHT) return;
+    if (!fromPoll && !backlog) return;
+    const free = config.JOBS_CONCURRENCY - reserved;
+    // Wait for a few slots to free up so a claim takes several jobs, unless nothing runs at all.
+    if (free < 1 || (reserved > 0 && free < minBatch)) return;
+    claims++;
+    reserved += free;
+    track(
+      claim(free)
+        .then((got) => {
+          reserved -= free - got.length;
+          backlog = got.length === free;
+          for (const c of got) startJob(c);
+        })
+        .catch((err: unknown) => {
+          reserved -= free;
+          backlog = false;
+          log.error({ err }, 'job claim failed');
+        })
+        .finally(() => {
+          claims--;
+          pump(false);
+        }),
+    );
+  }
+
+  function startJob(c: Claim) {
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      reserved--;
+      pump(false);
+    };
+    track(
+      execute(c, release)
+        .catch((err: unknown) => log.error({ err, job_id: c.job.id }, 'job worker error'))
+        .finally(release),
+    );
   }
 
   return {
@@ -252,9 +310,9 @@ export function createJobQueue({ db, clock, log, config, heartbeatMs }: QueueDep
     start() {
       if (timer) return;
       stopping = false;
-      timer = setInterval(tick, config.JOBS_POLL_MS);
+      timer = setInterval(() => pump(true), config.JOBS_POLL_MS);
       timer.unref();
-      setImmediate(tick);
+      setImmediate(() => pump(true));
     },
     async stop() {
       stopping = true;
@@ -269,20 +327,11 @@ export function createJobQueue({ db, clock, log, config, heartbeatMs }: QueueDep
     },
     async runNow(executor, dedupeKeys) {
       if (dedupeKeys.length === 0) return 0;
-      const now = clock.now();
-      // One statement, so a job that turns from running to queued meanwhile is caught either way:
-      // a queued one is made due, a running one (about to defer itself on the state that just
-      // changed) is marked so its deferral becomes "due now".
-      const r = await executor.updateTable('jobs')
-        .set({
-          run_at: sql<Date>`CASE WHEN status = 'queued' THEN ${now}::timestamptz ELSE run_at END`,
-          wake_requested: sql<boolean>`status = 'running'`,
-          updated_at: now,
-        })
-        .where('dedupe_key', 'in', dedupeKeys)
-        .where((eb) => eb.or([eb('status', '=', 'running'), eb.and([eb('status', '=', 'queued'), eb('run_at', '>', now)])]))
-        .executeTakeFirst();
-      return Number(r.numUpdatedRows);
+      // jobs_run_now (migration 20261122001320), one statement, so a job that turns from running to
+      // queued meanwhile is caught either way: a queued one is made due, a running one (about to
+      // defer itself on the state that just changed) is marked so its deferral becomes "due now".
+      const r = await sql<{ n: number }>`SELECT jobs_run_now(${dedupeKeys}::text[], ${clock.now()}::timestamptz) AS n`.execute(executor);
+      return Number(r.rows[0]?.n ?? 0);
     },
   };
 }
