@@ -4,16 +4,21 @@ import { DeferJob, PermanentJobError, type Executor } from '../jobs/types.js';
 import { nextRetryDelayMs } from './schedule.js';
 import { postWebhook, signWebhook, type AttemptResult } from './sender.js';
 import { deliveryJobKey, type WebhookEnvelope } from './types.js';
+import { createBatcher } from '../jobs/batcher.js';
 import {
-  findDeliveryForSend,
+  findDeliveriesForSend,
   insertAttempt,
   lockDelivery,
   lockOlderPending,
   markFailedIfPending,
+  recordDelivered,
   releaseFollowers,
   setBlocked,
   setNextAttemptAt,
   updateAfterAttempt,
+  type DeliveryForSend,
+  type DeliveryStatus,
+  type SuccessfulAttempt,
 } from './webhook.repository.js';
 
 /** A delivery to a provider without a webhook URL (or signing secret) is looked at again this often. */
@@ -59,28 +64,48 @@ export function createWebhookDelivery({
     if (ids.length) await jobs.runNow(ex, ids.map(deliveryJobKey));
   }
 
+  // Concurrent deliveries share their round trips (group commit, see jobs/batcher.ts): one query
+  // loads a batch with its providers and the order pre-check, one call records a batch of
+  // successful attempts. Failed attempts and held deliveries take the one-by-one path below.
+  const load = createBatcher<string, DeliveryForSend | null>(async (ids) => {
+    const byId = new Map((await findDeliveriesForSend(db, ids)).map((d) => [d.id, d]));
+    return ids.map((id) => byId.get(id) ?? null);
+  });
+
+  type Settled = { prevStatus: DeliveryStatus; attempt: number };
+  const recordSuccess = createBatcher<SuccessfulAttempt, Settled>(async (items) => {
+    const rows = await recordDelivered(db, items, clock.now(), deliveryJobKey(''));
+    const byId = new Map(rows.map((r) => [r.delivery_id, { prevStatus: r.prev_status, attempt: Number(r.attempt) }]));
+    return items.map((i) => byId.get(i.deliveryId) ?? new PermanentJobError(`webhook delivery ${i.deliveryId} vanished`));
+  });
+
+  /** Holds the delivery behind the newest older pending one (locked), or returns null when none is left. */
+  async function holdBehindOlder(d: DeliveryForSend) {
+    const subscriptionId = d.subscription_id!;
+    return db.transaction().execute(async (trx) => {
+      const older = await lockOlderPending(trx, subscriptionId, d.seq);
+      if (older.length === 0) return null;
+      const now = clock.now().getTime();
+      const pred = older[0];
+      const predDue = Math.max(now, pred.next_attempt_at?.getTime() ?? now);
+      const runAt = new Date(Math.min(predDue + ORDER_RECHECK_AFTER_MS, now + ORDER_RECHECK_MAX_MS));
+      await setBlocked(trx, d.id, pred.id, runAt);
+      return { blockedBy: pred.id, runAt };
+    });
+  }
+
   /**
    * One delivery attempt. Throws DeferJob when the delivery must wait (an older one of the same
    * subscription is pending; no URL), DeliveryRetry when the attempt failed and another is
    * scheduled, PermanentJobError when the schedule is exhausted (the delivery is then `failed`).
    */
   async function deliver(deliveryId: string): Promise<DeliveryOutcome> {
-    const d = await findDeliveryForSend(db, deliveryId);
+    const d = await load(deliveryId);
     if (!d) throw new PermanentJobError(`webhook delivery ${deliveryId} does not exist`);
     if (d.status !== 'pending') return { delivery_id: d.id, status: d.status, already_settled: true };
 
-    if (d.subscription_id) {
-      const subscriptionId = d.subscription_id;
-      const hold = await db.transaction().execute(async (trx) => {
-        const older = await lockOlderPending(trx, subscriptionId, d.seq);
-        if (older.length === 0) return null;
-        const now = clock.now().getTime();
-        const pred = older[0];
-        const predDue = Math.max(now, pred.next_attempt_at?.getTime() ?? now);
-        const runAt = new Date(Math.min(predDue + ORDER_RECHECK_AFTER_MS, now + ORDER_RECHECK_MAX_MS));
-        await setBlocked(trx, d.id, pred.id, runAt);
-        return { blockedBy: pred.id, runAt };
-      });
+    if (d.subscription_id && d.has_older_pending) {
+      const hold = await holdBehindOlder(d);
       if (hold) throw new DeferJob(hold.runAt, `waiting for the older delivery ${hold.blockedBy} of the same subscription`);
     }
 
@@ -102,6 +127,17 @@ export function createWebhookDelivery({
     }
 
     const url = d.webhook_url;
+    const logCtx = { delivery_id: d.id, provider_id: d.provider_id, type: d.payload.type, status_code: result.statusCode };
+    if (result.ok) {
+      const s = await recordSuccess({ attemptId: newId(), deliveryId: d.id, url, statusCode: result.statusCode!, durationMs: result.durationMs, at: sentAt });
+      if (s.prevStatus !== 'pending') {
+        // A second worker took over a lapsed lease and settled it meanwhile: keep its outcome.
+        return { delivery_id: d.id, status: s.prevStatus, already_settled: true };
+      }
+      log.info({ ...logCtx, attempt: s.attempt, duration_ms: result.durationMs }, 'webhook delivered');
+      return { delivery_id: d.id, status: 'delivered', attempt: s.attempt, status_code: result.statusCode };
+    }
+
     const settled = await db.transaction().execute(async (trx) => {
       const now = clock.now();
       const cur = await lockDelivery(trx, d.id);
@@ -113,11 +149,6 @@ export function createWebhookDelivery({
         await updateAfterAttempt(trx, d.id, { attempts: attempt, nextAttemptAt: null });
         return { kind: 'settled' as const, status: cur.status as 'delivered' | 'failed', attempt };
       }
-      if (result.ok) {
-        await updateAfterAttempt(trx, d.id, { attempts: attempt, status: 'delivered', nextAttemptAt: null, deliveredAt: now });
-        await wakeFollowers(trx, d.id);
-        return { kind: 'delivered' as const, attempt };
-      }
       const delay = nextRetryDelayMs(attempt, result.retryAfterMs, random);
       if (delay === null) {
         await updateAfterAttempt(trx, d.id, { attempts: attempt, status: 'failed', nextAttemptAt: null });
@@ -128,18 +159,14 @@ export function createWebhookDelivery({
       return { kind: 'retry' as const, attempt, delay };
     });
 
-    const logCtx = { delivery_id: d.id, provider_id: d.provider_id, type: d.payload.type, attempt: settled.attempt, status_code: result.statusCode };
     switch (settled.kind) {
-      case 'delivered':
-        log.info({ ...logCtx, duration_ms: result.durationMs }, 'webhook delivered');
-        return { delivery_id: d.id, status: 'delivered', attempt: settled.attempt, status_code: result.statusCode };
       case 'settled':
         return { delivery_id: d.id, status: settled.status, already_settled: true };
       case 'failed':
-        log.warn({ ...logCtx, err: result.error }, 'webhook delivery failed for good; kept as failed');
+        log.warn({ ...logCtx, attempt: settled.attempt, err: result.error }, 'webhook delivery failed for good; kept as failed');
         throw new PermanentJobError(`webhook delivery failed after ${settled.attempt} attempts: ${result.error}`);
       case 'retry':
-        log.info({ ...logCtx, err: result.error, retry_in_ms: settled.delay }, 'webhook attempt failed; will retry');
+        log.info({ ...logCtx, attempt: settled.attempt, err: result.error, retry_in_ms: settled.delay }, 'webhook attempt failed; will retry');
         throw new DeliveryRetry(settled.delay, `attempt ${settled.attempt} failed: ${result.error}`);
     }
   }

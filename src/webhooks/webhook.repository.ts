@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { DB } from '../db/types.js';
 import type { Executor } from '../jobs/types.js';
 import type { WebhookEnvelope } from './types.js';
@@ -15,6 +15,11 @@ export interface DeliveryForSend {
   payload: WebhookEnvelope;
   webhook_url: string | null;
   webhook_signing_secret: string | null;
+  /**
+   * An older delivery of the same subscription was still pending when this was read (unlocked).
+   * When false the delivery may go out; when true the locked check (lockOlderPending) decides.
+   */
+  has_older_pending: boolean;
 }
 
 export async function insertDelivery(
@@ -34,14 +39,27 @@ export async function insertDelivery(
   }).execute();
 }
 
-/** The delivery with where and how to send it (read at send time, so a changed URL applies). */
-export async function findDeliveryForSend(ex: Executor, id: string): Promise<DeliveryForSend | undefined> {
-  const row = await ex.selectFrom('webhook_deliveries as d')
+/**
+ * The deliveries with where and how to send them (the provider's URL and secret are read here, at
+ * send time, so a changed URL applies to pending deliveries) and whether an older delivery of the
+ * same subscription is pending. One query for a whole batch of deliveries about to be attempted.
+ *
+ * The unlocked order pre-check is exact when it finds nothing: a delivery never returns to
+ * pending, so "no older pending one" cannot be undone by a transaction in flight. When it finds
+ * one (which may be settling right now), the caller takes the locked path.
+ */
+export async function findDeliveriesForSend(ex: Executor, ids: string[]): Promise<DeliveryForSend[]> {
+  if (ids.length === 0) return [];
+  const rows = await ex.selectFrom('webhook_deliveries as d')
     .innerJoin('providers as p', 'p.id', 'd.provider_id')
     .select(['d.id', 'd.provider_id', 'd.subscription_id', 'd.seq', 'd.status', 'd.attempts', 'd.payload', 'p.webhook_url', 'p.webhook_signing_secret'])
-    .where('d.id', '=', id)
-    .executeTakeFirst();
-  return row as DeliveryForSend | undefined;
+    .select((eb) => eb.exists(
+      eb.selectFrom('webhook_deliveries as o').select(sql`1`.as('one'))
+        .whereRef('o.subscription_id', '=', 'd.subscription_id').whereRef('o.seq', '<', 'd.seq').where('o.status', '=', 'pending'),
+    ).as('has_older_pending'))
+    .where(sql<boolean>`d.id = ANY(${ids}::text[])`)
+    .execute();
+  return rows as unknown as DeliveryForSend[];
 }
 
 /**
@@ -68,6 +86,32 @@ export async function setBlocked(ex: Executor, id: string, blockedBy: string | n
 
 export async function lockDelivery(trx: Transaction<DB>, id: string) {
   return trx.selectFrom('webhook_deliveries').select(['id', 'status', 'attempts']).where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+export interface SuccessfulAttempt {
+  attemptId: string;
+  deliveryId: string;
+  url: string;
+  statusCode: number;
+  durationMs: number;
+  at: Date;
+}
+
+/**
+ * Records a batch of successful attempts in one round trip (webhook_record_delivered, migration
+ * 20261122001330): locks the deliveries, then records each attempt (number = attempts + 1), marks
+ * the delivery delivered (unless a worker that took over a lapsed lease settled it meanwhile: then
+ * only the attempt is counted, as in the one-by-one path), unblocks the deliveries that waited for
+ * it and wakes their jobs (dedupe key `jobKeyPrefix` + id), in one transaction. Returns per delivery
+ * the status it had before and the attempt number; an unknown id is missing from the result.
+ */
+export async function recordDelivered(ex: Executor, attempts: SuccessfulAttempt[], now: Date, jobKeyPrefix: string) {
+  const r = await sql<{ delivery_id: string; prev_status: DeliveryStatus; attempt: number }>`
+    SELECT * FROM webhook_record_delivered(${attempts.map((a) => a.deliveryId)}::text[], ${attempts.map((a) => a.attemptId)}::uuid[],
+      ${attempts.map((a) => a.url)}::text[], ${attempts.map((a) => a.statusCode)}::integer[],
+      ${attempts.map((a) => a.durationMs)}::integer[], ${attempts.map((a) => a.at.toISOString())}::timestamptz[],
+      ${now}::timestamptz, ${jobKeyPrefix}::text)`.execute(ex);
+  return r.rows;
 }
 
 export async function insertAttempt(
