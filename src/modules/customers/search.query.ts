@@ -1,5 +1,8 @@
-// Classifying a free-text customer search, free of I/O. The repository turns the plan into
-// index-backed prefix ranges; only when those find nothing does it fall back to trigrams.
+// Classifying a free-text customer search, free of I/O. A plan is answered in up to three passes,
+// each only when the one before found nothing: the probes (structuredProbes: the query read as a
+// phone, email, customer number, name, address or name plus place, each one or two index ranges),
+// then every word against every field (prefix ranges intersected), then trigrams (typos,
+// substrings). bench/search/README.md has the design and its numbers.
 import { parsePhoneNumber } from 'awesome-phonenumber';
 
 export type SearchToken =
@@ -91,3 +94,88 @@ export function planSearch(q: string, regions: string[]): SearchPlan {
 
 /** Escapes LIKE wildcards so user text is matched literally (the default escape is backslash). */
 export const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** One index-backed reading of the query (the first pass); see agent_customer_search in migration 1100. */
+export type Probe =
+  | { kind: 'phone' | 'email' | 'number' | 'name' | 'name_word'; key: string }
+  | { kind: 'address'; key: string; house: string; name?: NameFilter; tokens: string[] }
+  | { kind: 'name_location'; name: NameFilter; tokens: string[] };
+
+/** The customer's name as said: a full-name prefix in either order, or one word (first or last name). */
+export interface NameFilter { mode: 'full' | 'word'; key: string }
+
+/** Most words a name may have in a probe (longer word lists are not read as a name). */
+const MAX_NAME_WORDS = 4;
+/** Most leading words read as a name in front of a street ("Erika Mustermann Sonnenweg 7"). */
+const MAX_NAME_BEFORE_STREET = 2;
+
+const startsWithDigit = (w: string) => /^\d/.test(w);
+const nameFilter = (words: string[]): NameFilter =>
+  words.length === 1 ? { mode: 'word', key: words[0] } : { mode: 'full', key: words.join(' ') };
+
+/** "12 a" is one house number ("12a"). */
+function mergeHouseLetters(words: string[]): string[] {
+  const out: string[] = [];
+  for (const w of words) {
+    const prev = out[out.length - 1];
+    if (prev !== undefined && /^\d+$/.test(prev) && /^\p{L}$/u.test(w)) out[out.length - 1] = `${prev}${w}`;
+    else out.push(w);
+  }
+  return out;
+}
+
+/**
+ * The first pass: the readings of q that one or two index ranges answer.
+ * - phone / email / customer number: their prefix ranges.
+ * - words without digits: a name, a full-name prefix in either order ("Erika Mustermann",
+ *   "Mustermann Erika"), or a first- or last-name prefix for one word.
+ * - words with a house number: "[name] street house [unit, postal code, city]" on the service
+ *   building or the invoice address (the street may have several words), the North American
+ *   "house street [...]", and "name [house, unit, postal code, city ...]" (a name narrowed by its
+ *   place: "Erika Mustermann 4B").
+ * An empty list means the query has no such reading (the second pass answers it).
+ */
+export function structuredProbes(plan: SearchPlan): Probe[] {
+  switch (plan.kind) {
+    case 'phone':
+      return plan.e164Prefixes.map((key) => ({ kind: 'phone' as const, key }));
+    case 'email':
+      return [{ kind: 'email', key: plan.prefix }];
+    case 'customer_number':
+      return [{ kind: 'number', key: plan.prefix }];
+    case 'tokens':
+      break;
+  }
+  if (plan.tokens.some((t) => t.kind !== 'word')) return [];
+  const words = mergeHouseLetters(plan.tokens.map((t) => t.text));
+  const h = words.findIndex(startsWithDigit);
+  if (h === -1) {
+    if (words.length > MAX_NAME_WORDS) return [];
+    return [words.length === 1 ? { kind: 'name_word', key: words[0] } : { kind: 'name', key: words.join(' ') }];
+  }
+  const probes: Probe[] = [];
+  const house = words[h];
+  const houseDigits = /^\d+/.exec(house)![0];
+  const before = words.slice(0, h);
+  const after = words.slice(h + 1);
+  // [name] street house [place words]
+  for (let k = 0; k <= Math.min(MAX_NAME_BEFORE_STREET, before.length - 1); k++) {
+    probes.push({
+      kind: 'address', key: `${before.slice(k).join(' ')} ${houseDigits}`, house, tokens: after,
+      ...(k > 0 ? { name: nameFilter(before.slice(0, k)) } : {}),
+    });
+  }
+  // house street [place words]
+  if (h === 0) {
+    let run = 0;
+    while (run < after.length && !startsWithDigit(after[run])) run++;
+    for (let j = 1; j <= run; j++) {
+      probes.push({ kind: 'address', key: `${after.slice(0, j).join(' ')} ${houseDigits}`, house, tokens: after.slice(j) });
+    }
+  }
+  // name, then its place
+  if (before.length >= 1 && before.length <= MAX_NAME_WORDS) {
+    probes.push({ kind: 'name_location', name: nameFilter(before), tokens: words.slice(h) });
+  }
+  return probes;
+}

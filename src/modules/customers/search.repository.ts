@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../jobs/types.js';
-import { escapeLike, type SearchPlan, type SearchToken } from './search.query.js';
+import { escapeLike, type Probe, type SearchPlan, type SearchToken } from './search.query.js';
 
 // Every branch below is a prefix range on a COLLATE "C" btree expression index (the LIKE 'x%'
 // pattern is a constant at plan time, so the planner turns it into an index range), or, in the
@@ -122,18 +122,73 @@ export async function searchCustomers(db: Executor, providerId: string, plan: Se
   return { rows: r.rows, total: r.rows.length ? Number(r.rows[0].total) : 0 };
 }
 
-/** Countries the provider serves (to read national phone numbers); DE when it has no buildings yet. */
+/**
+ * Countries the provider serves (to read national phone numbers); DE when it has no buildings yet.
+ * A skip scan over buildings_provider_country_idx: one index probe per country (at most 5), not a
+ * read of every building.
+ */
 export async function providerRegions(db: Executor, providerId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('buildings')
-    .select('country')
-    .distinct()
-    .where('provider_id', '=', providerId)
-    .where('country', 'is not', null)
-    .limit(5)
-    .execute();
-  const regions = rows.map((r) => r.country!.trim().toUpperCase()).filter((c) => /^[A-Z]{2}$/.test(c));
+  const r = await sql<{ country: string }>`
+    WITH RECURSIVE c(country, n) AS (
+      (SELECT country, 1 FROM buildings WHERE provider_id = ${providerId} AND country IS NOT NULL ORDER BY country LIMIT 1)
+      UNION ALL
+      SELECT (SELECT b.country FROM buildings b WHERE b.provider_id = ${providerId} AND b.country > c.country ORDER BY b.country LIMIT 1), c.n + 1
+      FROM c WHERE c.country IS NOT NULL AND c.n < 5)
+    SELECT country FROM c WHERE country IS NOT NULL`.execute(db);
+  const regions = r.rows.map((row) => row.country.trim().toUpperCase()).filter((c) => /^[A-Z]{2}$/.test(c));
   return regions.length ? regions : ['DE'];
+}
+
+export interface ProbeRow {
+  id: string;
+  first_name: string;
+  last_name: string;
+  email: string;
+  phone: string | null;
+  customer_number: string | null;
+  match_count: string | number;
+  service_locations: ServiceLocationJson[] | string;
+}
+
+export interface ServiceLocationJson {
+  status: string;
+  street: string | null;
+  house_number: string | null;
+  postal_code: string | null;
+  city: string | null;
+  unit_label: string | null;
+}
+
+/** The probes as the parallel arrays agent_customer_search (migration 1100) takes. */
+function probeArrays(probes: Probe[]) {
+  return {
+    kinds: probes.map((p) => p.kind),
+    keys: probes.map((p) => ('key' in p ? p.key : null)),
+    houses: probes.map((p) => (p.kind === 'address' ? p.house : null)),
+    nameModes: probes.map((p) => ('name' in p && p.name ? p.name.mode : null)),
+    nameKeys: probes.map((p) => ('name' in p && p.name ? p.name.key : null)),
+    tokens: probes.map((p) => ('tokens' in p ? p.tokens.join(' ') : null)),
+  };
+}
+
+/** The first pass in one statement (also used by EXPLAIN in tests and bench/search). */
+export function probeSql(providerId: string, probes: Probe[], limit: number) {
+  const a = probeArrays(probes);
+  return sql<ProbeRow>`SELECT * FROM agent_customer_search(${providerId}::uuid, ${a.kinds}::text[], ${a.keys}::text[],
+    ${a.houses}::text[], ${a.nameModes}::text[], ${a.nameKeys}::text[], ${a.tokens}::text[], ${limit}::integer)`;
+}
+
+/**
+ * The first pass: every probe's matches, counted, the first `limit` of them (last name, first
+ * name, id) with their service locations, in one round trip.
+ */
+export async function probeCustomers(db: Executor, providerId: string, probes: Probe[], limit: number) {
+  const r = await probeSql(providerId, probes, limit).execute(db);
+  const rows = r.rows.map((row) => ({
+    ...row,
+    service_locations: (typeof row.service_locations === 'string' ? JSON.parse(row.service_locations) : row.service_locations) as ServiceLocationJson[],
+  }));
+  return { rows, total: rows.length ? Number(rows[0].match_count) : 0 };
 }
 
 /** The service locations (building address + unit label) of the matched customers. */
