@@ -88,8 +88,7 @@ export function createJobQueue({ db, clock, log, config, heartbeatMs }: QueueDep
    * token; every later write is fenced on (id, token), so a worker whose lease was taken over cannot
    * overwrite the new holder's outcome.
    */
-  async function claim(limit: number): Promise<Claim[]> {
-    const kinds = [...handlers.keys()];
+  async function claim(limit: number, kinds: string[] = [...handlers.keys()]): Promise<Claim[]> {
     if (kinds.length === 0 || limit < 1) return [];
     const now = clock.now();
     const token = `${workerId}:${randomToken(6)}`;
@@ -243,57 +242,75 @@ export function createJobQueue({ db, clock, log, config, heartbeatMs }: QueueDep
     return true;
   }
 
-  // The background worker: up to JOBS_CONCURRENCY handlers run at once. A claim takes as many jobs
-  // as there are free slots (up to MAX_CLAIMS_IN_FLIGHT claims at once, so a slow database round
-  // trip does not idle the slots). While the last claim filled every slot it asked for, more work is
-  // probably waiting: a slot that frees up claims again at once (no JOBS_POLL_MS sleep between
-  // jobs), batching with the slots that free up meanwhile. Once a claim comes back short, the queue
-  // is drained and only the poll looks again: an idle poll costs one claim query.
+  // The background worker. Each lane has its slots: the shared lane JOBS_CONCURRENCY for every kind
+  // without a `concurrency` of its own, and one lane per kind that has one. A claim takes as many
+  // jobs of the lane's kinds as it has free slots (up to MAX_CLAIMS_IN_FLIGHT claims at once, so a
+  // slow database round trip does not idle the slots). While the last claim filled every slot it
+  // asked for, more work is probably waiting: a slot that frees up claims again at once (no
+  // JOBS_POLL_MS sleep between jobs), batching with the slots that free up meanwhile. Once a claim
+  // comes back short, the lane is drained and only the poll looks again: an idle poll costs one
+  // claim query per lane.
   const MAX_CLAIMS_IN_FLIGHT = 2;
-  let reserved = 0; // slots running a handler or promised to a claim in flight
-  let claims = 0;
-  let backlog = false;
-  const minBatch = Math.max(1, Math.floor(config.JOBS_CONCURRENCY / 4));
+  interface Lane {
+    kinds: string[];
+    concurrency: number;
+    /** Wait for this many free slots before claiming while jobs run, so a claim takes several. */
+    minBatch: number;
+    /** Slots running a handler or promised to a claim in flight. */
+    reserved: number;
+    claims: number;
+    backlog: boolean;
+  }
+  const newLane = (concurrency: number, kinds: string[] = []): Lane => ({
+    kinds,
+    concurrency,
+    minBatch: Math.max(1, Math.floor(concurrency / 4)),
+    reserved: 0,
+    claims: 0,
+    backlog: false,
+  });
+  const shared = newLane(config.JOBS_CONCURRENCY);
+  const lanes: Lane[] = [shared];
 
   function track(p: Promise<void>) {
     inFlight.add(p);
     void p.finally(() => inFlight.delete(p));
   }
 
-  function pump(fromPoll: boolean) {
-    if (stopping || !timer || claims >= MAX_CLAIMS_IN_FLIGHT) return;
-    if (!fromPoll && !backlog) return;
-    const free = config.JOBS_CONCURRENCY - reserved;
+  function pump(lane: Lane, fromPoll: boolean) {
+    if (stopping || !timer || lane.claims >= MAX_CLAIMS_IN_FLIGHT || lane.kinds.length === 0) return;
+    if (!fromPoll && !lane.backlog) return;
+    const free = lane.concurrency - lane.reserved;
     // Wait for a few slots to free up so a claim takes several jobs, unless nothing runs at all.
-    if (free < 1 || (reserved > 0 && free < minBatch)) return;
-    claims++;
-    reserved += free;
+    if (free < 1 || (lane.reserved > 0 && free < lane.minBatch)) return;
+    lane.claims++;
+    lane.reserved += free;
     track(
-      claim(free)
+      claim(free, lane.kinds)
         .then((got) => {
-          reserved -= free - got.length;
-          backlog = got.length === free;
-          for (const c of got) startJob(c);
+          lane.reserved -= free - got.length;
+          lane.backlog = got.length === free;
+          for (const c of got) startJob(lane, c);
         })
         .catch((err: unknown) => {
-          reserved -= free;
-          backlog = false;
+          lane.reserved -= free;
+          lane.backlog = false;
           log.error({ err }, 'job claim failed');
         })
         .finally(() => {
-          claims--;
-          pump(false);
+          lane.claims--;
+          pump(lane, false);
         }),
     );
   }
 
-  function startJob(c: Claim) {
+  function startJob(lane: Lane, c: Claim) {
     let released = false;
     const release = () => {
       if (released) return;
       released = true;
-      reserved--;
-      pump(false);
+      lane.reserved--;
+      pump(lane, false);
     };
     track(
       execute(c, release)
@@ -302,17 +319,27 @@ export function createJobQueue({ db, clock, log, config, heartbeatMs }: QueueDep
     );
   }
 
+  const pumpAll = () => {
+    for (const lane of lanes) pump(lane, true);
+  };
+
   return {
     enqueue,
     register(kind, handler) {
+      if (handler.concurrency !== undefined && !(Number.isInteger(handler.concurrency) && handler.concurrency >= 1)) {
+        throw new Error(`register ${kind}: concurrency must be a positive integer`);
+      }
       handlers.set(kind, handler);
+      for (const lane of lanes) lane.kinds = lane.kinds.filter((k) => k !== kind);
+      if (handler.concurrency) lanes.push(newLane(handler.concurrency, [kind]));
+      else shared.kinds.push(kind);
     },
     start() {
       if (timer) return;
       stopping = false;
-      timer = setInterval(() => pump(true), config.JOBS_POLL_MS);
+      timer = setInterval(pumpAll, config.JOBS_POLL_MS);
       timer.unref();
-      setImmediate(() => pump(true));
+      setImmediate(pumpAll);
     },
     async stop() {
       stopping = true;

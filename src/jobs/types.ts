@@ -51,6 +51,12 @@ export interface JobHandler {
   backoffMs?(attempt: number, err: unknown): number;
   /** Called once when the job fails for good (attempts exhausted or permanent error). */
   onFailed?(job: JobRecord, err: unknown): Promise<void>;
+  /**
+   * Runs this kind in a lane of its own with this many slots, instead of in the JOBS_CONCURRENCY
+   * slots all other kinds share. For I/O-bound kinds (webhook delivery): a slow receiver then
+   * cannot occupy the slots provisioning, mail and billing need, nor the other way round.
+   */
+  concurrency?: number;
 }
 
 export interface JobQueue {

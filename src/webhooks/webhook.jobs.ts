@@ -6,9 +6,19 @@ import { createWebhookDelivery, DeliveryRetry } from './webhook.delivery.js';
 /** Unexpected errors (database hiccup, a worker crash) retry the job soon; the schedule is the delivery's. */
 const UNEXPECTED_ERROR_RETRY_MS = 60_000;
 
+/**
+ * Deliveries run in a lane of their own with this many slots (not the JOBS_CONCURRENCY ones other
+ * kinds share). A delivery mostly waits on its receiver and holds no database connection meanwhile
+ * (its queries are batched with the others'), so many can be in flight at little cost, and larger
+ * batches mean fewer round trips per delivery. A provider whose endpoint hangs for
+ * WEBHOOK_TIMEOUT_MS then holds up deliveries, not provisioning, mail or billing.
+ */
+export const WEBHOOK_DELIVERY_SLOTS = 64;
+
 export function registerWebhookJobs(deps: Pick<Deps, 'db' | 'clock' | 'log' | 'config' | 'jobs'>) {
   const delivery = createWebhookDelivery(deps);
   deps.jobs.register(WEBHOOK_DELIVER_KIND, {
+    concurrency: WEBHOOK_DELIVERY_SLOTS,
     async run(job) {
       const id = job.payload.delivery_id;
       if (typeof id !== 'string' || !id) throw new PermanentJobError('webhook.deliver payload lacks delivery_id');
