@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { coverageColumns, searchKey } from '../../src/modules/serviceability/address-normalize.js';
-import { autocompletePrefix, autocompletePrefixSql, prefixUpperBound, type PrefixRow } from '../../src/modules/serviceability/serviceability.repository.js';
+import { autocompletePrefix, prefixUpperBound, type PrefixRow } from '../../src/modules/serviceability/serviceability.repository.js';
 import { pickPrefixSuggestions } from '../../src/modules/serviceability/serviceability.service.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createBuilding, createCoverageAddress, createProvider } from '../helpers/factories.js';
@@ -150,10 +150,12 @@ describe('autocomplete: the trigram fallback fires only when no prefix matches',
   });
 
   it('characters without a successor code point are bounded by a shorter prefix (no prefix match here: the fallback answers, 200)', async () => {
-    expect(prefixUpperBound('abc')).toEqual({ upper: 'abd', exact: true });
-    expect(prefixUpperBound('ab\u{10FFFF}')).toEqual({ upper: 'ac', exact: false });
-    expect(prefixUpperBound('ab\uD7FF')).toEqual({ upper: 'ac', exact: false });
-    expect(prefixUpperBound('\u{10FFFF}')).toEqual({ upper: null, exact: false });
+    expect(prefixUpperBound('abc')).toBe('abd');
+    expect(prefixUpperBound('ab\u{10FFFF}')).toBe('ac');
+    expect(prefixUpperBound('ab\uD7FF')).toBe('ac');
+    expect(prefixUpperBound('\u{10FFFF}')).toBeNull();
+    // Bounded by "eichendorffstraße 2", exact through starts_with(): "…straße 1\uD7FF" matches nothing, "…straße 1" still does.
+    expect(await autocompletePrefix(t.db, p.id, 'eichendorffstraße 1', 30)).toHaveLength(1);
     const rows = await autocompletePrefix(t.db, p.id, 'eichendorffstraße\u{10FFFF}', 30);
     expect(rows).toEqual([]);
     expect(await autocompletePrefix(t.db, p.id, 'eichendorffstraße 1\uD7FF', 30)).toEqual([]);
@@ -163,10 +165,40 @@ describe('autocomplete: the trigram fallback fires only when no prefix matches',
   });
 });
 
+describe('autocomplete: pages that stop early are never trusted past a possible cut', () => {
+  it('a display whose duplicates fill the first page is still represented by its orderable row (the page is read again, larger)', async () => {
+    const p = await createProvider(t.db);
+    const building = (await createBuilding(t.db, p.id, { street: 'Zedernweg', houseNumber: '1' })).id;
+    // 14 rows of one display (the first page for limit=1 holds 11): the orderable one is written last.
+    for (let i = 0; i < 13; i++) await createCoverageAddress(t.db, p.id, { street: 'Zedernweg', houseNumber: i % 2 ? '1' : '1 ', buildingId: null, orderable: false });
+    await createCoverageAddress(t.db, p.id, { street: 'Zedernweg', houseNumber: '1', buildingId: building });
+    await createCoverageAddress(t.db, p.id, { street: 'Zedernweg', houseNumber: '2', buildingId: null, orderable: false });
+    expect(await suggest(p, 'Zedernweg', '&limit=1')).toEqual([expect.objectContaining({ display: 'Zedernweg 1, 10115 Berlin', building_id: building, orderable: true })]);
+    expect((await suggest(p, 'Zedernweg', '&limit=2')).map((x) => [x.display, x.orderable])).toEqual([['Zedernweg 1, 10115 Berlin', true], ['Zedernweg 2, 10115 Berlin', false]]);
+  });
+
+  it('while the display-order range has more rows, street-first matches do not jump ahead of them', async () => {
+    const p = await createProvider(t.db);
+    for (let i = 1; i <= 30; i++) await createCoverageAddress(t.db, p.id, { street: 'Mainzer Straße', houseNumber: String(i), postalCode: '55116', city: 'Mainz' });
+    await createCoverageAddress(t.db, p.id, { street: 'Main Street', houseNumber: '5', postalCode: 'M4M 1A1', city: 'Toronto', province: 'ON', country: 'CA' });
+    const s = await suggest(p, 'Main');
+    expect(s).toHaveLength(15);
+    expect(s.every((x) => x.display.startsWith('Mainzer Straße'))).toBe(true);
+    // Fewer display-order matches than asked for: the street-first ones follow them.
+    const q = await createProvider(t.db);
+    for (let i = 1; i <= 3; i++) await createCoverageAddress(t.db, q.id, { street: 'Mainzer Straße', houseNumber: String(i), postalCode: '55116', city: 'Mainz' });
+    await createCoverageAddress(t.db, q.id, { street: 'Main Street', houseNumber: '5', postalCode: 'M4M 1A1', city: 'Toronto', province: 'ON', country: 'CA' });
+    expect((await suggest(q, 'Main')).map((x) => x.display)).toEqual([
+      'Mainzer Straße 1, 55116 Mainz', 'Mainzer Straße 2, 55116 Mainz', 'Mainzer Straße 3, 55116 Mainz', '5 Main Street, Toronto, ON M4M 1A1',
+    ]);
+  });
+});
+
 describe('pickPrefixSuggestions (the page logic, pure)', () => {
+  let seq = 0;
   const row = (src: number, k: string, display: string, o: Partial<PrefixRow> = {}): PrefixRow => ({
-    id: o.id ?? `00000000-0000-4000-8000-${String(Math.floor(Math.random() * 1e12)).padStart(12, '0')}`, building_id: null, street: 's', house_number: '1',
-    house_number_norm: '1', postal_code: null, city: null, province: null, country: 'DE', display, orderable: false, building_in_coverage: null, src, k, ...o,
+    id: `00000000-0000-4000-8000-${String(++seq).padStart(12, '0')}`, building_id: null, street: 's', house_number: '1',
+    postal_code: null, city: null, province: null, country: 'DE', display, orderable: false, building_in_coverage: null, src, k, ...o,
   });
 
   it('a full page drops its last key (it may be cut) and reports `cut`; a page that is not full is complete', () => {
@@ -194,6 +226,11 @@ describe('pickPrefixSuggestions (the page logic, pure)', () => {
     const { picked } = pickPrefixSuggestions(rows, 30, 15, false);
     expect(picked.map((r) => [r.display, r.id.slice(-1)])).toEqual([['Other', '2'], ['Same', '9']]);
   });
+
+  it('stops at n displays', () => {
+    const rows = ['a', 'b', 'c', 'd'].map((k) => row(0, k, k.toUpperCase()));
+    expect(pickPrefixSuggestions(rows, 10, 2, false).picked.map((r) => r.display)).toEqual(['A', 'B']);
+  });
 });
 
 describe('autocomplete plans (EXPLAIN, a few thousand addresses)', () => {
@@ -215,31 +252,45 @@ describe('autocomplete plans (EXPLAIN, a few thousand addresses)', () => {
         ('Hauptstraße', '10115', 'Berlin', NULL, 'DE'), ('Gartenweg', '20095', 'Hamburg', NULL, 'DE'),
         ('Yonge Street', 'M5V 2T6', 'Toronto', 'ON', 'CA'), ('Bank Street', 'K1P 1J1', 'Ottawa', 'ON', 'CA')) v(street, postal, city, province, country)
         OFFSET i % 4 LIMIT 1) s`.execute(t.db);
-    await sql`ANALYZE coverage_addresses`.execute(t.db);
+    await sql`VACUUM ANALYZE coverage_addresses`.execute(t.db);
   });
 
+  /**
+   * The plan of the statement inside coverage_autocomplete_candidates, read from the catalog and
+   * prepared with the function's parameters, as PL/pgSQL runs it (a generic plan).
+   */
   async function plan(key: string): Promise<string> {
-    const compiled = autocompletePrefixSql(p.id, key, 30).compile(t.db);
-    const r = await t.db.executeQuery<{ 'QUERY PLAN': string }>({ ...compiled, sql: `EXPLAIN ${compiled.sql}` } as never);
-    return r.rows.map((row) => row['QUERY PLAN']).join('\n');
+    const src = await sql<{ body: string }>`SELECT prosrc AS body FROM pg_proc WHERE proname = 'coverage_autocomplete_candidates'`.execute(t.db);
+    const ranges = /(SELECT json_agg[\s\S]*?);\s*RETURN/.exec(src.rows[0].body)![1].replace(/INTO v_rows/, '')
+      .replace(/\bp_provider\b/g, '$1').replace(/\bp_key\b/g, '$2').replace(/\bp_upper\b/g, '$3').replace(/\bp_fetch\b/g, '$4');
+    return t.db.connection().execute(async (conn) => {
+      await sql`SET plan_cache_mode = force_generic_plan`.execute(conn);
+      try {
+        await sql.raw(`PREPARE ac_plan(uuid, text, text, integer) AS ${ranges}`).execute(conn);
+        const r = await sql<{ 'QUERY PLAN': string }>`EXPLAIN EXECUTE ac_plan(${sql.lit(p.id)}, ${sql.lit(key)}, ${sql.lit(prefixUpperBound(key))}, 25)`.execute(conn);
+        return r.rows.map((row) => row['QUERY PLAN']).join('\n');
+      } finally {
+        await sql`DEALLOCATE ac_plan`.execute(conn).catch(() => undefined);
+        await sql`RESET plan_cache_mode`.execute(conn);
+      }
+    });
   }
 
   it.each([
     ['a street prefix', 'hauptstr'],
     ['street and house number', 'hauptstraße 12'],
     ['a CA street typed first', 'yonge street 1'],
-  ])('%s (%s): both ranges are index scans under a LIMIT, no sequential scan, no sort below the LIMIT', async (_label, key) => {
+  ])('%s (%s): both ranges are index(-only) scans right under their LIMIT: no sequential scan, no sort of a range', async (_label, key) => {
     const text = await plan(key);
     if (process.env.SHOW_PLAN) console.log(text);
     expect(text).toContain('coverage_prefix_idx');
     expect(text).toContain('coverage_street_first_idx');
     expect(text).not.toMatch(/Seq Scan on coverage_addresses/);
-    // The one sort is the final ORDER BY over at most 2 × 30 joined rows, above both LIMITs; each
-    // LIMIT sits right on its index scan.
-    const sorts = text.split('\n').filter((l) => /^(\s*->\s*)?(Incremental )?Sort\s/.test(l));
-    expect(sorts).toHaveLength(1);
-    expect(text.indexOf(sorts[0])).toBeLessThan(text.indexOf('Limit'));
-    expect(text).toMatch(/Limit[^\n]*\n\s*->\s*Index Scan using coverage_prefix_idx/);
-    expect(text).toMatch(/Limit[^\n]*\n\s*->\s*Index Scan using coverage_street_first_idx/);
+    // A sort may only order the (at most 2 × p_fetch) rows above the two ranges, never a range itself.
+    const lines = text.split('\n');
+    const append = lines.findIndex((l) => /Append/.test(l));
+    expect(lines.slice(append).some((l) => /Sort/.test(l))).toBe(false);
+    expect(text).toMatch(/Limit[^\n]*\n\s*->\s*Index (Only )?Scan using coverage_prefix_idx/);
+    expect(text).toMatch(/Limit[^\n]*\n\s*->\s*Index (Only )?Scan using coverage_street_first_idx/);
   });
 });

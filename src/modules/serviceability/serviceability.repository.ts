@@ -9,7 +9,6 @@ export interface CoverageRow {
   building_id: string | null;
   street: string;
   house_number: string;
-  house_number_norm: string;
   postal_code: string | null;
   city: string | null;
   province: string | null;
@@ -21,19 +20,17 @@ export interface CoverageRow {
 
 /**
  * The smallest string greater than every string starting with `prefix` (bytewise, as COLLATE "C"
- * compares). `exact` is false when the last character has no successor PostgreSQL can hold (U+10FFFF,
- * or right before the surrogate block): the bound then belongs to a shorter prefix (null: none at all)
- * and the caller adds a starts_with() filter.
+ * compares). When the last character has no successor PostgreSQL can hold (U+10FFFF, or right before
+ * the surrogate block) the bound of a shorter prefix is taken (the query's starts_with() keeps the
+ * answer exact); null when no character has one.
  */
-export function prefixUpperBound(prefix: string): { upper: string | null; exact: boolean } {
+export function prefixUpperBound(prefix: string): string | null {
   const cps = [...prefix];
-  let exact = true;
   while (cps.length > 0) {
     const next = cps.pop()!.codePointAt(0)! + 1;
-    if (next <= 0x10ffff && (next < 0xd800 || next > 0xdfff)) return { upper: cps.join('') + String.fromCodePoint(next), exact };
-    exact = false;
+    if (next <= 0x10ffff && (next < 0xd800 || next > 0xdfff)) return cps.join('') + String.fromCodePoint(next);
   }
-  return { upper: null, exact: false };
+  return null;
 }
 
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -45,54 +42,28 @@ export interface PrefixRow extends CoverageRow {
   k: string;
 }
 
-/** Columns of one suggestion candidate; the join to buildings happens after the LIMIT. */
-const CANDIDATE_COLS = sql.raw(`c.id, c.building_id, c.street, c.house_number, c.house_number_norm, c.postal_code,
-  c.city, c.province, c.country, c.display, c.orderable`);
-const STREET_FIRST_KEY = sql.raw('coverage_street_first_key(c.search_key, c.house_number_norm, c.street)');
-
 /**
- * Candidates whose key starts with `key`: the first `fetch` index entries of each of two btree ranges,
- * in plain index order so that the plan is an Index Scan under a Limit whatever the row estimate
- * (an ORDER BY with tie-breakers let the planner pick a full sort of the range when it misjudged
- * its size: 7,000 rows read for "jahnstraße 1"):
+ * Candidates whose key starts with `key`: the first `fetch` entries of each of two btree ranges, in
+ * plain index order, each an index-only scan that stops after its page:
  *  - src 0: `search_key` on coverage_prefix_idx (provider_id, search_key COLLATE "C");
  *  - src 1: the street-first key of CA/US rows on coverage_street_first_idx ("king street west 12"
  *    for "12 King Street West, Toronto ...").
- * Nothing is deduplicated here (a DISTINCT ON (display) reads and sorts the whole range, 15,000 rows
- * for "hau" at 1M addresses, before the LIMIT): rows of one display share one key, so the caller
- * groups rows of equal key, drops a group the LIMIT may have cut, and picks one row per display.
+ * One call of coverage_autocomplete_candidates (migration 1210): the statement is planned once per
+ * connection and the page comes back as one JSON value. Nothing is deduplicated here (a DISTINCT ON
+ * (display) reads and sorts the whole range, 15,000 rows for "hau" at 1M addresses): rows of one
+ * display share one key, so the caller groups rows of equal key, drops a key the LIMIT may have cut,
+ * and picks one row per display.
  */
 export async function autocompletePrefix(db: Executor, providerId: string, key: string, fetch: number): Promise<PrefixRow[]> {
-  return (await autocompletePrefixSql(providerId, key, fetch).execute(db)).rows;
+  const upper = prefixUpperBound(key);
+  if (upper === null) return [];
+  const r = await sql<{ rows: string }>`SELECT coverage_autocomplete_candidates(${providerId}, ${key}, ${upper}, ${fetch}) AS rows`.execute(db);
+  return JSON.parse(r.rows[0].rows) as PrefixRow[];
 }
 
-/** The statement of autocompletePrefix (for EXPLAIN in tests and bench/serviceability). */
-export function autocompletePrefixSql(providerId: string, key: string, fetch: number) {
-  const { upper, exact } = prefixUpperBound(key);
-  const range = (col: ReturnType<typeof sql.raw>) => {
-    const lower = sql`${col} COLLATE "C" >= ${key}::text`;
-    const bounded = upper === null ? lower : sql`${lower} AND ${col} COLLATE "C" < ${upper}::text`;
-    return exact ? bounded : sql`${bounded} AND starts_with(${col}, ${key}::text)`;
-  };
-  return sql<PrefixRow>`
-    SELECT d.id, d.building_id, d.street, d.house_number, d.house_number_norm, d.postal_code, d.city, d.province,
-      d.country, d.display, d.orderable, d.src, d.k, b.in_coverage AS building_in_coverage
-    FROM (
-      (SELECT ${CANDIDATE_COLS}, 0 AS src, c.search_key AS k
-       FROM coverage_addresses c
-       WHERE c.provider_id = ${providerId} AND ${range(sql.raw('c.search_key'))}
-       ORDER BY c.search_key COLLATE "C"
-       LIMIT ${fetch})
-      UNION ALL
-      (SELECT ${CANDIDATE_COLS}, 1 AS src, ${STREET_FIRST_KEY} AS k
-       FROM coverage_addresses c
-       WHERE c.provider_id = ${providerId} AND c.country IN ('CA', 'US') AND ${range(STREET_FIRST_KEY)}
-       ORDER BY ${STREET_FIRST_KEY} COLLATE "C"
-       LIMIT ${fetch})
-    ) d
-    LEFT JOIN buildings b ON b.id = d.building_id
-    ORDER BY d.src, d.k COLLATE "C"`;
-}
+/** Columns of one suggestion candidate (the fallback). */
+const CANDIDATE_COLS = sql.raw(`c.id, c.building_id, c.street, c.house_number, c.postal_code,
+  c.city, c.province, c.country, c.display, c.orderable`);
 
 /**
  * The fallback when no key starts with what was typed: substring or word similarity on the
@@ -102,7 +73,7 @@ export function autocompletePrefixSql(providerId: string, key: string, fetch: nu
  */
 export async function autocompleteFuzzy(db: Executor, providerId: string, key: string, fetch: number): Promise<CoverageRow[]> {
   const r = await sql<CoverageRow>`
-    SELECT d.id, d.building_id, d.street, d.house_number, d.house_number_norm, d.postal_code, d.city, d.province,
+    SELECT d.id, d.building_id, d.street, d.house_number, d.postal_code, d.city, d.province,
       d.country, d.display, d.orderable, b.in_coverage AS building_in_coverage
     FROM (
       SELECT ${CANDIDATE_COLS}, word_similarity(${key}::text, c.search_key) AS score

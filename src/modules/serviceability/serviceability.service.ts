@@ -6,9 +6,12 @@ import * as repo from './serviceability.repository.js';
 import type { CoverageRow, PrefixRow } from './serviceability.repository.js';
 
 export const AUTOCOMPLETE_MAX = 15;
-/** Rows asked per suggestion wanted: duplicate displays in a coverage feed are rare ("12a" and "12 A"). */
-const FETCH_FACTOR = 2;
-/** Never read more than this many rows per source for one answer. */
+/**
+ * Rows asked per source beyond the suggestions wanted: duplicate displays ("12a" and "12 A" rows of
+ * one address) are rare, and a page short of displays is asked again, four times larger.
+ */
+const FETCH_SLACK = 5;
+/** Never more rows than this per source for one answer. */
 const FETCH_MAX = 2_000;
 
 /** The first row of each display string, in order, at most `n`. */
@@ -32,9 +35,9 @@ const representativeOrder = (a: CoverageRow, b: CoverageRow) =>
 
 /**
  * One suggestion per display from the prefix candidates (autocompletePrefix: each source in key
- * order, at most `fetch` rows, ties of one key in no particular order). A source that filled its page
- * may have been cut inside its last key, so that key's rows are dropped (unless `final`), and nothing
- * after it can be trusted: `cut` tells the caller that a larger page could change the answer.
+ * order, at most `fetch` rows, the rows of one key in no particular order). A source that filled its
+ * page may have been cut inside its last key, so that key's rows are dropped (unless `final`), and
+ * nothing after it can be trusted: `cut` tells the caller that a larger page could change the answer.
  */
 export function pickPrefixSuggestions(rows: PrefixRow[], fetch: number, n: number, final: boolean): { picked: PrefixRow[]; cut: boolean } {
   const ordered: PrefixRow[] = [];
@@ -51,7 +54,8 @@ export function pickPrefixSuggestions(rows: PrefixRow[], fetch: number, n: numbe
     for (let i = 0; i < part.length;) {
       let j = i + 1;
       while (j < part.length && part[j].k === part[i].k) j++;
-      ordered.push(...part.slice(i, j).sort(representativeOrder));
+      if (j - i === 1) ordered.push(part[i]);
+      else ordered.push(...part.slice(i, j).sort(representativeOrder));
       i = j;
     }
     if (cut) break;
@@ -89,14 +93,14 @@ export function createServiceabilityService(deps: Pick<Deps, 'db'>) {
    * Prefix ranges first (the display, then the street-first spelling of CA/US addresses), the
    * trigram similarity only when nothing starts with the text. No query deduplicates (a DISTINCT
    * ON display defeats the LIMIT's early stop): one row per display is picked here, and a page too
-   * full to be sure is asked again larger.
+   * full to be sure of is asked again, larger.
    */
   async function autocomplete(providerId: string, q: string, limit = AUTOCOMPLETE_MAX) {
     const key = searchKey(q);
     const n = Math.min(limit, AUTOCOMPLETE_MAX);
     if (key.length === 0) return { suggestions: [] };
     let rows: CoverageRow[] = [];
-    for (let fetch = n * FETCH_FACTOR; ; fetch = Math.min(fetch * 8, FETCH_MAX)) {
+    for (let fetch = n + FETCH_SLACK; ; fetch = Math.min(fetch * 4, FETCH_MAX)) {
       const final = fetch >= FETCH_MAX;
       const { picked, cut } = pickPrefixSuggestions(await repo.autocompletePrefix(db, providerId, key, fetch), fetch, n, final);
       rows = picked;
@@ -104,13 +108,18 @@ export function createServiceabilityService(deps: Pick<Deps, 'db'>) {
     }
     if (rows.length === 0) {
       // Fully ordered (score, display, representative first): the first row of each display is its representative.
-      for (let fetch = n * FETCH_FACTOR; ; fetch = Math.min(fetch * 8, FETCH_MAX)) {
+      for (let fetch = n + FETCH_SLACK; ; fetch = Math.min(fetch * 4, FETCH_MAX)) {
         const page = await repo.autocompleteFuzzy(db, providerId, key, fetch);
         rows = firstPerDisplay(page, n);
         if (rows.length >= n || page.length < fetch || fetch >= FETCH_MAX) break;
       }
     }
-    return { suggestions: rows.map((r) => ({ display: r.display, ...addressParts(r), orderable: isOrderable(r) })) };
+    return {
+      suggestions: rows.map((r) => ({
+        display: r.display, building_id: r.building_id, street: r.street, house_number: r.house_number, postal_code: r.postal_code,
+        city: r.city, province: r.province, country: r.country, orderable: isOrderable(r),
+      })),
+    };
   }
 
   /** Structured fields win over free text; the house number must match exactly (suffix included). */
