@@ -108,6 +108,8 @@ export interface NameFilter { mode: 'full' | 'word'; key: string }
 const MAX_NAME_WORDS = 4;
 /** Most leading words read as a name in front of a street ("Erika Mustermann Sonnenweg 7"). */
 const MAX_NAME_BEFORE_STREET = 2;
+/** Most place words (unit, postal code, city) a probe carries (agent_customer_search takes four). */
+const MAX_PLACE_WORDS = 4;
 
 const startsWithDigit = (w: string) => /^\d/.test(w);
 const nameFilter = (words: string[]): NameFilter =>
@@ -177,5 +179,5 @@ export function structuredProbes(plan: SearchPlan): Probe[] {
   if (before.length >= 1 && before.length <= MAX_NAME_WORDS) {
     probes.push({ kind: 'name_location', name: nameFilter(before), tokens: words.slice(h) });
   }
-  return probes;
+  return probes.filter((p) => !('tokens' in p) || p.tokens.length <= MAX_PLACE_WORDS);
 }

@@ -139,7 +139,8 @@ export async function providerRegions(db: Executor, providerId: string): Promise
   return regions.length ? regions : ['DE'];
 }
 
-export interface ProbeRow {
+/** One row of agent_customer_search: a match and one of its service locations (NULLs: none). */
+interface ProbeRow {
   id: string;
   first_name: string;
   last_name: string;
@@ -147,16 +148,31 @@ export interface ProbeRow {
   phone: string | null;
   customer_number: string | null;
   match_count: string | number;
-  service_locations: ServiceLocationJson[] | string;
+  subscription_status: string | null;
+  street: string | null;
+  house_number: string | null;
+  postal_code: string | null;
+  city: string | null;
+  unit_label: string | null;
 }
 
-export interface ServiceLocationJson {
+export interface ServiceLocationRow {
   status: string;
   street: string | null;
   house_number: string | null;
   postal_code: string | null;
   city: string | null;
   unit_label: string | null;
+}
+
+export interface ProbeMatch {
+  id: string;
+  first_name: string;
+  last_name: string;
+  email: string;
+  phone: string | null;
+  customer_number: string | null;
+  service_locations: ServiceLocationRow[];
 }
 
 /** The probes as the parallel arrays agent_customer_search (migration 1100) takes. */
@@ -180,15 +196,24 @@ export function probeSql(providerId: string, probes: Probe[], limit: number) {
 
 /**
  * The first pass: every probe's matches, counted, the first `limit` of them (last name, first
- * name, id) with their service locations, in one round trip.
+ * name, id) with their service locations (subscription order), in one round trip.
  */
 export async function probeCustomers(db: Executor, providerId: string, probes: Probe[], limit: number) {
   const r = await probeSql(providerId, probes, limit).execute(db);
-  const rows = r.rows.map((row) => ({
-    ...row,
-    service_locations: (typeof row.service_locations === 'string' ? JSON.parse(row.service_locations) : row.service_locations) as ServiceLocationJson[],
-  }));
-  return { rows, total: rows.length ? Number(rows[0].match_count) : 0 };
+  const rows: ProbeMatch[] = [];
+  for (const row of r.rows) {
+    let m = rows[rows.length - 1];
+    if (!m || m.id !== row.id) {
+      m = { id: row.id, first_name: row.first_name, last_name: row.last_name, email: row.email, phone: row.phone, customer_number: row.customer_number, service_locations: [] };
+      rows.push(m);
+    }
+    if (row.subscription_status !== null) {
+      m.service_locations.push({
+        status: row.subscription_status, street: row.street, house_number: row.house_number, postal_code: row.postal_code, city: row.city, unit_label: row.unit_label,
+      });
+    }
+  }
+  return { rows, total: r.rows.length ? Number(r.rows[0].match_count) : 0 };
 }
 
 /** The service locations (building address + unit label) of the matched customers. */

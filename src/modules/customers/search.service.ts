@@ -2,7 +2,7 @@ import type { Deps } from '../../container.js';
 import { maskEmail, maskName, maskPhone } from '../../lib/mask.js';
 import { formatAddress, maskCustomerNumber } from './customers.format.js';
 import { planSearch, structuredProbes } from './search.query.js';
-import { probeCustomers, providerRegions, searchCustomers, serviceLocationsOf, type ServiceLocationJson } from './search.repository.js';
+import { probeCustomers, providerRegions, searchCustomers, serviceLocationsOf, type ServiceLocationRow } from './search.repository.js';
 
 export type SubscriptionStatus = 'PENDING' | 'PENDING_INSTALL' | 'ACTIVE' | 'SUSPENDED' | 'CANCELLED';
 
@@ -27,7 +27,7 @@ interface Row {
 /** Only a query with a run of 6+ digits can hold a phone number (the provider's countries read it). */
 const mayHoldPhone = (q: string) => (q.match(/\d/g)?.length ?? 0) >= 6;
 
-function masked(r: Row, locations: ServiceLocationJson[]): MaskedMatch {
+function masked(r: Row, locations: ServiceLocationRow[]): MaskedMatch {
   const seen = new Set<string>();
   const service_locations = locations
     .map((l) => ({ address: formatAddress(l), unit_label: l.unit_label, subscription_status: l.status as SubscriptionStatus }))
