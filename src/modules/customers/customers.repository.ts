@@ -1,4 +1,5 @@
-import type { Transaction } from 'kysely';
+import type { ExpressionBuilder, Transaction } from 'kysely';
+import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import type { DB } from '../../db/types.js';
 import type { Executor } from '../../jobs/types.js';
 import { isUuid } from '../../lib/ids.js';
@@ -98,38 +99,75 @@ export function listSubscriptions(db: Executor, customerId: string) {
     .leftJoin('locations as l', 'l.id', 's.location_id')
     .leftJoin('buildings as b', (j) => j.on((eb) => eb('b.id', '=', eb.fn.coalesce('s.building_id', 'l.building_id'))))
     .leftJoin('units as u', (j) => j.on((eb) => eb('u.id', '=', eb.fn.coalesce('s.unit_id', 'l.unit_id'))))
-    .select([
-      's.id',
-      's.status',
-      's.service_billed',
-      's.billing_day',
-      's.billing_day_effective_from',
-      's.previous_billing_day',
-      's.suspended_reason',
-      's.activated_at',
-      's.canceled_at',
-      's.ended_at',
-      's.created_at',
-      's.plan_version_id',
-      'pv.name as plan_name',
-      'pv.monthly_price_cents',
-      'pv.currency',
-      'pv.download_mbps',
-      'pv.upload_mbps',
-      'b.id as building_id',
-      'b.name as building_name',
-      'b.street',
-      'b.house_number',
-      'b.postal_code',
-      'b.city',
-      'b.country',
-      'u.id as unit_id',
-      'u.label as unit_label',
-    ])
+    .select(SUBSCRIPTION_COLUMNS)
     .where('s.subscriber_id', '=', customerId)
     .orderBy('s.created_at', 'asc')
     .orderBy('s.id', 'asc')
     .execute();
+}
+
+const SUBSCRIPTION_COLUMNS = [
+  's.id',
+  's.status',
+  's.service_billed',
+  's.billing_day',
+  's.billing_day_effective_from',
+  's.previous_billing_day',
+  's.suspended_reason',
+  's.activated_at',
+  's.canceled_at',
+  's.ended_at',
+  's.created_at',
+  's.plan_version_id',
+  'pv.name as plan_name',
+  'pv.monthly_price_cents',
+  'pv.currency',
+  'pv.download_mbps',
+  'pv.upload_mbps',
+  'b.id as building_id',
+  'b.name as building_name',
+  'b.street',
+  'b.house_number',
+  'b.postal_code',
+  'b.city',
+  'b.country',
+  'u.id as unit_id',
+  'u.label as unit_label',
+] as const;
+
+/**
+ * Everything the verified profile shows, in one statement: the customer (of this provider), its
+ * subscriptions with plan and service location (as listSubscriptions, as JSON: timestamps arrive
+ * as ISO strings) and whether a portal login exists and has a password.
+ */
+export async function findProfile(db: Executor, providerId: string, customerId: string) {
+  if (!isUuid(customerId)) return undefined;
+  const row = await db
+    .selectFrom('subscribers as c')
+    .leftJoin('users as pu', 'pu.id', 'c.user_id')
+    .select(CUSTOMER_COLUMNS.map((col) => `c.${col}` as const))
+    .select((eb) => [
+      'pu.id as portal_user_id',
+      eb('pu.password_hash', 'is not', null).as('portal_password_set'),
+      jsonArrayFrom(
+        eb
+          .selectFrom('subscriptions as s')
+          .innerJoin('plan_versions as pv', 'pv.id', 's.plan_version_id')
+          .leftJoin('locations as l', 'l.id', 's.location_id')
+          .leftJoin('buildings as b', (j) => j.on((e) => e('b.id', '=', e.fn.coalesce('s.building_id', 'l.building_id'))))
+          .leftJoin('units as u', (j) => j.on((e) => e('u.id', '=', e.fn.coalesce('s.unit_id', 'l.unit_id'))))
+          .select(SUBSCRIPTION_COLUMNS)
+          .whereRef('s.subscriber_id', '=', 'c.id')
+          .orderBy('s.created_at', 'asc')
+          .orderBy('s.id', 'asc'),
+      ).as('subscriptions'),
+    ])
+    .where('c.id', '=', customerId)
+    .where('c.provider_id', '=', providerId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const subscriptions = (typeof row.subscriptions === 'string' ? JSON.parse(row.subscriptions) : row.subscriptions) as SubscriptionRow[];
+  return { ...row, subscriptions };
 }
 
 export type SubscriptionRow = Awaited<ReturnType<typeof listSubscriptions>>[number];

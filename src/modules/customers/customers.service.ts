@@ -31,10 +31,11 @@ export function createCustomerReadService({ db, clock }: Pick<Deps, 'db' | 'cloc
     return c;
   }
 
+  /** One statement: the customer, its subscriptions with plan and place, and its portal login. */
   async function profile(providerId: string, customerId: string) {
-    const c = await owned(providerId, customerId);
-    const subs = await repo.listSubscriptions(db, c.id);
-    const user = c.user_id ? await repo.findPortalUser(db, c.user_id) : undefined;
+    const c = await repo.findProfile(db, providerId, customerId);
+    if (!c) throw customerNotFound();
+    const subs = c.subscriptions;
     const seen = new Set<string>();
     const service_locations = subs
       .map((s) => ({ subscription_id: s.id, ...serviceLocation(s) }))
@@ -77,7 +78,7 @@ export function createCustomerReadService({ db, clock }: Pick<Deps, 'db' | 'cloc
         ended_at: s.ended_at,
         billing_day: s.billing_day,
       })),
-      portal_account: !user ? ('none' as const) : user.password_hash ? ('active' as const) : ('not_activated' as const),
+      portal_account: !c.portal_user_id ? ('none' as const) : c.portal_password_set ? ('active' as const) : ('not_activated' as const),
     };
   }
 

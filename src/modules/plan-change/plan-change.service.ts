@@ -5,33 +5,15 @@ import { newId } from '../../lib/ids.js';
 import { formatCents } from '../../lib/money.js';
 import { recordAudit, type Actor } from '../audit/audit.repository.js';
 import * as repo from './plan-change.repository.js';
-import {
-  calendarPosition, computeAdjustment, dueInDays, prorationFactor,
-  type Adjustment, type BillingState, type CalendarPosition,
-} from './plan-change.quote.js';
+import { calendarPosition, type Adjustment, type BillingState, type CalendarPosition } from './plan-change.quote.js';
+import { billingStateOf, quoteOf, reasonsFor, type Reason } from './plan-change.rules.js';
 import { BANDWIDTH_JOB, BANDWIDTH_RETRY_DELAY_MS, bandwidthOperationKey } from './plan-change.jobs.js';
 import { writeAdjustment } from './plan-change.adjustments.js';
 
-/** Why a plan change is not possible now; stable strings (partner preview `reasons`). */
-export type Reason = 'not_active' | 'already_changed_today' | 'same_plan' | 'plan_not_available';
-const REASON_ORDER: Reason[] = ['not_active', 'already_changed_today', 'same_plan', 'plan_not_available'];
+export { NOTES, type Reason } from './plan-change.rules.js';
 
 /** The Postgres name of UNIQUE (subscriber_id, change_date) on plan_changes. */
 export const ONE_CHANGE_PER_DAY_CONSTRAINT = 'plan_changes_subscriber_id_change_date_key';
-
-export const NOTES = {
-  not_invoiced: 'The current month has not been invoiced yet: the monthly invoice will reflect the new price. Nothing is charged or credited now.',
-  missing_billing_document:
-    'An invoice exists for the current month but its billing document is missing. This is an operator-escalation state, not an amount to quote: open a ticket for the billing team.',
-  missing_invoice:
-    'The billing document for the current month exists but the invoice record is missing. This is an operator-escalation state, not an amount to quote: open a ticket for the billing team.',
-  provider_billed:
-    'This subscription is billed by the provider, not by this service: no invoice line or credit note is issued. Only the recurring price changes.',
-} as const satisfies Record<Exclude<BillingState, 'invoiced'>, string>;
-
-const noneNote = (ownCents: number, currency: string) =>
-  `The correction for the rest of the month (${formatCents(ownCents)} ${currency}, including any carried amount) is under 0.50: ` +
-  'nothing is charged or credited now; it is carried into the next correction that runs.';
 
 export function reasonError(reason: Reason, status?: string): AppError {
   switch (reason) {
@@ -101,51 +83,29 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
   }
 
   async function eligibility(ex: Executor, sub: NonNullable<repo.SubscriptionRow>, currentPlan: repo.PlanVersionRow, newPlan: repo.PlanVersionRow, pos: CalendarPosition) {
-    const reasons = new Set<Reason>();
-    if (sub.status !== 'ACTIVE') reasons.add('not_active');
-    if (await repo.findChangeOfDay(ex, sub.subscriber_id, pos.today)) reasons.add('already_changed_today');
-    if (sub.plan_version_id === newPlan.id) reasons.add('same_plan');
-    if (!newPlan.active || newPlan.currency !== currentPlan.currency) reasons.add('plan_not_available');
-    return REASON_ORDER.filter((r) => reasons.has(r));
-  }
-
-  async function billingState(ex: Executor, sub: NonNullable<repo.SubscriptionRow>, month: string): Promise<BillingState> {
-    if (!sub.service_billed) return 'provider_billed';
-    const { invoice, document } = await repo.monthBillingRecords(ex, sub.id, month);
-    if (invoice && document) return 'invoiced';
-    if (invoice) return 'missing_billing_document';
-    if (document) return 'missing_invoice';
-    return 'not_invoiced';
+    return reasonsFor(sub, currentPlan, newPlan, Boolean(await repo.findChangeOfDay(ex, sub.subscriber_id, pos.today)));
   }
 
   async function quote(ex: Executor, sub: NonNullable<repo.SubscriptionRow>, currentPlan: repo.PlanVersionRow, newPlan: repo.PlanVersionRow, pos: CalendarPosition, lock = false): Promise<Quote> {
-    const currency = currentPlan.currency;
-    const state = await billingState(ex, sub, pos.month);
-    if (state !== 'invoiced') {
-      return { billingState: state, adjustment: null, carriedIds: [], note: NOTES[state], dueInDays: null, prorationFactor: null, currency };
-    }
-    const carried = await repo.pendingCarried(ex, sub.id, { lock });
-    const carriedCents = carried.reduce((s, r) => s + r.amount_cents, 0);
-    const adjustment = computeAdjustment(currentPlan.monthly_price_cents, newPlan.monthly_price_cents, pos, carriedCents);
-    return {
-      billingState: state,
-      adjustment,
-      carriedIds: adjustment.type === 'none' ? [] : carried.map((r) => r.id),
-      note: adjustment.type === 'none' ? noneNote(adjustment.ownCents + carriedCents, currency) : null,
-      dueInDays: dueInDays(adjustment.type, pos, sub),
-      prorationFactor: prorationFactor(pos),
-      currency,
-    };
+    const state = sub.service_billed ? billingStateOf(sub, await repo.monthBillingRecords(ex, sub.id, pos.month)) : 'provider_billed';
+    return quoteOf(sub, currentPlan, newPlan, pos, state, state === 'invoiced' ? await repo.pendingCarried(ex, sub.id, { lock }) : []);
   }
 
-  /** Read-only: loads, checks eligibility and quotes; writes nothing. */
+  /**
+   * Read-only: loads, checks eligibility and quotes; writes nothing. Everything it reads comes from
+   * one statement (repo.previewSnapshot), decided by the same rules as apply.
+   */
   async function preview(t: PlanChangeTarget): Promise<PreviewResult> {
     const pos = calendarPosition(clock.now());
-    const sub = await repo.findSubscription(db, t.providerId, t.subscriptionId, t.customerId);
-    if (!sub) throw subscriptionNotFound();
-    const { currentPlan, newPlan } = await loadPlans(db, sub, t.planVersionId);
-    const reasons = await eligibility(db, sub, currentPlan, newPlan, pos);
-    const q = reasons.length === 0 ? await quote(db, sub, currentPlan, newPlan, pos) : null;
+    const snap = await repo.previewSnapshot(db, {
+      providerId: t.providerId, subscriptionId: t.subscriptionId, subscriberId: t.customerId, planVersionId: t.planVersionId, today: pos.today, month: pos.month,
+    });
+    if (!snap) throw subscriptionNotFound();
+    const { sub, newPlan, currentPlan } = snap;
+    if (!newPlan || newPlan.provider_id !== sub.provider_id) throw planNotFound();
+    if (!currentPlan) throw new Error(`subscription ${sub.id} references a missing plan version`);
+    const reasons = reasonsFor(sub, currentPlan, newPlan, snap.changedToday);
+    const q = reasons.length === 0 ? quoteOf(sub, currentPlan, newPlan, pos, billingStateOf(sub, snap.records), snap.carried) : null;
     return { subscriptionId: sub.id, subscriptionStatus: sub.status, currentPlan, newPlan, effectiveDate: pos.today, reasons, quote: q };
   }
 
