@@ -74,23 +74,38 @@ export function scenarios(d: Dataset, ctx: Ctx): Scenario[] {
       }],
       meets: (m, ratio) => ratio >= 0.4 && m.errors === 0,
     },
-    {
-      name: 'plan_change_preview',
-      target: '>= 30% of SELECT 1 floor',
-      requests: [{
-        method: 'POST',
-        setupRequest: (req: any) => {
-          const s = nextSession();
-          return {
-            ...req,
-            path: `/agent/customers/${s.customer_id}/plan-change/preview`,
-            headers: { ...key, 'x-verified-session': s.token },
-            body: JSON.stringify({ subscription_id: s.subscription_id, plan_version_id: d.plan_version_ids[2] }),
-          };
+    (() => {
+      // A preview of a SUSPENDED subscription is a correct 409 (subscription_not_active), not a
+      // failure: the scenario previews only the sessions whose subscription is ACTIVE (the dataset
+      // suspends every 33rd customer), and reports how many it left out.
+      let previewable = d.sessions;
+      let k = 0;
+      const s: Scenario = {
+        name: 'plan_change_preview',
+        target: '>= 30% of SELECT 1 floor',
+        async check() {
+          const active = await ctx.db.selectFrom('subscriptions').select('id')
+            .where('id', 'in', d.sessions.map((x) => x.subscription_id)).where('status', '=', 'ACTIVE').execute();
+          const ids = new Set(active.map((r) => r.id));
+          previewable = d.sessions.filter((x) => ids.has(x.subscription_id));
+          return { sessions: d.sessions.length, previewed: previewable.length, left_out_not_active: d.sessions.length - previewable.length };
         },
-      }],
-      meets: (m, ratio) => ratio >= 0.3 && m.errors === 0,
-    },
+        requests: [{
+          method: 'POST',
+          setupRequest: (req: any) => {
+            const s = previewable[k++ % previewable.length];
+            return {
+              ...req,
+              path: `/agent/customers/${s.customer_id}/plan-change/preview`,
+              headers: { ...key, 'x-verified-session': s.token },
+              body: JSON.stringify({ subscription_id: s.subscription_id, plan_version_id: d.plan_version_ids[2] }),
+            };
+          },
+        }],
+        meets: (m, ratio) => ratio >= 0.3 && m.errors === 0,
+      };
+      return s;
+    })(),
     {
       name: 'serviceability_autocomplete',
       target: '>= 40% of SELECT 1 floor, p99 <= 20 ms',

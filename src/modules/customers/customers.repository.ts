@@ -1,5 +1,4 @@
-import type { ExpressionBuilder, Transaction } from 'kysely';
-import { jsonArrayFrom } from 'kysely/helpers/postgres';
+import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type { Executor } from '../../jobs/types.js';
 import { isUuid } from '../../lib/ids.js';
@@ -136,39 +135,25 @@ const SUBSCRIPTION_COLUMNS = [
 ] as const;
 
 /**
- * Everything the verified profile shows, in one statement: the customer (of this provider), its
- * subscriptions with plan and service location (as listSubscriptions, as JSON: timestamps arrive
- * as ISO strings) and whether a portal login exists and has a password.
+ * Everything the verified profile shows, in one call of agent_customer_profile (migration 1130, a
+ * prepared generic plan): the customer (of this provider), its subscriptions as listSubscriptions
+ * reads them (as JSON: timestamps arrive as ISO strings), and whether a portal login exists and has
+ * a password.
  */
 export async function findProfile(db: Executor, providerId: string, customerId: string) {
   if (!isUuid(customerId)) return undefined;
-  const row = await db
-    .selectFrom('subscribers as c')
-    .leftJoin('users as pu', 'pu.id', 'c.user_id')
-    .select(CUSTOMER_COLUMNS.map((col) => `c.${col}` as const))
-    .select((eb) => [
-      'pu.id as portal_user_id',
-      eb('pu.password_hash', 'is not', null).as('portal_password_set'),
-      jsonArrayFrom(
-        eb
-          .selectFrom('subscriptions as s')
-          .innerJoin('plan_versions as pv', 'pv.id', 's.plan_version_id')
-          .leftJoin('locations as l', 'l.id', 's.location_id')
-          .leftJoin('buildings as b', (j) => j.on((e) => e('b.id', '=', e.fn.coalesce('s.building_id', 'l.building_id'))))
-          .leftJoin('units as u', (j) => j.on((e) => e('u.id', '=', e.fn.coalesce('s.unit_id', 'l.unit_id'))))
-          .select(SUBSCRIPTION_COLUMNS)
-          .whereRef('s.subscriber_id', '=', 'c.id')
-          .orderBy('s.created_at', 'asc')
-          .orderBy('s.id', 'asc'),
-      ).as('subscriptions'),
-    ])
-    .where('c.id', '=', customerId)
-    .where('c.provider_id', '=', providerId)
-    .executeTakeFirst();
+  const r = await sql<ProfileRow>`SELECT * FROM agent_customer_profile(${providerId}::uuid, ${customerId}::uuid)`.execute(db);
+  const row = r.rows[0];
   if (!row) return undefined;
   const subscriptions = (typeof row.subscriptions === 'string' ? JSON.parse(row.subscriptions) : row.subscriptions) as SubscriptionRow[];
   return { ...row, subscriptions };
 }
+
+type ProfileRow = NonNullable<Awaited<ReturnType<typeof findOwnedCustomer>>> & {
+  portal_user_id: string | null;
+  portal_password_set: boolean | null;
+  subscriptions: unknown;
+};
 
 export type SubscriptionRow = Awaited<ReturnType<typeof listSubscriptions>>[number];
 

@@ -1,5 +1,4 @@
-import type { Transaction } from 'kysely';
-import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
+import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type { Executor } from '../../jobs/types.js';
 
@@ -64,36 +63,20 @@ export const pendingCarried = (db: Executor, subscriptionId: string, opts: { loc
 const PLAN_VERSION_COLUMNS = ['id', 'provider_id', 'name', 'monthly_price_cents', 'currency', 'active', 'download_mbps', 'upload_mbps'] as const;
 
 /**
- * What a preview reads, in one statement (one round trip instead of seven): the subscription (of
- * the provider and, when given, of that subscriber), the target and the current plan version,
- * whether the subscriber already changed plan on `today`, whether the month's monthly invoice and
- * billing document exist, and the pending carried corrections. The same rows findSubscription,
- * findPlanVersion, findChangeOfDay, monthBillingRecords and pendingCarried read one by one (apply
- * reads them that way, under its locks).
+ * What a preview reads, in one call of plan_change_preview_snapshot (migration 1130, a prepared
+ * generic plan) instead of seven statements: the subscription (of the provider and, when given, of
+ * that subscriber), the target and the current plan version, whether the subscriber already changed
+ * plan on `today`, whether the month's monthly invoice and billing document exist, and the pending
+ * carried corrections. The same rows findSubscription, findPlanVersion, findChangeOfDay,
+ * monthBillingRecords and pendingCarried read one by one (apply reads them that way, under its locks).
  */
 export async function previewSnapshot(
   db: Executor,
   t: { providerId: string; subscriptionId: string; subscriberId?: string; planVersionId: string; today: string; month: string },
 ) {
-  let q = db
-    .selectFrom('subscriptions as s')
-    .select(SUBSCRIPTION_COLUMNS.map((c) => `s.${c}` as const))
-    .select((eb) => [
-      jsonObjectFrom(eb.selectFrom('plan_versions as pv').select(PLAN_VERSION_COLUMNS.map((c) => `pv.${c}` as const)).where('pv.id', '=', t.planVersionId)).as('new_plan'),
-      jsonObjectFrom(eb.selectFrom('plan_versions as pv').select(PLAN_VERSION_COLUMNS.map((c) => `pv.${c}` as const)).whereRef('pv.id', '=', 's.plan_version_id')).as('current_plan'),
-      eb.exists(eb.selectFrom('plan_changes as pc').select('pc.id').whereRef('pc.subscriber_id', '=', 's.subscriber_id').where('pc.change_date', '=', t.today)).as('changed_today'),
-      eb.exists(eb.selectFrom('invoices as i').select('i.id').whereRef('i.subscription_id', '=', 's.id').where('i.kind', '=', 'monthly').where('i.period_start', '=', t.month)).as('invoice'),
-      eb.exists(eb.selectFrom('billing_documents as d').select('d.id').whereRef('d.subscription_id', '=', 's.id').where('d.period_start', '=', t.month)).as('document'),
-      jsonArrayFrom(
-        eb.selectFrom('pending_adjustments as a').select(['a.id', 'a.amount_cents'])
-          .whereRef('a.subscription_id', '=', 's.id').where('a.kind', '=', 'carried_correction').where('a.status', '=', 'pending')
-          .orderBy('a.created_at').orderBy('a.id'),
-      ).as('carried'),
-    ])
-    .where('s.id', '=', t.subscriptionId)
-    .where('s.provider_id', '=', t.providerId);
-  if (t.subscriberId) q = q.where('s.subscriber_id', '=', t.subscriberId);
-  const row = await q.executeTakeFirst();
+  const r = await sql<SnapshotRow>`SELECT * FROM plan_change_preview_snapshot(${t.providerId}::uuid, ${t.subscriptionId}::uuid,
+    ${t.subscriberId ?? null}::uuid, ${t.planVersionId}::uuid, ${t.today}::date, ${t.month}::date)`.execute(db);
+  const row = r.rows[0];
   if (!row) return undefined;
   const json = <T>(v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v) as T;
   const { new_plan, current_plan, changed_today, invoice, document, carried, ...sub } = row;
@@ -106,6 +89,15 @@ export async function previewSnapshot(
     carried: json<{ id: string; amount_cents: number }[]>(carried),
   };
 }
+
+type SnapshotRow = NonNullable<SubscriptionRow> & {
+  new_plan: unknown;
+  current_plan: unknown;
+  changed_today: boolean;
+  invoice: boolean;
+  document: boolean;
+  carried: unknown;
+};
 
 export interface NewPlanChange {
   id: string;
