@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Deps } from '../../container.js';
 import { maskEmail, maskName, maskPhone } from '../../lib/mask.js';
 import { formatAddress, maskCustomerNumber } from './customers.format.js';
@@ -45,7 +46,19 @@ function masked(r: Row, locations: ServiceLocationRow[]): MaskedMatch {
   };
 }
 
+/** How long the countries a provider serves are reused for reading phone numbers (ms). */
+export const REGIONS_TTL_MS = 60_000;
+
 export function createCustomerSearchService({ db }: Pick<Deps, 'db'>) {
+  // The countries a provider serves change when it gets its first building in a new country: a
+  // phone search reuses them for a minute, and reads them again before answering "no match".
+  const regionsCache = new LRUCache<string, string[]>({ max: 1000, ttl: REGIONS_TTL_MS });
+  async function regionsOf(providerId: string, fresh = false) {
+    let regions = fresh ? undefined : regionsCache.get(providerId);
+    if (!regions) regionsCache.set(providerId, (regions = await providerRegions(db, providerId)));
+    return regions;
+  }
+
   /**
    * Masked search within one provider, in up to three passes, each only when the one before found
    * nothing: the probes (one statement: the query read as a phone, email, customer number, name,
@@ -53,20 +66,32 @@ export function createCustomerSearchService({ db }: Pick<Deps, 'db'>) {
    * substrings). `match_count` counts every match of the pass that answered.
    */
   async function search(providerId: string, q: string, limit: number) {
-    const plan = planSearch(q, mayHoldPhone(q) ? await providerRegions(db, providerId) : ['DE']);
-    const probes = structuredProbes(plan);
-    if (probes.length) {
-      const first = await probeCustomers(db, providerId, probes, limit);
-      if (first.total > 0 || plan.kind !== 'tokens') {
-        return { ambiguous: first.total > 1, match_count: first.total, matches: first.rows.map((r) => masked(r, r.service_locations)) };
+    const phone = mayHoldPhone(q);
+    let regions = phone ? await regionsOf(providerId) : ['DE'];
+    let plan = planSearch(q, regions);
+    let first = await firstPass(providerId, plan, limit);
+    if (first.total === 0 && phone) {
+      // Nothing found with the cached countries: read them again; search again if they changed.
+      const now = await regionsOf(providerId, true);
+      if (now.join() !== regions.join()) {
+        regions = now;
+        plan = planSearch(q, regions);
+        first = await firstPass(providerId, plan, limit);
       }
     }
-    if (plan.kind !== 'tokens') return { ambiguous: false, match_count: 0, matches: [] };
+    if (first.total > 0 || plan.kind !== 'tokens') {
+      return { ambiguous: first.total > 1, match_count: first.total, matches: first.rows.map((r) => masked(r, r.service_locations)) };
+    }
     let found = await searchCustomers(db, providerId, plan, limit, false);
     if (found.total === 0) found = await searchCustomers(db, providerId, plan, limit, true);
     const locations = await serviceLocationsOf(db, found.rows.map((r) => r.id));
     const matches = found.rows.map((r) => masked(r, locations.filter((l) => l.subscriber_id === r.id)));
     return { ambiguous: found.total > 1, match_count: found.total, matches };
+  }
+
+  async function firstPass(providerId: string, plan: ReturnType<typeof planSearch>, limit: number) {
+    const probes = structuredProbes(plan);
+    return probes.length ? probeCustomers(db, providerId, probes, limit) : { rows: [], total: 0 };
   }
 
   return { search };
