@@ -25,7 +25,7 @@ const Match = z.object({
 
 const SearchResult = z.object({
   ambiguous: z.boolean().describe('true when match_count > 1: do NOT pick one; ask the caller for the service address or unit, append it to q and search again'),
-  match_count: z.number().int().describe('How many customers match in total (matches holds at most `limit` of them)').meta({ example: 2 }),
+  match_count: z.number().int().describe('How many customers match in total, counted in full (matches holds at most `limit` of them); the matches of the reading of q that answered (see the operation description)').meta({ example: 2 }),
   matches: z.array(Match).describe('The matching customers, masked, ordered by last name then first name'),
 });
 
@@ -40,9 +40,13 @@ export const searchRoutes: FastifyPluginAsyncZod = async (app) => {
       summary: 'Identify the caller: masked customer search',
       description: describeRoute(
         'Finds customers of your provider by contact name, email, phone (any formatting: "+49 151 2345 6789", "0151/23456789"), ' +
-          'customer number ("ABCD-1234"), invoice address, service building address or unit. Every word of q must match some field, so ' +
-          'appending the unit or street to a name narrows it ("Erika Mustermann 4B"). Words are matched as prefixes; when nothing ' +
-          'matches, a fuzzy (typo-tolerant) pass runs. Answers are masked: verify the caller before reading account data. Never ' +
+          'customer number ("ABCD-1234"), invoice address, service building address or unit. q is read in up to three passes, each ' +
+          'only when the one before found nothing: (1) as a phone number, email or customer number; as a name ("Erika Mustermann", ' +
+          '"Mustermann Erika", one word: a first or last name); as an address, street and house number with unit, postal code or ' +
+          'city ("Sonnenweg 7 4B", "594 Main Street"), optionally after the name; or as a name narrowed by its place ("Erika ' +
+          'Mustermann 4B"); (2) every word of q as a prefix of some field; (3) a fuzzy (typo-tolerant) pass. So appending the unit ' +
+          'or street to a name narrows it. A house number or unit is exact ("12" finds 12 and 12a, not 120). `match_count` counts ' +
+          'all matches of the pass that answered. Answers are masked: verify the caller before reading account data. Never ' +
           'auto-select when `ambiguous` is true: ask for the service address or unit and search again, or escalate with a ticket.',
       ),
       security: SECURITY_KEY,
