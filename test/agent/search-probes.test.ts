@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planSearch, structuredProbes } from '../../src/modules/customers/search.query.js';
+import { pickDriver, searchSql } from '../../src/modules/customers/search-words.repository.js';
 import { createBuilding, createLocation, createPlanVersion, createSubscriber, createSubscription } from '../helpers/factories.js';
 import { expectNoLeaks, seedCustomer, setupAgent, type AgentKit, type SeededCustomer } from './helpers.js';
 
@@ -164,6 +165,30 @@ describe('search: the passes answer in turn', () => {
     const ca = await createBuilding(kit.t.db, other.id, { street: 'King Street West', houseNumber: '100', postalCode: 'M5X 1A9', city: 'Toronto', country: 'CA', units: ['1201'] });
     const caller = await seedCustomer(kit, { provider: other, firstName: 'Noah', lastName: 'Tremblay', building: ca, unit: '1201', phone: '+1 416 555 0199' });
     expect((await byOther('(416) 555-0199')).matches.map((m: { customer_id: string }) => m.customer_id)).toEqual([caller.id]);
+  });
+});
+
+describe('search, second pass: the most selective word drives, the others are checked per customer', () => {
+  it('any word may drive: the matches are the same (the intersection of every word\'s set)', async () => {
+    for (const q of ['Erika Berlin 4B', 'Meyer Hamburg', 'Sonnenweg 3A', 'Anna Hamburg 1A', 'Mustermnn 4B']) {
+      const plan = planSearch(q, ['DE']);
+      const n = plan.kind === 'tokens' ? plan.tokens.length : 1;
+      for (const fuzzy of [false, true]) {
+        const answers = [];
+        for (let driver = 0; driver < n; driver++) {
+          const r = await searchSql(kit.main.id, plan, 100, fuzzy, driver).execute(kit.t.db);
+          answers.push(r.rows.map((row) => row.id).sort());
+        }
+        expect({ q, fuzzy, answers }).toEqual({ q, fuzzy, answers: answers.map(() => answers[0]) });
+      }
+    }
+    expect(await ids('Sonnenweg 3A')).toEqual([erikaA.id]);
+    expect(await ids('Anna Hamburg 1A')).toEqual([anna12a.id, anna120.id].sort());
+  });
+
+  it('the driver is the word with the fewest matches (the first of equals)', () => {
+    expect(pickDriver([2001, 40, 2001])).toBe(1);
+    expect(pickDriver([7, 7])).toBe(0);
   });
 });
 

@@ -1,0 +1,77 @@
+// Writes the EXPLAIN (ANALYZE, BUFFERS) plans of the statements the agent search, the verified profile
+// and the plan-change preview run, one file per query class, into bench/search/plans/. The statements
+// inside the PL/pgSQL functions are captured with auto_explain (nested statements, the generic plans
+// the functions run with); each query runs once to warm the connection, then once measured.
+//   DATABASE_URL=postgres://root@127.0.0.1:5432/netsvc_bench_search npx tsx bench/search/explain.ts
+// Needs a superuser (LOAD 'auto_explain').
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import pg from 'pg';
+import { planSearch, structuredProbes, type Probe } from '../../src/modules/customers/search.query.js';
+import type { Dataset } from '../scenarios.js';
+
+const url = process.env.DATABASE_URL;
+if (!url) throw new Error('DATABASE_URL is required');
+const d = JSON.parse(readFileSync('bench/dataset.json', 'utf8')) as Dataset;
+const out = 'bench/search/plans';
+mkdirSync(out, { recursive: true });
+
+const client = new pg.Client({ connectionString: url });
+await client.connect();
+let log: string[] = [];
+client.on('notice', (m) => log.push(m.message ?? ''));
+await client.query(`LOAD 'auto_explain'`);
+await client.query(`SET auto_explain.log_min_duration = 0`);
+await client.query(`SET auto_explain.log_analyze = on`);
+await client.query(`SET auto_explain.log_buffers = on`);
+await client.query(`SET auto_explain.log_nested_statements = on`);
+
+const version = (await client.query('SELECT version() AS v')).rows[0].v as string;
+const counts = (await client.query(`SELECT (SELECT count(*) FROM subscribers) AS customers, (SELECT count(*) FROM buildings) AS buildings`)).rows[0];
+
+async function capture(file: string, title: string, text: string, values: unknown[]) {
+  await client.query({ text, values }); // compiles the function and caches its plans on this connection
+  await client.query('SET client_min_messages = log');
+  log = [];
+  const t0 = process.hrtime.bigint();
+  const r = await client.query({ text, values });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  await client.query('SET client_min_messages = notice');
+  const header = [
+    `# ${title}`,
+    `# ${version}; ${counts.customers} customers, ${counts.buildings} buildings`,
+    `# call: ${text}`,
+    `# parameters: ${JSON.stringify(values)}`,
+    `# rows returned: ${r.rowCount}; round trip ${ms.toFixed(2)} ms (auto_explain's own timing included)`,
+    '',
+  ];
+  writeFileSync(`${out}/${file}`, `${header.join('\n')}${log.join('\n\n')}\n`);
+  console.log(`${file}: ${r.rowCount} rows, ${ms.toFixed(2)} ms`);
+}
+
+const SEARCH = 'SELECT * FROM agent_customer_search($1::uuid, $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::integer)';
+const probeArgs = (probes: Probe[]) => [
+  d.provider_id,
+  probes.map((p) => p.kind),
+  probes.map((p) => ('key' in p ? p.key : null)),
+  probes.map((p) => (p.kind === 'address' ? p.house : null)),
+  probes.map((p) => ('name' in p && p.name ? p.name.mode : null)),
+  probes.map((p) => ('name' in p && p.name ? p.name.key : null)),
+  probes.map((p) => ('tokens' in p ? p.tokens.join(' ') : null)),
+  25,
+];
+const regions = ['CA', 'DE'];
+const sample = (cls: string) => d.queries.find((q) => q.class === cls)!.q;
+
+for (const cls of ['name', 'email', 'phone', 'customer_number', 'address']) {
+  const q = sample(cls);
+  await capture(`search-${cls}.txt`, `agent search, class ${cls}: "${q}" (first pass, one call)`, SEARCH, probeArgs(structuredProbes(planSearch(q, regions))));
+}
+await capture('search-name-plus-unit.txt', 'agent search: a name narrowed by its unit ("Anna Schmidt 1A")', SEARCH, probeArgs(structuredProbes(planSearch('Anna Schmidt 1A', regions))));
+
+const s = d.sessions.find((x) => x.customer_id && x.subscription_id)!;
+await capture('profile.txt', 'verified profile read (agent_customer_profile)', 'SELECT * FROM agent_customer_profile($1::uuid, $2::uuid)', [d.provider_id, s.customer_id]);
+const today = new Date().toISOString().slice(0, 10);
+await capture('plan-change-preview.txt', 'plan-change preview snapshot (plan_change_preview_snapshot)',
+  'SELECT * FROM plan_change_preview_snapshot($1::uuid, $2::uuid, $3::uuid, $4::uuid, $5::date, $6::date)',
+  [d.provider_id, s.subscription_id, s.customer_id, d.plan_version_ids[2], today, `${today.slice(0, 7)}-01`]);
+await client.end();
