@@ -132,7 +132,10 @@ export function createJobQueue({ db, clock, log, config, heartbeatMs }: QueueDep
       FROM unnest(${items.map((i) => i.c.job.id)}::uuid[], ${items.map((i) => i.c.token)}::text[],
         ${items.map((i) => (i.result === undefined ? null : JSON.stringify(i.result)))}::text[],
         ${items.map((i) => i.at.toISOString())}::timestamptz[]) AS v(id, token, result, at)
-      WHERE jobs.id = v.id AND jobs.locked_by = v.token AND jobs.status = 'running'
+      WHERE jobs.id = v.id AND jobs.locked_by = v.token
+        -- "still running", as a CASE so the plan is a primary-key lookup whatever the statistics
+        -- say (a plain status = 'running' lets the planner walk jobs_lease_idx; migration 1350).
+        AND CASE jobs.status WHEN 'running' THEN true ELSE false END
       RETURNING jobs.id`.execute(db);
     const done = new Set(r.rows.map((row) => row.id));
     return items.map((i) => done.has(i.c.job.id));

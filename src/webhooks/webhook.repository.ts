@@ -156,14 +156,18 @@ export async function markFailedIfPending(ex: Executor, id: string): Promise<boo
   return r.numUpdatedRows > 0n;
 }
 
-/** Unblocks the pending deliveries that waited for `id`; returns their ids. */
+/**
+ * Unblocks the deliveries that waited for `id`; returns the pending ones (whose jobs to wake).
+ * Looked up by blocked_by alone (see migration 20261122001350): only a pending delivery waits, and
+ * clearing a stale pointer on a settled one changes nothing.
+ */
 export async function releaseFollowers(ex: Executor, id: string): Promise<string[]> {
   const rows = await ex.updateTable('webhook_deliveries')
     .set({ blocked_by: null })
-    .where('blocked_by', '=', id).where('status', '=', 'pending')
-    .returning('id')
+    .where('blocked_by', '=', id)
+    .returning(['id', 'status'])
     .execute();
-  return rows.map((r) => r.id);
+  return rows.filter((r) => r.status === 'pending').map((r) => r.id);
 }
 
 /** Pending deliveries of a provider never attempted and not held behind an older one. */
