@@ -6,7 +6,10 @@
 // Needs a superuser (LOAD 'auto_explain').
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import pg from 'pg';
+import { Kysely, PostgresDialect } from 'kysely';
 import { planSearch, structuredProbes, type Probe } from '../../src/modules/customers/search.query.js';
+import { chooseDriver, searchSql } from '../../src/modules/customers/search-words.repository.js';
+import type { DB } from '../../src/db/types.js';
 import type { Dataset } from '../scenarios.js';
 
 const url = process.env.DATABASE_URL;
@@ -74,4 +77,24 @@ const today = new Date().toISOString().slice(0, 10);
 await capture('plan-change-preview.txt', 'plan-change preview snapshot (plan_change_preview_snapshot)',
   'SELECT * FROM plan_change_preview_snapshot($1::uuid, $2::uuid, $3::uuid, $4::uuid, $5::date, $6::date)',
   [d.provider_id, s.subscription_id, s.customer_id, d.plan_version_ids[2], today, `${today.slice(0, 7)}-01`]);
+
+// The second pass (every word against every field), run when the first finds nothing: its SQL is
+// built per query, so it is explained directly (JIT off, as the repository runs it).
+const compiler = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1 }) }) });
+for (const [file, q] of [['search-second-pass.txt', 'Anna Berlin 4B']] as const) {
+  const plan = planSearch(q, regions);
+  const driver = (await chooseDriver(compiler, d.provider_id, plan, false))!;
+  const c = searchSql(d.provider_id, plan, 25, false, driver).compile(compiler);
+  await client.query('SET jit = off');
+  const r = await client.query({ text: `EXPLAIN (ANALYZE, BUFFERS) ${c.sql}`, values: [...c.parameters] });
+  writeFileSync(`${out}/${file}`, [
+    `# agent search, second pass: "${q}" (no first-pass reading matches; word ${driver + 1} drives: the fewest matches)`,
+    `# ${version}; ${counts.customers} customers, ${counts.buildings} buildings`,
+    '',
+    ...r.rows.map((row) => row['QUERY PLAN']),
+    '',
+  ].join('\n'));
+  console.log(`${file}: explained`);
+}
+await compiler.destroy();
 await client.end();

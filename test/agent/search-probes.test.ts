@@ -174,7 +174,7 @@ describe('search, second pass: the most selective word drives, the others are ch
       const plan = planSearch(q, ['DE']);
       const n = plan.kind === 'tokens' ? plan.tokens.length : 1;
       for (const fuzzy of [false, true]) {
-        const answers = [];
+        const answers: string[][] = [];
         for (let driver = 0; driver < n; driver++) {
           const r = await searchSql(kit.main.id, plan, 100, fuzzy, driver).execute(kit.t.db);
           answers.push(r.rows.map((row) => row.id).sort());
