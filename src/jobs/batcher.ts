@@ -11,7 +11,7 @@
  */
 export function createBatcher<I, O>(run: (items: I[]) => Promise<(O | Error)[]>, opts: { maxBatch?: number; maxInFlight?: number } = {}) {
   const maxBatch = opts.maxBatch ?? 256;
-  const maxInFlight = opts.maxInFlight ?? 4;
+  const maxInFlight = opts.maxInFlight ?? 2;
   let waiting: { item: I; resolve: (v: O) => void; reject: (e: unknown) => void }[] = [];
   let inFlight = 0;
   let scheduled = false;
