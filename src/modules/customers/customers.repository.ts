@@ -27,17 +27,37 @@ const CUSTOMER_COLUMNS = [
   'invoice_country',
 ] as const;
 
-export type CustomerRow = NonNullable<Awaited<ReturnType<typeof findOwnedCustomer>>>;
+/** The customer columns every /agent read and write starts from (never internal ones). */
+export interface CustomerRow {
+  id: string;
+  provider_id: string;
+  user_id: string | null;
+  customer_number: string | null;
+  first_name: string;
+  last_name: string;
+  email: string;
+  phone: string | null;
+  phone_e164: string | null;
+  invoice_first_name: string | null;
+  invoice_last_name: string | null;
+  invoice_email: string | null;
+  invoice_phone: string | null;
+  invoice_street: string | null;
+  invoice_house_number: string | null;
+  invoice_postal_code: string | null;
+  invoice_city: string | null;
+  invoice_country: string | null;
+}
 
-/** The customer if it belongs to the provider; undefined for another provider's or an unknown id. */
-export async function findOwnedCustomer(db: Executor, providerId: string, customerId: string) {
+/**
+ * The customer if it belongs to the provider; undefined for another provider's or an unknown id.
+ * Through agent_owned_customer (migration 1140: the same row, a prepared generic plan), since every
+ * /agent customer route runs it first.
+ */
+export async function findOwnedCustomer(db: Executor, providerId: string, customerId: string): Promise<CustomerRow | undefined> {
   if (!isUuid(customerId)) return undefined;
-  return db
-    .selectFrom('subscribers')
-    .select(CUSTOMER_COLUMNS)
-    .where('id', '=', customerId)
-    .where('provider_id', '=', providerId)
-    .executeTakeFirst();
+  const r = await sql<CustomerRow>`SELECT * FROM agent_owned_customer(${providerId}::uuid, ${customerId}::uuid)`.execute(db);
+  return r.rows[0];
 }
 
 /** Same, holding the row lock until the transaction ends (serialises per-customer writes). */
@@ -149,7 +169,7 @@ export async function findProfile(db: Executor, providerId: string, customerId: 
   return { ...row, subscriptions };
 }
 
-type ProfileRow = NonNullable<Awaited<ReturnType<typeof findOwnedCustomer>>> & {
+type ProfileRow = CustomerRow & {
   portal_user_id: string | null;
   portal_password_set: boolean | null;
   subscriptions: unknown;
