@@ -1,6 +1,8 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type { Executor } from '../../jobs/types.js';
+import type { AuditInput } from '../audit/audit.repository.js';
+import { newId } from '../../lib/ids.js';
 
 /** Subscription statuses that occupy a unit/port and count as "existing" for idempotency. */
 export const NON_TERMINAL = ['PENDING', 'PENDING_INSTALL', 'ACTIVE', 'SUSPENDED'] as const;
@@ -63,6 +65,39 @@ export function findPortLocationOfUnit(db: Executor, unitId: string) {
     .executeTakeFirst();
 }
 
+/** Everything provider-initiated provisioning decides on, read in one call (migration 1220). */
+export interface ExplicitSnapshot {
+  plan_found: boolean;
+  plan_active: boolean;
+  target_found: boolean;
+  location_id: string | null;
+  unit_id: string | null;
+  switch_port: string | null;
+  building_id: string | null;
+  line_type: string | null;
+  in_coverage: boolean | null;
+  country: string | null;
+  /** The subscription of the idempotency key (subscriber email, plan version, port or unit), if any. */
+  existing_id: string | null;
+  existing_subscriber_id: string | null;
+  /** A pending, pending-install, active or suspended subscription holds the unit or the port. */
+  occupied: boolean;
+  subscriber_id: string | null;
+  subscriber_email: string | null;
+  subscriber_first_name: string | null;
+}
+
+/**
+ * Plan version, port (locationHash, delivery mode direct) or unit (unitId, home_drop) with its
+ * building, the subscriber of the email, the existing subscription of the idempotency key and the
+ * occupancy of the unit/port: one statement, planned once per connection (provisioning_explicit_snapshot).
+ */
+export async function explicitSnapshot(db: Executor, k: { providerId: string; planVersionId: string; locationHash: string | null; unitId: string | null; email: string }): Promise<ExplicitSnapshot> {
+  const r = await sql<ExplicitSnapshot>`
+    SELECT * FROM provisioning_explicit_snapshot(${k.providerId}, ${k.planVersionId}, ${k.locationHash}, ${k.unitId}, ${k.email})`.execute(db);
+  return r.rows[0];
+}
+
 // Subscribers ---------------------------------------------------------------------------------
 
 export function findSubscriberByEmail(db: Executor, providerId: string, email: string) {
@@ -93,6 +128,40 @@ export async function insertSubscriberIfAbsent(trx: Transaction<DB>, row: {
   return Boolean(r);
 }
 
+/**
+ * A new subscriber and its login in one statement: the subscriber login of the email is created
+ * (without a password) unless one exists, then the subscriber row is inserted, linked to it when it
+ * is a subscriber login. Nothing is inserted (and `inserted` is false) when any unique index of
+ * subscribers says no (the email was taken meanwhile, or the customer number is), and when the
+ * existing login was committed after this statement began (`loginSeen` false: the statement's
+ * snapshot cannot see it, so the caller takes the step-by-step path that re-reads).
+ */
+export async function insertNewSubscriber(trx: Transaction<DB>, row: {
+  id: string; providerId: string; customerNumber: string; firstName: string; lastName: string; email: string;
+  phone: string | null; phoneE164: string | null; at: Date;
+}): Promise<{ inserted: boolean; loginSeen: boolean }> {
+  const r = await sql<{ login_seen: boolean; inserted: boolean }>`
+    WITH u AS (
+      INSERT INTO users (id, email, role, password_hash, first_name, last_name, created_at)
+      VALUES (${newId()}, ${row.email}, 'subscriber', NULL, ${row.firstName}, ${row.lastName}, ${row.at})
+      ON CONFLICT DO NOTHING
+      RETURNING id, role
+    ), login AS (
+      SELECT u.id, u.role FROM u
+      UNION ALL
+      SELECT users.id, users.role FROM users WHERE lower(users.email) = lower(${row.email}) AND NOT EXISTS (SELECT 1 FROM u)
+    ), s AS (
+      INSERT INTO subscribers (id, provider_id, user_id, customer_number, first_name, last_name, email, phone, phone_e164, created_at, updated_at)
+      SELECT ${row.id}, ${row.providerId}, (SELECT login.id FROM login WHERE login.role = 'subscriber' LIMIT 1), ${row.customerNumber},
+        ${row.firstName}, ${row.lastName}, ${row.email}, ${row.phone}, ${row.phoneE164}, ${row.at}, ${row.at}
+      WHERE EXISTS (SELECT 1 FROM login)
+      ON CONFLICT DO NOTHING
+      RETURNING id
+    )
+    SELECT EXISTS (SELECT 1 FROM login) AS login_seen, EXISTS (SELECT 1 FROM s) AS inserted`.execute(trx);
+  return { inserted: r.rows[0].inserted, loginSeen: r.rows[0].login_seen };
+}
+
 export function findUserByEmail(db: Executor, email: string) {
   return db.selectFrom('users').select(['id', 'role']).where(sql`lower(email)`, '=', email.toLowerCase()).executeTakeFirst();
 }
@@ -114,16 +183,44 @@ export async function insertSubscription(trx: Transaction<DB>, row: {
   status: 'ACTIVE' | 'PENDING_INSTALL'; origin: Origin; macAddress: string | null;
   checkoutSessionId: string | null; externalSubscriptionId: string | null; at: Date;
 }) {
-  await trx.insertInto('subscriptions')
-    .values({
-      id: row.id, provider_id: row.providerId, subscriber_id: row.subscriberId, plan_version_id: row.planVersionId,
-      building_id: row.buildingId, unit_id: row.unitId, location_id: row.locationId, status: row.status,
-      // CKO-03 and CKO-04 are billed by the provider: this service never invoices them.
-      service_billed: false,
-      origin: row.origin, mac_address: row.macAddress, checkout_session_id: row.checkoutSessionId,
-      external_subscription_id: row.externalSubscriptionId,
-      activated_at: row.status === 'ACTIVE' ? row.at : null, created_at: row.at, updated_at: row.at,
-    })
+  await trx.insertInto('subscriptions').values(subscriptionValues(row)).execute();
+}
+
+function subscriptionValues(row: Parameters<typeof insertSubscription>[1]) {
+  return {
+    id: row.id, provider_id: row.providerId, subscriber_id: row.subscriberId, plan_version_id: row.planVersionId,
+    building_id: row.buildingId, unit_id: row.unitId, location_id: row.locationId, status: row.status,
+    // CKO-03 and CKO-04 are billed by the provider: this service never invoices them.
+    service_billed: false,
+    origin: row.origin, mac_address: row.macAddress, checkout_session_id: row.checkoutSessionId,
+    external_subscription_id: row.externalSubscriptionId,
+    activated_at: row.status === 'ACTIVE' ? row.at : null, created_at: row.at, updated_at: row.at,
+  };
+}
+
+/**
+ * The subscription and the audit entry that describes its creation, in one statement (the audit
+ * columns as recordAudit writes them). A partial unique index refusing the subscription (a unit or
+ * port taken meanwhile) fails the whole statement, as the caller expects.
+ */
+export async function insertSubscriptionAudited(trx: Transaction<DB>, row: Parameters<typeof insertSubscription>[1], audit: AuditInput): Promise<void> {
+  await trx
+    .with('sub', (db) => db.insertInto('subscriptions').values(subscriptionValues(row)).returning('id'))
+    .insertInto('audit_entries')
+    .columns(['id', 'provider_id', 'actor_type', 'actor', 'action', 'entity_type', 'entity_id', 'before', 'after', 'request_id', 'created_at'])
+    .expression((db) => db.selectFrom('sub').select([
+      sql<string>`${newId()}::uuid`.as('id'),
+      sql<string | null>`${audit.providerId}::uuid`.as('provider_id'),
+      sql<string>`${audit.actorType}::text`.as('actor_type'),
+      sql<string>`${audit.actor}::text`.as('actor'),
+      sql<string>`${audit.action}::text`.as('action'),
+      sql<string>`${audit.entityType}::text`.as('entity_type'),
+      sql<string>`${audit.entityId}::text`.as('entity_id'),
+      sql<string | null>`${audit.before === undefined ? null : JSON.stringify(audit.before)}::jsonb`.as('before'),
+      sql<string | null>`${audit.after === undefined ? null : JSON.stringify(audit.after)}::jsonb`.as('after'),
+      sql<string | null>`${audit.requestId ?? null}::text`.as('request_id'),
+      sql<Date>`${audit.at}::timestamptz`.as('created_at'),
+    ]))
     .execute();
 }
 

@@ -3,11 +3,11 @@ import type { Deps } from '../../container.js';
 import type { DB } from '../../db/types.js';
 import { AppError, isUniqueViolation } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import { recordAudit, type Actor } from '../audit/audit.repository.js';
+import type { Actor } from '../audit/audit.repository.js';
 import { raiseInstallJob } from '../install/install.service.js';
 import * as repo from './provisioning.repository.js';
 import { decideExplicitRoute, decideRoute, type ResolvedTarget, type RouteDecision } from './provisioning.routing.js';
-import { findOrCreateSubscriber, type SubscriberInput } from './provisioning.subscribers.js';
+import { findOrCreateSubscriber, type KnownSubscriber, type SubscriberInput } from './provisioning.subscribers.js';
 
 export const PORT_JOB_MAX_ATTEMPTS = 6;
 
@@ -99,32 +99,38 @@ export function createProvisioningService(deps: Pick<Deps, 'db' | 'clock' | 'job
 
   /**
    * Explicit fields (provider-initiated, bulk, legacy complete). delivery_mode defaults to
-   * `direct` when a location_hash is sent and to `home_drop` when only a unit_id is.
+   * `direct` when a location_hash is sent and to `home_drop` when only a unit_id is. One read
+   * (provisioning_explicit_snapshot) brings the plan, the port or unit with its building, the
+   * subscriber of `email` and, for provisionExplicit, the idempotency and occupancy answers; the
+   * checks below run in the documented order (plan, delivery mode, port/unit, coverage, line type).
    */
-  async function resolveExplicit(providerId: string, r: ExplicitRequest): Promise<Resolved & { mode: 'direct' | 'home_drop'; locationId: string | null; unitId: string | null }> {
-    const plan = await loadPlan(providerId, r.plan_version_id, { requireActive: true });
+  async function resolveExplicit(providerId: string, r: ExplicitRequest): Promise<Resolved & {
+    mode: 'direct' | 'home_drop'; locationId: string | null; unitId: string | null; snapshot: repo.ExplicitSnapshot;
+  }> {
     const mode = r.delivery_mode ?? (r.location_hash ? 'direct' : r.unit_id ? 'home_drop' : null);
+    const snap = await repo.explicitSnapshot(db, {
+      providerId, planVersionId: r.plan_version_id, email: r.subscriber.email.trim(),
+      locationHash: mode === 'direct' ? (r.location_hash ?? null) : null,
+      unitId: mode === 'home_drop' ? (r.unit_id ?? null) : null,
+    });
+    if (!snap.plan_found) throw new AppError(422, 'unprocessable', 'plan_version_id: unknown plan version for this provider');
+    if (!snap.plan_active) throw new AppError(422, 'unprocessable', 'plan_version_id: this plan version is no longer orderable');
     if (!mode) throw new AppError(422, 'unprocessable', 'Provide location_hash (delivery_mode direct) or unit_id (delivery_mode home_drop)');
-    let target: ResolvedTarget;
-    if (mode === 'direct') {
-      if (!r.location_hash) throw new AppError(422, 'unprocessable', 'location_hash: required for delivery_mode direct');
-      const loc = await repo.findLocationByHash(db, providerId, r.location_hash);
-      if (!loc) throw new AppError(422, 'unprocessable', 'location_hash: unknown location for this provider');
-      target = {
-        building: { id: loc.building_id, line_type: loc.line_type as ResolvedTarget['building']['line_type'], in_coverage: loc.in_coverage },
-        unitId: loc.unit_id, location: { id: loc.id, switch_port: loc.switch_port },
-      };
-      checkCoverage(target);
-      const decision = decideExplicitRoute('direct', target);
-      return { planVersionId: plan.id, target, decision, country: loc.country, mode, locationId: loc.id, unitId: loc.unit_id };
+    if (mode === 'direct' && !r.location_hash) throw new AppError(422, 'unprocessable', 'location_hash: required for delivery_mode direct');
+    if (mode === 'home_drop' && !r.unit_id) throw new AppError(422, 'unprocessable', 'unit_id: required for delivery_mode home_drop');
+    if (!snap.target_found) {
+      throw new AppError(422, 'unprocessable', mode === 'direct' ? 'location_hash: unknown location for this provider' : 'unit_id: unknown unit for this provider');
     }
-    if (!r.unit_id) throw new AppError(422, 'unprocessable', 'unit_id: required for delivery_mode home_drop');
-    const unit = await repo.findUnit(db, providerId, r.unit_id);
-    if (!unit) throw new AppError(422, 'unprocessable', 'unit_id: unknown unit for this provider');
-    target = { building: { id: unit.building_id, line_type: unit.line_type as ResolvedTarget['building']['line_type'], in_coverage: unit.in_coverage }, unitId: unit.id, location: null };
+    const building = { id: snap.building_id!, line_type: snap.line_type as ResolvedTarget['building']['line_type'], in_coverage: Boolean(snap.in_coverage) };
+    const target: ResolvedTarget = mode === 'direct'
+      ? { building, unitId: snap.unit_id, location: { id: snap.location_id!, switch_port: snap.switch_port } }
+      : { building, unitId: snap.unit_id, location: null };
     checkCoverage(target);
-    const decision = decideExplicitRoute('home_drop', target);
-    return { planVersionId: plan.id, target, decision, country: unit.country, mode, locationId: null, unitId: unit.id };
+    const decision = decideExplicitRoute(mode, target);
+    return {
+      planVersionId: r.plan_version_id, target, decision, country: snap.country, mode,
+      locationId: mode === 'direct' ? snap.location_id : null, unitId: snap.unit_id, snapshot: snap,
+    };
   }
 
   /** Session-based: the session's plan, location/unit and building decide; nothing from the payload does. */
@@ -178,25 +184,36 @@ export function createProvisioningService(deps: Pick<Deps, 'db' | 'clock' | 'job
    * Creates subscriber (or reuses it), subscription and either the port job (+ activated webhook)
    * or the install job (+ pending_install webhook), all in one transaction. A concurrent request
    * for the same unit/port loses on the partial unique indexes; the caller maps that.
+   * `known.subscriber` is what a read just before said about the subscriber of the email (undefined:
+   * not read): a known subscriber is reused, a known absence goes straight to the insert.
    */
-  async function createInTransaction(ctx: RequestContext, r: Resolved, o: CreateOptions): Promise<ProvisionResult> {
+  async function createInTransaction(ctx: RequestContext, r: Resolved, o: CreateOptions, known: { subscriber?: KnownSubscriber | null } = {}): Promise<ProvisionResult> {
     const locationId = r.decision.route === 'provision' ? r.target.location!.id : (r.target.location?.id ?? null);
     return db.transaction().execute(async (trx) => {
       await o.onStart?.(trx);
       const now = clock.now();
-      const provider = await repo.findProvider(trx, ctx.providerId);
-      if (!provider) throw new AppError(404, 'not_found', 'Provider not found');
-      const subscriber = await findOrCreateSubscriber(trx, now, ctx.providerId, o.subscriber, { country: r.country, linkUserId: o.linkUserId });
+      // The provider's booking window matters to the install path only.
+      let bookingWindowDays = 0;
+      if (r.decision.route === 'install') {
+        const provider = await repo.findProvider(trx, ctx.providerId);
+        if (!provider) throw new AppError(404, 'not_found', 'Provider not found');
+        bookingWindowDays = provider.booking_window_days;
+      }
+      const subscriber = await findOrCreateSubscriber(trx, now, ctx.providerId, o.subscriber, { country: r.country, linkUserId: o.linkUserId, known: known.subscriber });
       const subscriptionId = newId();
       const active = r.decision.route === 'provision';
-      await repo.insertSubscription(trx, {
+      let jobId: string | null = null;
+      const base = { subscription_id: subscriptionId, subscriber_id: subscriber.id, plan_version_id: r.planVersionId, ...o.webhookData };
+      await repo.insertSubscriptionAudited(trx, {
         id: subscriptionId, providerId: ctx.providerId, subscriberId: subscriber.id, planVersionId: r.planVersionId,
         buildingId: r.target.building.id, unitId: r.target.unitId, locationId,
         status: active ? 'ACTIVE' : 'PENDING_INSTALL', origin: o.origin, macAddress: o.macAddress,
         checkoutSessionId: o.checkoutSessionId ?? null, externalSubscriptionId: o.externalSubscriptionId ?? null, at: now,
+      }, {
+        ...ctx.actor, providerId: ctx.providerId, action: `subscription.create.${o.origin}`, entityType: 'subscription', entityId: subscriptionId,
+        after: { status: active ? 'ACTIVE' : 'PENDING_INSTALL', route: r.decision.route, plan_version_id: r.planVersionId, unit_id: r.target.unitId, location_id: locationId, subscriber_created: subscriber.created },
+        requestId: ctx.requestId ?? null, at: now,
       });
-      let jobId: string | null = null;
-      const base = { subscription_id: subscriptionId, subscriber_id: subscriber.id, plan_version_id: r.planVersionId, ...o.webhookData };
       if (r.decision.route === 'provision') {
         const job = await deps.jobs.enqueue(trx, {
           kind: repo.PORT_JOB_KIND, payload: { subscription_id: subscriptionId, reason: 'activate' },
@@ -209,7 +226,7 @@ export function createProvisioningService(deps: Pick<Deps, 'db' | 'clock' | 'job
         });
       } else {
         const install = await raiseInstallJob(trx, deps, {
-          providerId: ctx.providerId, bookingWindowDays: provider.booking_window_days, subscriptionId,
+          providerId: ctx.providerId, bookingWindowDays, subscriptionId,
           unitId: r.target.unitId!, kind: r.decision.installKind, bookingLink: r.decision.bookingLink,
           moveInDate: o.moveInDate, subscriber: { id: subscriber.id, email: subscriber.email, firstName: subscriber.firstName },
         });
@@ -219,11 +236,6 @@ export function createProvisioningService(deps: Pick<Deps, 'db' | 'clock' | 'job
         });
       }
       await o.onCreated?.(trx, { subscriptionId, subscriberId: subscriber.id });
-      await recordAudit(trx, {
-        ...ctx.actor, providerId: ctx.providerId, action: `subscription.create.${o.origin}`, entityType: 'subscription', entityId: subscriptionId,
-        after: { status: active ? 'ACTIVE' : 'PENDING_INSTALL', route: r.decision.route, plan_version_id: r.planVersionId, unit_id: r.target.unitId, location_id: locationId, subscriber_created: subscriber.created },
-        requestId: ctx.requestId ?? null, at: now,
-      });
       return {
         route: r.decision.route, job_id: jobId, subscription_id: subscriptionId, subscriber_id: subscriber.id,
         message: active ? MSG.provisioned : MSG.install,
@@ -249,18 +261,20 @@ export function createProvisioningService(deps: Pick<Deps, 'db' | 'clock' | 'job
       if (!mac) throw new AppError(422, 'unprocessable', 'mac_address: not a MAC address (e.g. AA:BB:CC:DD:EE:FF)');
     }
     const resolved = await resolveExplicit(ctx.providerId, r);
+    const snap = resolved.snapshot;
     const key = { providerId: ctx.providerId, email: r.subscriber.email.trim(), planVersionId: resolved.planVersionId, locationId: resolved.locationId, unitId: resolved.unitId };
     // The idempotency key names the location the caller named: a port (direct) or a unit (home_drop).
     const idemKey = resolved.mode === 'direct' ? { ...key, unitId: null } : { ...key, locationId: null };
-    const existing = await repo.findExistingProvisioned(db, idemKey);
-    if (existing) return { created: false, result: await replayOf(existing) };
-    const conflict = await occupiedConflict(resolved.target, resolved.decision.route === 'provision' ? resolved.locationId : null);
-    if (conflict) throw conflict;
+    if (snap.existing_id) return { created: false, result: await replayOf({ id: snap.existing_id, subscriber_id: snap.existing_subscriber_id! }) };
+    if (snap.occupied) throw occupiedError(resolved.target);
+    const knownSubscriber: KnownSubscriber | null = snap.subscriber_id
+      ? { id: snap.subscriber_id, email: snap.subscriber_email!, firstName: snap.subscriber_first_name! }
+      : null;
     try {
       const result = await createInTransaction(ctx, resolved, {
         origin, subscriber: r.subscriber, macAddress: mac, moveInDate: r.move_in_date ?? null,
         externalSubscriptionId: extra.externalSubscriptionId ?? null,
-      });
+      }, { subscriber: knownSubscriber });
       return { created: true, result };
     } catch (err) {
       if (!isOccupancyViolation(err)) throw err;

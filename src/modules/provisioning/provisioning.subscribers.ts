@@ -18,21 +18,43 @@ export function toE164(phone: string | null | undefined, country: string | null)
   return p.valid ? (p.number?.e164 ?? null) : null;
 }
 
+/** The subscriber of an email as a read just before the transaction found it. */
+export interface KnownSubscriber {
+  id: string;
+  email: string;
+  firstName: string;
+}
+
 /**
  * The subscriber of (provider, email): reused when it exists (its names and phone are kept as
  * they are), otherwise created with a fresh customer number and linked to a subscriber login
  * without a password (the person activates it later through an activation link).
  * Concurrent calls for one email end with one row: the insert does nothing on any unique index
  * conflict, and the loop re-reads (a customer-number collision just draws a new number).
+ *
+ * `known` is what a read just before the transaction said (undefined: nothing was read). A known
+ * subscriber is reused as is (subscribers are never deleted, and the email is unique per provider);
+ * a known absence goes straight to one statement that creates login and subscriber together, and
+ * only when that statement could not insert (a concurrent request, a number collision) does the
+ * step-by-step loop below take over.
  */
 export async function findOrCreateSubscriber(
   trx: Transaction<DB>,
   at: Date,
   providerId: string,
   s: SubscriberInput,
-  o: { country: string | null; linkUserId?: string | null },
+  o: { country: string | null; linkUserId?: string | null; known?: KnownSubscriber | null },
 ): Promise<{ id: string; created: boolean; email: string; firstName: string }> {
   const email = s.email.trim();
+  if (o.known) return { id: o.known.id, created: false, email: o.known.email, firstName: o.known.firstName };
+  if (o.known === null && !o.linkUserId) {
+    const id = newId();
+    const r = await repo.insertNewSubscriber(trx, {
+      id, providerId, customerNumber: customerNumber(), firstName: s.first_name.trim(), lastName: s.last_name.trim(), email,
+      phone: s.phone?.trim() || null, phoneE164: toE164(s.phone, o.country), at,
+    });
+    if (r.inserted) return { id, created: true, email, firstName: s.first_name.trim() };
+  }
   for (let attempt = 0; attempt < 8; attempt++) {
     const existing = await repo.findSubscriberByEmail(trx, providerId, email);
     if (existing) return { id: existing.id, created: false, email: existing.email, firstName: existing.first_name };

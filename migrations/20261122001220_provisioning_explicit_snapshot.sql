@@ -1,0 +1,62 @@
+-- Provider-initiated (and bulk) provisioning reads everything it decides on in one call: the plan
+-- version, the port (location_hash, direct) or unit (unit_id, home_drop) with its building, the
+-- subscriber of the email, the existing subscription of the idempotency key (subscriber email, plan
+-- version, location or unit) and whether a pending/active subscription already holds the unit or
+-- port. These were five statements (five round trips, each parsed and planned); as a PL/pgSQL
+-- function the statement is planned once per connection (generic plan, every lookup an index probe).
+--
+-- Exactly one of p_location_hash / p_unit is given (the caller's delivery mode); the answer is one
+-- row whatever is missing (found flags and NULLs), and the caller turns that into its 422/409/replay
+-- answers in the order the API documents.
+CREATE FUNCTION provisioning_explicit_snapshot(p_provider uuid, p_plan uuid, p_location_hash text, p_unit uuid, p_email text)
+RETURNS TABLE (
+  plan_found boolean, plan_active boolean,
+  target_found boolean, location_id uuid, unit_id uuid, switch_port text,
+  building_id uuid, line_type text, in_coverage boolean, country text,
+  existing_id uuid, existing_subscriber_id uuid,
+  occupied boolean,
+  subscriber_id uuid, subscriber_email text, subscriber_first_name text
+)
+LANGUAGE plpgsql STABLE
+SET plan_cache_mode = force_generic_plan
+AS $$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY
+  SELECT pv.id IS NOT NULL, coalesce(pv.active, false),
+    t.building_id IS NOT NULL, t.location_id, t.unit_id, t.switch_port,
+    t.building_id, t.line_type, t.in_coverage, t.country::text,
+    ex.id, ex.subscriber_id,
+    occ.id IS NOT NULL,
+    sb.id, sb.email, sb.first_name
+  FROM (SELECT 1) AS one
+  LEFT JOIN plan_versions pv ON pv.id = p_plan AND pv.provider_id = p_provider
+  LEFT JOIN LATERAL (
+    (SELECT l.id AS location_id, l.unit_id, l.switch_port, b.id AS building_id, b.line_type, b.in_coverage, b.country
+     FROM locations l JOIN buildings b ON b.id = l.building_id
+     WHERE p_location_hash IS NOT NULL AND l.location_hash = p_location_hash AND l.provider_id = p_provider)
+    UNION ALL
+    (SELECT NULL::uuid, u.id, NULL::text, b.id, b.line_type, b.in_coverage, b.country
+     FROM units u JOIN buildings b ON b.id = u.building_id
+     WHERE p_location_hash IS NULL AND u.id = p_unit AND b.provider_id = p_provider)
+    LIMIT 1
+  ) t ON true
+  LEFT JOIN subscribers sb ON sb.provider_id = p_provider AND lower(sb.email) = lower(p_email)
+  -- The idempotency key names the location the caller named: the port (direct) or the unit (home_drop).
+  LEFT JOIN LATERAL (
+    SELECT s.id, s.subscriber_id FROM subscriptions s
+    WHERE s.subscriber_id = sb.id AND s.provider_id = p_provider AND s.plan_version_id = p_plan
+      AND s.status IN ('PENDING', 'PENDING_INSTALL', 'ACTIVE', 'SUSPENDED')
+      AND ((p_location_hash IS NOT NULL AND s.location_id = t.location_id) OR (p_location_hash IS NULL AND s.unit_id = p_unit))
+    ORDER BY s.created_at DESC
+    LIMIT 1
+  ) ex ON true
+  -- Occupancy, as the partial unique indexes subscriptions_unit_occupied_key / _location_occupied_key see it.
+  LEFT JOIN LATERAL (
+    SELECT s.id FROM subscriptions s
+    WHERE s.status IN ('PENDING', 'PENDING_INSTALL', 'ACTIVE', 'SUSPENDED')
+      AND (s.unit_id = t.unit_id OR s.location_id = t.location_id)
+    LIMIT 1
+  ) occ ON true;
+END
+$$;
