@@ -15,7 +15,7 @@ const AddressParts = {
 };
 
 export const AutocompleteQuery = z.object({
-  q: z.string().trim().min(3).max(200).describe('What the user typed so far (at least 3 characters); house-number suffixes may be fused or separated ("12a" or "12 A")'),
+  q: z.string().trim().min(3).max(200).describe('What the user typed so far (at least 3 characters); house-number suffixes may be fused or separated ("12a" or "12 A"); addresses shown house number first (Canada, US: "12 King Street West, Toronto ...") also match when the street is typed first ("King Street West 12")'),
   limit: z.coerce.number().int().min(1).max(15).default(15).describe('Maximum suggestions (1 to 15, default 15)'),
 });
 
