@@ -126,12 +126,12 @@ export function createJobQueue({ db, clock, log, config, heartbeatMs }: QueueDep
    * Returns per job whether it still held its claim.
    */
   const recordSuccess = createBatcher<{ c: Claim; result: unknown; at: Date }, boolean>(async (items) => {
+    // One JSON parameter for the batch (native JSON.stringify, not per-element array escaping).
+    const batch = JSON.stringify(items.map((i) => ({ id: i.c.job.id, token: i.c.token, result: i.result ?? null, at: i.at.toISOString() })));
     const r = await sql<{ id: string }>`
-      UPDATE jobs SET status = 'succeeded', result = v.result::jsonb, locked_by = NULL, locked_until = NULL,
+      UPDATE jobs SET status = 'succeeded', result = v.result, locked_by = NULL, locked_until = NULL,
         last_error = NULL, finished_at = v.at, updated_at = v.at
-      FROM unnest(${items.map((i) => i.c.job.id)}::uuid[], ${items.map((i) => i.c.token)}::text[],
-        ${items.map((i) => (i.result === undefined ? null : JSON.stringify(i.result)))}::text[],
-        ${items.map((i) => i.at.toISOString())}::timestamptz[]) AS v(id, token, result, at)
+      FROM jsonb_to_recordset(${batch}::jsonb) AS v(id uuid, token text, result jsonb, at timestamptz)
       WHERE jobs.id = v.id AND jobs.locked_by = v.token
         -- "still running", as a CASE so the plan is a primary-key lookup whatever the statistics
         -- say (a plain status = 'running' lets the planner walk jobs_lease_idx; migration 1350).

@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createJobQueue } from '../../src/jobs/queue.js';
 import { newId } from '../../src/lib/ids.js';
@@ -126,6 +127,33 @@ describe('webhook delivery in batches', () => {
     expect(await delivery(a.id)).toMatchObject({ status: 'failed', attempts: 11, delivered_at: null });
     expect(await delivery(b.id)).toMatchObject({ status: 'delivered', attempts: 2, delivered_at: settledAt });
     expect(await attemptsOf(a.id)).toMatchObject([{ attempt: 11, status_code: 204 }]);
+  });
+});
+
+describe('webhook sender: signing', () => {
+  it('the node:crypto signature is byte for byte the standardwebhooks package\'s (v1, HMAC-SHA256 over "<id>.<ts>.<body>")', () => {
+    const secrets = [
+      `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`,
+      `whsec_${Buffer.from(Array.from({ length: 24 }, (_, i) => i * 7)).toString('base64')}`,
+      Buffer.from('no prefix, raw base64 secret!!').toString('base64'),
+    ];
+    const bodies = ['{}', JSON.stringify({ id: 'msg_1', data: { name: 'Jörg Müller — 東京', emoji: '📡', quote: '"\\' } }), 'x'.repeat(5000)];
+    for (const secret of secrets) {
+      for (const body of bodies) {
+        for (const at of [new Date('2026-11-16T10:00:00.000Z'), new Date('2026-11-16T10:00:00.999Z'), new Date(0)]) {
+          const ours = signWebhook(secret, 'msg_abc', at, body);
+          expect(ours.headers['webhook-signature']).toBe(new Webhook(secret).sign('msg_abc', at, body));
+          expect(ours.headers['webhook-timestamp']).toBe(String(Math.floor(at.getTime() / 1000)));
+        }
+      }
+    }
+  });
+
+  it('an unusable signing secret throws (the attempt then fails with "cannot sign"), also after a good one was used', () => {
+    const good = `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`;
+    signWebhook(good, 'msg_1', new Date(), '{}');
+    expect(() => signWebhook('', 'msg_1', new Date(), '{}')).toThrow();
+    expect(() => signWebhook('whsec_not base64!!', 'msg_1', new Date(), '{}')).toThrow();
   });
 });
 
