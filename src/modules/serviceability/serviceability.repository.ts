@@ -72,7 +72,12 @@ const CANDIDATE_COLS = sql.raw(`c.id, c.building_id, c.street, c.house_number, c
  * representative comes first). The buildings join runs on the `fetch` rows only.
  */
 export async function autocompleteFuzzy(db: Executor, providerId: string, key: string, fetch: number): Promise<CoverageRow[]> {
-  const r = await sql<CoverageRow>`
+  return (await autocompleteFuzzySql(providerId, key, fetch).execute(db)).rows;
+}
+
+/** The statement of autocompleteFuzzy (for EXPLAIN in bench/serviceability). */
+export function autocompleteFuzzySql(providerId: string, key: string, fetch: number) {
+  return sql<CoverageRow>`
     SELECT d.id, d.building_id, d.street, d.house_number, d.postal_code, d.city, d.province,
       d.country, d.display, d.orderable, b.in_coverage AS building_in_coverage
     FROM (
@@ -84,8 +89,7 @@ export async function autocompleteFuzzy(db: Executor, providerId: string, key: s
       LIMIT ${fetch}
     ) d
     LEFT JOIN buildings b ON b.id = d.building_id
-    ORDER BY d.score DESC, d.display, d.orderable DESC, (d.building_id IS NULL), d.id`.execute(db);
-  return r.rows;
+    ORDER BY d.score DESC, d.display, d.orderable DESC, (d.building_id IS NULL), d.id`;
 }
 
 /** Coverage rows of the provider with one of the street spellings and exactly this normalised house number. */
