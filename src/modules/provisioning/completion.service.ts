@@ -61,8 +61,18 @@ export function createCompletionService(deps: Pick<Deps, 'db' | 'clock' | 'jobs'
     if (s.provider_id !== ctx.providerId) throw new AppError(404, 'not_found', 'Checkout session not found');
     if (s.status === 'completed') return { created: false, replay: await replayOfSubscription(s.subscription_id, SESSION_REPLAY_MESSAGE) };
     const resolved = await provisioning.resolveSession(ctx.providerId, s);
+    // The unit or port is held by THIS session's subscription when a concurrent complete of the same
+    // session won the race: that is a replay, not a conflict.
+    const completedMeanwhile = async () => {
+      const again = await sessions.findSession(s.id);
+      return again?.status === 'completed' ? { created: false as const, replay: await replayOfSubscription(again.subscription_id, SESSION_REPLAY_MESSAGE) } : null;
+    };
     const conflict = await provisioning.occupiedConflict(resolved.target, resolved.decision.route === 'provision' ? resolved.target.location!.id : null);
-    if (conflict) throw conflict;
+    if (conflict) {
+      const replay = await completedMeanwhile();
+      if (replay) return replay;
+      throw conflict;
+    }
     try {
       const result = await provisioning.createInTransaction(ctx, resolved, {
         origin: o.origin,
@@ -92,7 +102,11 @@ export function createCompletionService(deps: Pick<Deps, 'db' | 'clock' | 'jobs'
         const again = await sessions.findSession(s.id);
         return { created: false, replay: await replayOfSubscription(again?.subscription_id ?? null, SESSION_REPLAY_MESSAGE) };
       }
-      if (provisioning.isOccupancyViolation(err)) throw provisioning.occupiedError(resolved.target);
+      if (provisioning.isOccupancyViolation(err)) {
+        const replay = await completedMeanwhile();
+        if (replay) return replay;
+        throw provisioning.occupiedError(resolved.target);
+      }
       throw err;
     }
   }
