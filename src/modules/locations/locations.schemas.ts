@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AddressParts } from '../../lib/address.schemas.js';
 
 export const LocationKeyBody = z
   .object({
@@ -32,12 +33,7 @@ export const LocationDetailsResponse = z.object({
   building: z.object({
     building_id: z.uuid(),
     name: z.string().nullable(),
-    street: z.string().nullable(),
-    house_number: z.string().nullable(),
-    postal_code: z.string().nullable(),
-    city: z.string().nullable(),
-    province: z.string().nullable(),
-    country: z.string().nullable(),
+    ...AddressParts,
     region: z.string().nullable(),
     line_type: z.enum(['first_line', 'second_line', 'third_line']).nullable().describe('null = unclassified'),
     in_coverage: z.boolean(),

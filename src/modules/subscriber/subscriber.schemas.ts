@@ -1,6 +1,7 @@
 // Response schemas of the subscriber self-service: public fields only (no processor ids,
 // operator notes, MAC or user ids).
 import { z } from 'zod';
+import { AddressParts } from '../../lib/address.schemas.js';
 
 export const Detail = z.object({ detail: z.string() }).describe('Error');
 
@@ -34,12 +35,7 @@ export const SubscriptionSummary = z.object({
   billing_day: z.number().int().min(1).max(10).describe('Day of the month (1..10) the monthly invoice is sent and collected'),
   billing_day_effective_from: DateOnly.nullable().describe('First month (its 1st) the billing_day applies to; earlier months keep the previous day'),
   service_address: z.object({
-    street: z.string().nullable(),
-    house_number: z.string().nullable(),
-    postal_code: z.string().nullable(),
-    city: z.string().nullable(),
-    province: z.string().nullable(),
-    country: z.string().nullable(),
+    ...AddressParts,
     unit: z.string().nullable(),
   }).nullable().describe('All parts nullable: render defensively'),
   activated_at: Timestamp.nullable(),
