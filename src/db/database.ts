@@ -3,6 +3,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 import { PGliteDialect } from 'kysely-pglite-dialect';
+import { prepareStatements } from './prepared.js';
 import type { DB } from './types.js';
 
 export type Db = Kysely<DB>;
@@ -38,7 +39,10 @@ export async function createDb(opts: DbOptions): Promise<DbHandle> {
     // error reaches the pool, a checked-out client's reaches the client itself. The query in flight
     // fails (answered 503) and the pool replaces the broken client.
     pool.on('error', () => undefined);
-    pool.on('connect', (client) => client.on('error', () => undefined));
+    pool.on('connect', (client) => {
+      client.on('error', () => undefined);
+      prepareStatements(client);
+    });
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     return {
       db,
