@@ -60,6 +60,26 @@ export async function findOwnedCustomer(db: Executor, providerId: string, custom
   return r.rows[0];
 }
 
+/**
+ * The owned customer and, in the same statement, the verified session stored under `tokenHash`
+ * (null when there is none, whoever it belongs to): the verified /agent routes check both on every
+ * request, and one round trip instead of two is most of what a slim read costs besides its own query.
+ */
+export async function findOwnedCustomerWithSession(db: Executor, providerId: string, customerId: string, tokenHash: Buffer) {
+  if (!isUuid(customerId)) return undefined;
+  const r = await sql<CustomerRow & { session_provider_id: string | null; session_subscriber_id: string | null; session_expires_at: Date | null }>`
+    SELECT c.*, s.provider_id AS session_provider_id, s.subscriber_id AS session_subscriber_id, s.expires_at AS session_expires_at
+    FROM agent_owned_customer(${providerId}::uuid, ${customerId}::uuid) c
+    LEFT JOIN verified_sessions s ON s.token_hash = ${tokenHash}`.execute(db);
+  const row = r.rows[0];
+  if (!row) return undefined;
+  const { session_provider_id, session_subscriber_id, session_expires_at, ...customer } = row;
+  const session = session_provider_id && session_subscriber_id && session_expires_at
+    ? { provider_id: session_provider_id, subscriber_id: session_subscriber_id, expires_at: session_expires_at }
+    : undefined;
+  return { customer: customer as CustomerRow, session };
+}
+
 /** Same, holding the row lock until the transaction ends (serialises per-customer writes). */
 export async function lockOwnedCustomer(trx: Transaction<DB>, providerId: string, customerId: string) {
   if (!isUuid(customerId)) return undefined;

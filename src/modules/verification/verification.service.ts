@@ -29,6 +29,23 @@ interface Caller extends Actor {
 
 export type SessionCheck = 'ok' | 'invalid' | 'mismatch';
 
+/** A stored verified session, as far as the check needs it. */
+export interface SessionRow {
+  provider_id: string;
+  subscriber_id: string;
+  expires_at: Date | string;
+}
+
+/** The stored hash of an X-Verified-Session value; undefined when the value cannot be a token. */
+export const sessionTokenHash = (token: string): Buffer | undefined => (SESSION_RE.test(token) ? sha256(token) : undefined);
+
+/** Whether the session found by its token hash (undefined: none) is valid for this (provider, customer). */
+export function judgeSession(s: SessionRow | undefined, providerId: string, customerId: string, now: Date): SessionCheck {
+  if (!s || new Date(s.expires_at).getTime() <= now.getTime()) return 'invalid';
+  if (s.provider_id !== providerId || s.subscriber_id !== customerId) return 'mismatch';
+  return 'ok';
+}
+
 export function createVerificationService(deps: Pick<Deps, 'db' | 'clock' | 'mailer' | 'adapters' | 'config'>) {
   const { db, clock, mailer, adapters } = deps;
   // Six digits are guessable offline from a plain hash; a keyed hash is not (the key never
@@ -156,11 +173,9 @@ export function createVerificationService(deps: Pick<Deps, 'db' | 'clock' | 'mai
 
   /** Whether the X-Verified-Session token is valid for this (provider, customer). */
   async function checkSession(token: string, providerId: string, customerId: string): Promise<SessionCheck> {
-    if (!SESSION_RE.test(token)) return 'invalid';
-    const s = await repo.findSession(db, sha256(token));
-    if (!s || new Date(s.expires_at).getTime() <= clock.now().getTime()) return 'invalid';
-    if (s.provider_id !== providerId || s.subscriber_id !== customerId) return 'mismatch';
-    return 'ok';
+    const hash = sessionTokenHash(token);
+    if (!hash) return 'invalid';
+    return judgeSession(await repo.findSession(db, hash), providerId, customerId, clock.now());
   }
 
   return { issue, check, checkSession };

@@ -1,13 +1,20 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../lib/errors.js';
-import { findOwnedCustomer } from '../../modules/customers/customers.repository.js';
+import { findOwnedCustomer, findOwnedCustomerWithSession } from '../../modules/customers/customers.repository.js';
 import { customerNotFound } from '../../modules/customers/customers.errors.js';
-import { createVerificationService, type VerificationService } from '../../modules/verification/verification.service.js';
+import {
+  createVerificationService, judgeSession, sessionTokenHash, type SessionRow, type VerificationService,
+} from '../../modules/verification/verification.service.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The customer of the route's `customerId`, known to belong to the API key's provider. */
-    agentCustomer?: { id: string; providerId: string };
+    agentCustomer?: {
+      id: string;
+      providerId: string;
+      /** The X-Verified-Session row read together with the customer (`row` undefined: no such session). */
+      session?: { token: string; row: SessionRow | undefined };
+    };
   }
 }
 
@@ -19,6 +26,11 @@ function verificationOf(request: FastifyRequest): VerificationService {
   let s = services.get(deps);
   if (!s) services.set(deps, (s = createVerificationService(deps)));
   return s;
+}
+
+function sessionTokenOf(request: FastifyRequest): string | undefined {
+  const raw = request.headers['x-verified-session'];
+  return (Array.isArray(raw) ? raw[0] : raw) || undefined;
 }
 
 function customerIdOf(request: FastifyRequest): string {
@@ -34,7 +46,18 @@ function customerIdOf(request: FastifyRequest): string {
 export const requireOwnedCustomer: PreHandler = async (request) => {
   const providerId = request.apiKey?.providerId;
   if (!providerId) throw new AppError(403, 'invalid_api_key', 'The API key is missing, invalid, or its account is disabled');
-  const customer = await findOwnedCustomer(request.server.deps.db, providerId, customerIdOf(request));
+  const { db } = request.server.deps;
+  // With a well-formed X-Verified-Session, its row comes back in the same statement; it is judged
+  // only where the route asks for a verified session, after body validation, as before.
+  const token = sessionTokenOf(request);
+  const hash = token ? sessionTokenHash(token) : undefined;
+  if (token && hash) {
+    const found = await findOwnedCustomerWithSession(db, providerId, customerIdOf(request), hash);
+    if (!found) throw customerNotFound();
+    request.agentCustomer = { id: found.customer.id, providerId, session: { token, row: found.session } };
+    return;
+  }
+  const customer = await findOwnedCustomer(db, providerId, customerIdOf(request));
   if (!customer) throw customerNotFound();
   request.agentCustomer = { id: customer.id, providerId };
 };
@@ -53,13 +76,14 @@ export const requireOwnedCustomer: PreHandler = async (request) => {
 export const requireVerifiedSession: PreHandler = async (request, reply) => {
   // Already checked in preValidation (so a foreign id answers 404 even before body validation)?
   if (!request.agentCustomer || request.agentCustomer.id !== customerIdOf(request)) await requireOwnedCustomer(request, reply);
-  const raw = request.headers['x-verified-session'];
-  const token = Array.isArray(raw) ? raw[0] : raw;
+  const token = sessionTokenOf(request);
   if (!token) {
     throw new AppError(401, 'verification_required', 'This call needs X-Verified-Session: verify the caller with POST /agent/verify/issue and POST /agent/verify/check');
   }
-  const { id, providerId } = request.agentCustomer!;
-  const result = await verificationOf(request).checkSession(token, providerId, id);
+  const { id, providerId, session } = request.agentCustomer!;
+  const result = session?.token === token
+    ? judgeSession(session.row, providerId, id, request.server.deps.clock.now())
+    : await verificationOf(request).checkSession(token, providerId, id);
   if (result === 'invalid') {
     throw new AppError(401, 'session_invalid', 'The verified session is unknown or has expired (sessions last 15 minutes); verify the caller again');
   }
