@@ -11,6 +11,7 @@ import autocannon from 'autocannon';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DB } from '../src/db/types.js';
+import { SERVER_NODE_FLAGS } from '../src/runtime.js';
 import { scenarios, type Dataset, type Scenario } from './scenarios.js';
 
 const { values: args } = parseArgs({
@@ -33,7 +34,7 @@ const base = `http://127.0.0.1:${args.port}`;
 const dataset = JSON.parse(readFileSync(args.dataset, 'utf8')) as Dataset;
 
 function startServer(): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, '--import', 'tsx', 'src/server.ts'], {
     env: {
       ...process.env, NODE_ENV: 'production', PORT: args.port, HOST: '127.0.0.1', LOG_LEVEL: 'warn', BENCH_ROUTES: 'true',
       RATE_LIMIT_ENABLED: 'false', SCHEDULER_ENABLED: 'false', DEMO_SEED: 'false', JOBS_CONCURRENCY: process.env.JOBS_CONCURRENCY ?? '16',

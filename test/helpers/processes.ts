@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { SERVER_NODE_FLAGS } from '../../src/runtime.js';
 import { createServer } from 'node:net';
 
 export async function freePort(): Promise<number> {
@@ -26,7 +27,7 @@ export interface ServerProcess {
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
   const port = await freePort();
   let out = '';
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const proc = spawn(process.execPath, [...SERVER_NODE_FLAGS, '--import', 'tsx', 'src/server.ts'], {
     env: {
       ...process.env,
       NODE_ENV: 'test',
