@@ -62,10 +62,11 @@ export async function findOwnedCustomer(db: Executor, providerId: string, custom
 
 /**
  * The owned customer and, in the same statement, the verified session stored under `tokenHash`
- * (null when there is none, whoever it belongs to): the verified /agent routes check both on every
- * request, and one round trip instead of two is most of what a slim read costs besides its own query.
+ * (undefined when there is none, whoever it belongs to, or no hash was given): the verified /agent
+ * routes check both on every request, and one round trip instead of two is most of what a slim read
+ * costs besides its own query.
  */
-export async function findOwnedCustomerWithSession(db: Executor, providerId: string, customerId: string, tokenHash: Buffer) {
+export async function findOwnedCustomerWithSession(db: Executor, providerId: string, customerId: string, tokenHash: Buffer | null) {
   if (!isUuid(customerId)) return undefined;
   const r = await sql<CustomerRow & { session_provider_id: string | null; session_subscriber_id: string | null; session_expires_at: Date | null }>`
     SELECT c.*, s.provider_id AS session_provider_id, s.subscriber_id AS session_subscriber_id, s.expires_at AS session_expires_at

@@ -89,11 +89,3 @@ export async function insertSession(
     .values({ id: s.id, provider_id: s.providerId, subscriber_id: s.subscriberId, token_hash: s.tokenHash, expires_at: s.expiresAt, created_at: s.now })
     .execute();
 }
-
-export function findSession(db: Executor, tokenHash: Buffer) {
-  return db
-    .selectFrom('verified_sessions')
-    .select(['id', 'provider_id', 'subscriber_id', 'expires_at'])
-    .where('token_hash', '=', tokenHash)
-    .executeTakeFirst();
-}

@@ -171,14 +171,7 @@ export function createVerificationService(deps: Pick<Deps, 'db' | 'clock' | 'mai
     return { verified_session: outcome.token, customer_id: customerId, expires_at: outcome.expiresAt.toISOString() };
   }
 
-  /** Whether the X-Verified-Session token is valid for this (provider, customer). */
-  async function checkSession(token: string, providerId: string, customerId: string): Promise<SessionCheck> {
-    const hash = sessionTokenHash(token);
-    if (!hash) return 'invalid';
-    return judgeSession(await repo.findSession(db, hash), providerId, customerId, clock.now());
-  }
-
-  return { issue, check, checkSession };
+  return { issue, check };
 }
 
 const tooManyAttempts = () =>

@@ -1,10 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../lib/errors.js';
-import { findOwnedCustomer, findOwnedCustomerWithSession } from '../../modules/customers/customers.repository.js';
+import { findOwnedCustomerWithSession } from '../../modules/customers/customers.repository.js';
 import { customerNotFound } from '../../modules/customers/customers.errors.js';
-import {
-  createVerificationService, judgeSession, sessionTokenHash, type SessionRow, type VerificationService,
-} from '../../modules/verification/verification.service.js';
+import { judgeSession, sessionTokenHash, type SessionRow } from '../../modules/verification/verification.service.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -12,21 +10,13 @@ declare module 'fastify' {
     agentCustomer?: {
       id: string;
       providerId: string;
-      /** The X-Verified-Session row read together with the customer (`row` undefined: no such session). */
-      session?: { token: string; row: SessionRow | undefined };
+      /** The row of the request's X-Verified-Session, read together with the customer (undefined: none). */
+      session?: SessionRow;
     };
   }
 }
 
 type PreHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
-
-const services = new WeakMap<object, VerificationService>();
-function verificationOf(request: FastifyRequest): VerificationService {
-  const deps = request.server.deps;
-  let s = services.get(deps);
-  if (!s) services.set(deps, (s = createVerificationService(deps)));
-  return s;
-}
 
 function sessionTokenOf(request: FastifyRequest): string | undefined {
   const raw = request.headers['x-verified-session'];
@@ -46,20 +36,13 @@ function customerIdOf(request: FastifyRequest): string {
 export const requireOwnedCustomer: PreHandler = async (request) => {
   const providerId = request.apiKey?.providerId;
   if (!providerId) throw new AppError(403, 'invalid_api_key', 'The API key is missing, invalid, or its account is disabled');
-  const { db } = request.server.deps;
-  // With a well-formed X-Verified-Session, its row comes back in the same statement; it is judged
-  // only where the route asks for a verified session, after body validation, as before.
+  // The X-Verified-Session row comes back in the same statement; it is judged only where the route
+  // asks for a verified session, after body validation.
   const token = sessionTokenOf(request);
-  const hash = token ? sessionTokenHash(token) : undefined;
-  if (token && hash) {
-    const found = await findOwnedCustomerWithSession(db, providerId, customerIdOf(request), hash);
-    if (!found) throw customerNotFound();
-    request.agentCustomer = { id: found.customer.id, providerId, session: { token, row: found.session } };
-    return;
-  }
-  const customer = await findOwnedCustomer(db, providerId, customerIdOf(request));
-  if (!customer) throw customerNotFound();
-  request.agentCustomer = { id: customer.id, providerId };
+  const hash = (token && sessionTokenHash(token)) || null;
+  const found = await findOwnedCustomerWithSession(request.server.deps.db, providerId, customerIdOf(request), hash);
+  if (!found) throw customerNotFound();
+  request.agentCustomer = { id: found.customer.id, providerId, session: found.session };
 };
 
 /**
@@ -81,9 +64,7 @@ export const requireVerifiedSession: PreHandler = async (request, reply) => {
     throw new AppError(401, 'verification_required', 'This call needs X-Verified-Session: verify the caller with POST /agent/verify/issue and POST /agent/verify/check');
   }
   const { id, providerId, session } = request.agentCustomer!;
-  const result = session?.token === token
-    ? judgeSession(session.row, providerId, id, request.server.deps.clock.now())
-    : await verificationOf(request).checkSession(token, providerId, id);
+  const result = judgeSession(session, providerId, id, request.server.deps.clock.now());
   if (result === 'invalid') {
     throw new AppError(401, 'session_invalid', 'The verified session is unknown or has expired (sessions last 15 minutes); verify the caller again');
   }
