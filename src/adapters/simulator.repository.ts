@@ -1,76 +1,74 @@
 // The simulators' own stores (tables of migration 20261122000300 plus credit_notes, which plays
 // the billing system's store). Executor first, like every repository.
-import type { Insertable, Selectable, Transaction } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { DB, SimSwitchPorts } from '../db/types.js';
 import type { Executor } from '../jobs/types.js';
 
 export type SwitchPortRow = Selectable<SimSwitchPorts>;
 export type SwitchAction = 'provision_port' | 'captive_portal' | 'reset_port' | 'update_bandwidth';
 
-/** The operator's port inventory entry of a location (null when the location is unknown). */
+/**
+ * The operator's port inventory entry of a location with the switch the simulated port was last
+ * set up on (null when the switch never touched it); undefined when the location is unknown.
+ */
 export function findLocationPort(db: Executor, locationId: string) {
-  return db.selectFrom('locations').select(['id', 'switch_id', 'switch_port', 'vlan_id']).where('id', '=', locationId).executeTakeFirst();
+  return db.selectFrom('locations as l')
+    .leftJoin('sim_switch_ports as p', 'p.location_id', 'l.id')
+    .select(['l.id', 'l.switch_id', 'l.switch_port', 'l.vlan_id', 'p.switch_id as port_switch_id'])
+    .where('l.id', '=', locationId)
+    .executeTakeFirst();
 }
 
 export function findSwitchPort(db: Executor, locationId: string) {
   return db.selectFrom('sim_switch_ports').selectAll().where('location_id', '=', locationId).executeTakeFirst();
 }
 
-/**
- * Claims an operation key. Returns false when the key was applied before (the caller then answers
- * with the stored result). On Postgres a concurrent claim of the same key waits for the first
- * transaction and then finds the key taken, so an operation is applied at most once.
- */
-export async function claimOperation(trx: Transaction<DB>, op: { key: string; locationId: string; action: SwitchAction; at: Date }): Promise<boolean> {
-  const row = await trx
-    .insertInto('sim_switch_operations')
-    .values({ operation_key: op.key, location_id: op.locationId, action: op.action, applied_at: op.at })
-    .onConflict((oc) => oc.column('operation_key').doNothing())
-    .returning('operation_key')
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 export function findOperation(db: Executor, key: string) {
   return db.selectFrom('sim_switch_operations').selectAll().where('operation_key', '=', key).executeTakeFirst();
 }
 
-export async function setOperationResult(trx: Transaction<DB>, key: string, result: Record<string, unknown>) {
-  await trx.updateTable('sim_switch_operations').set({ result: JSON.stringify(result) }).where('operation_key', '=', key).execute();
-}
-
-type PortChange = Omit<Insertable<SimSwitchPorts>, 'location_id' | 'operations' | 'last_operation_key' | 'updated_at' | 'mode'> & {
+/** The columns an operation sets on the port; the others keep their value. */
+export type PortChange = Omit<Insertable<SimSwitchPorts>, 'location_id' | 'operations' | 'last_operation_key' | 'updated_at' | 'mode'> & {
   mode?: SimSwitchPorts['mode'];
 };
 
 /**
- * Applies one operation to the port: the listed columns change, the others keep their value (a new
- * port starts from `insertMode`), and `operations` counts the applied operations.
+ * Claims the operation key and applies its change to the port in one statement, so the two are
+ * atomic without a transaction: the key is stored with its answer (`result`) and the port row is
+ * created (from `insertMode`) or updated, `operations` counting the applied operations.
+ *
+ * Nothing is written when the location is not in the port inventory (`known` false) or when the key
+ * was claimed before (`claimed` false: the caller answers with the stored result). On Postgres a
+ * concurrent claim of the same key waits for the first statement's transaction and then finds the
+ * key taken, so an operation is applied at most once. The change travels as one JSON parameter,
+ * typed column by column by jsonb_populate_record against the table itself.
  */
-export async function applyPortChange(
-  trx: Transaction<DB>,
-  p: { locationId: string; key: string; at: Date; insertMode: string; change: PortChange },
-) {
-  const { change } = p;
-  await trx
-    .insertInto('sim_switch_ports')
-    .values({
-      location_id: p.locationId,
-      ...change,
-      mode: change.mode ?? p.insertMode,
-      operations: 1,
-      last_operation_key: p.key,
-      updated_at: p.at,
-    })
-    .onConflict((oc) =>
-      oc.column('location_id').doUpdateSet((eb) => ({
-        ...change,
-        operations: eb('sim_switch_ports.operations', '+', 1),
-        last_operation_key: p.key,
-        updated_at: p.at,
-      })),
+export async function claimAndApply(db: Executor, op: {
+  key: string; locationId: string; action: SwitchAction; at: Date; result: Record<string, unknown>; insertMode: string; change: PortChange;
+}): Promise<{ known: boolean; claimed: boolean }> {
+  const row: Record<string, unknown> = {
+    ...op.change, mode: op.change.mode ?? op.insertMode, location_id: op.locationId, operations: 1, last_operation_key: op.key, updated_at: op.at,
+  };
+  const columns = Object.keys(row);
+  const updated = [...Object.keys(op.change), 'last_operation_key', 'updated_at'];
+  const r = await sql<{ known: boolean; claimed: boolean }>`
+    WITH loc AS (
+      SELECT id FROM locations WHERE id = ${op.locationId}
+    ), claim AS (
+      INSERT INTO sim_switch_operations (operation_key, location_id, action, result, applied_at)
+      SELECT ${op.key}::text, loc.id, ${op.action}::text, ${JSON.stringify(op.result)}::jsonb, ${op.at}::timestamptz FROM loc
+      ON CONFLICT (operation_key) DO NOTHING
+      RETURNING location_id
+    ), port AS (
+      INSERT INTO sim_switch_ports (${sql.join(columns.map((c) => sql.ref(c)))})
+      SELECT ${sql.join(columns.map((c) => sql.ref(`v.${c}`)))}
+      FROM claim, jsonb_populate_record(NULL::sim_switch_ports, ${JSON.stringify(row)}::jsonb) AS v
+      ON CONFLICT (location_id) DO UPDATE SET
+        ${sql.join(updated.map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`))},
+        operations = sim_switch_ports.operations + 1
     )
-    .execute();
+    SELECT EXISTS (SELECT 1 FROM loc) AS known, EXISTS (SELECT 1 FROM claim) AS claimed`.execute(db);
+  return r.rows[0];
 }
 
 export function listCreditNoteRows(db: Executor, subscriberId: string) {

@@ -3,12 +3,11 @@ import type { Clock } from '../lib/clock.js';
 import { isUuid } from '../lib/ids.js';
 import { createFaults, simulateCall, type SimFaultControl } from './faults.js';
 import {
-  applyPortChange,
-  claimOperation,
+  claimAndApply,
   findLocationPort,
   findOperation,
   findSwitchPort,
-  setOperationResult,
+  type PortChange,
   type SwitchAction,
   type SwitchPortRow,
 } from './simulator.repository.js';
@@ -57,32 +56,38 @@ export function createSwitchSimulator({ db, clock, timeoutMs }: { db: Db; clock:
   const faults = createFaults(timeoutMs);
 
   type Location = NonNullable<Awaited<ReturnType<typeof findLocationPort>>>;
-  type Change = Parameters<typeof applyPortChange>[1]['change'];
+  type Plan<R> = { insertMode: string; change: PortChange; result: R };
 
+  /**
+   * Applies one operation once per key. A plan that depends on the inventory entry (the switch of
+   * the location, or the one the port was last set up on) reads it first; a fixed plan goes
+   * straight to the one statement that claims the key and changes the port.
+   */
   function operate<R extends Record<string, unknown>>(
     key: string,
     locationId: string,
     action: SwitchAction,
-    plan: (location: Location, port: SwitchPortRow | undefined) => { insertMode: string; change: Change; result: R },
+    plan: Plan<R> | ((location: Location) => Plan<R>),
   ): Promise<R> {
-    return simulateCall('switch', faults, () =>
-      db.transaction().execute(async (trx) => {
-        const location = await findLocationPort(trx, locationId);
-        if (!location) throw refused(`unknown port: location ${locationId} is not in the switch inventory`);
-        const at = clock.now();
-        if (!(await claimOperation(trx, { key, locationId, action, at }))) {
-          const prior = (await findOperation(trx, key))!;
-          if (prior.action !== action || prior.location_id !== locationId) {
-            throw refused(`operationKey ${key} was already used for ${prior.action} on location ${prior.location_id}`);
-          }
-          return prior.result as R;
-        }
-        const { insertMode, change, result } = plan(location, await findSwitchPort(trx, locationId));
-        await applyPortChange(trx, { locationId, key, at, insertMode, change });
-        await setOperationResult(trx, key, result);
-        return result;
-      }),
-    );
+    const unknown = () => refused(`unknown port: location ${locationId} is not in the switch inventory`);
+    return simulateCall('switch', faults, async () => {
+      let p: Plan<R>;
+      if (typeof plan === 'function') {
+        const location = await findLocationPort(db, locationId);
+        if (!location) throw unknown();
+        p = plan(location);
+      } else {
+        p = plan;
+      }
+      const r = await claimAndApply(db, { key, locationId, action, at: clock.now(), result: p.result, insertMode: p.insertMode, change: p.change });
+      if (!r.known) throw unknown();
+      if (r.claimed) return p.result;
+      const prior = (await findOperation(db, key))!;
+      if (prior.action !== action || prior.location_id !== locationId) {
+        throw refused(`operationKey ${key} was already used for ${prior.action} on location ${prior.location_id}`);
+      }
+      return prior.result as R;
+    });
   }
 
   return {
@@ -98,7 +103,7 @@ export function createSwitchSimulator({ db, clock, timeoutMs }: { db: Db; clock:
       checkMbps('uploadMbps', spec.uploadMbps);
       if (spec.macAddress != null && !MAC_RE.test(spec.macAddress)) throw refused('macAddress must look like aa:bb:cc:dd:ee:ff');
       const mac = spec.macAddress ? spec.macAddress.toLowerCase().replace(/-/g, ':') : null;
-      await operate(spec.operationKey, spec.locationId, 'provision_port', () => ({
+      await operate(spec.operationKey, spec.locationId, 'provision_port', {
         insertMode: 'provisioned',
         change: {
           mode: 'provisioned',
@@ -112,7 +117,7 @@ export function createSwitchSimulator({ db, clock, timeoutMs }: { db: Db; clock:
           pending_upload_mbps: null,
         },
         result: {},
-      }));
+      });
     },
 
     async setCaptivePortal(req) {
@@ -147,8 +152,8 @@ export function createSwitchSimulator({ db, clock, timeoutMs }: { db: Db; clock:
       checkKey(req?.operationKey, req?.locationId);
       checkMbps('downloadMbps', req.downloadMbps);
       checkMbps('uploadMbps', req.uploadMbps);
-      const result = await operate(req.operationKey, req.locationId, 'update_bandwidth', (loc, port) => {
-        const held = needsOperatorConfirmation(loc.switch_id ?? port?.switch_id);
+      const result = await operate(req.operationKey, req.locationId, 'update_bandwidth', (loc) => {
+        const held = needsOperatorConfirmation(loc.switch_id ?? loc.port_switch_id);
         return {
           insertMode: 'provisioned',
           change: held

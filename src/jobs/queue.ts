@@ -51,16 +51,21 @@ export function createJobQueue({ db, clock, log, config, heartbeatMs }: QueueDep
   let stopping = false;
   const inFlight = new Set<Promise<void>>();
 
-  async function enqueue(executor: Executor, opts: EnqueueOptions) {
+  function checkEnqueue(opts: EnqueueOptions) {
     if (!opts.kind) throw new Error('enqueue: kind is required');
     if (opts.maxAttempts !== undefined && !(Number.isInteger(opts.maxAttempts) && opts.maxAttempts >= 1)) {
       throw new Error('enqueue: maxAttempts must be a positive integer');
     }
+  }
+
+  function insertJob(executor: Executor, opts: EnqueueOptions) {
+    checkEnqueue(opts);
     const now = clock.now();
-    const row = await executor
+    const id = newId();
+    const write = executor
       .insertInto('jobs')
       .values({
-        id: newId(),
+        id,
         kind: opts.kind,
         payload: JSON.stringify(opts.payload ?? {}),
         run_at: opts.runAt ?? now,
@@ -71,9 +76,12 @@ export function createJobQueue({ db, clock, log, config, heartbeatMs }: QueueDep
         created_at: now,
         updated_at: now,
       })
-      .onConflict((oc) => oc.column('dedupe_key').doNothing())
-      .returning('id')
-      .executeTakeFirst();
+      .onConflict((oc) => oc.column('dedupe_key').doNothing());
+    return { id, write };
+  }
+
+  async function enqueue(executor: Executor, opts: EnqueueOptions) {
+    const row = await insertJob(executor, opts).write.returning('id').executeTakeFirst();
     if (row) return { id: row.id };
     if (opts.dedupeKey === undefined) throw new Error('enqueue: insert returned no row');
     const existing = await executor.selectFrom('jobs').select('id').where('dedupe_key', '=', opts.dedupeKey).executeTakeFirstOrThrow();
@@ -328,6 +336,7 @@ export function createJobQueue({ db, clock, log, config, heartbeatMs }: QueueDep
 
   return {
     enqueue,
+    enqueueWrite: insertJob,
     register(kind, handler) {
       if (handler.concurrency !== undefined && !(Number.isInteger(handler.concurrency) && handler.concurrency >= 1)) {
         throw new Error(`register ${kind}: concurrency must be a positive integer`);

@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/types.js';
+import type { Write } from '../db/together.js';
 
 export type Executor = Kysely<DB> | Transaction<DB>;
 
@@ -61,6 +62,12 @@ export interface JobHandler {
 
 export interface JobQueue {
   enqueue(executor: Executor, opts: EnqueueOptions): Promise<{ id: string }>;
+  /**
+   * The enqueue as a write not yet run, to send with others in one statement (db/together.ts).
+   * `id` is the new job's: only for a job without a dedupe key or with one no job can hold yet
+   * (a key made from an id just drawn); for a key that may exist, enqueue() finds the existing job.
+   */
+  enqueueWrite(executor: Executor, opts: EnqueueOptions): { id: string; write: Write };
   register(kind: string, handler: JobHandler): void;
   /** Starts the polling worker (no-op when already started). */
   start(): void;

@@ -1,3 +1,4 @@
+import type { Write } from '../db/together.js';
 import type { Executor } from '../jobs/types.js';
 
 export type WebhookEventType =
@@ -40,6 +41,8 @@ export interface WebhookEnvelope {
 export interface Webhooks {
   /** Inserts the delivery into the outbox (and its delivery job) inside the caller's transaction. */
   emit(executor: Executor, opts: EmitOptions): Promise<{ id: string }>;
+  /** The same two inserts, not yet run, for a caller that sends them with its own writes (db/together.ts). */
+  emitWrites(executor: Executor, opts: EmitOptions): { id: string; writes: Write[] };
   /**
    * Call after a provider's webhook_url (or signing secret) was set: deliveries that waited in
    * the outbox for it are sent now instead of at their next check. Returns how many were woken.

@@ -22,11 +22,11 @@ export interface DeliveryForSend {
   has_older_pending: boolean;
 }
 
-export async function insertDelivery(
+export function deliveryInsert(
   ex: Executor,
   v: { id: string; providerId: string; type: string; subscriptionId: string | null; payload: WebhookEnvelope; now: Date },
 ) {
-  await ex.insertInto('webhook_deliveries').values({
+  return ex.insertInto('webhook_deliveries').values({
     id: v.id,
     provider_id: v.providerId,
     event_type: v.type,
@@ -36,7 +36,7 @@ export async function insertDelivery(
     attempts: 0,
     next_attempt_at: v.now,
     created_at: v.now,
-  }).execute();
+  });
 }
 
 /**

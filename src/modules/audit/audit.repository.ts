@@ -29,7 +29,12 @@ export function actorOf(request: FastifyRequest): Actor {
 
 /** Writes an audit entry; call it with the transaction of the write it describes. */
 export async function recordAudit(trx: Executor, e: AuditInput): Promise<void> {
-  await trx
+  await auditWrite(trx, e).execute();
+}
+
+/** The audit entry's insert, not yet run, to send with the write it describes (db/together.ts). */
+export function auditWrite(trx: Executor, e: AuditInput) {
+  return trx
     .insertInto('audit_entries')
     .values({
       id: newId(),
@@ -43,6 +48,5 @@ export async function recordAudit(trx: Executor, e: AuditInput): Promise<void> {
       after: e.after === undefined ? null : JSON.stringify(e.after),
       request_id: e.requestId ?? null,
       created_at: e.at,
-    })
-    .execute();
+    });
 }

@@ -61,10 +61,11 @@ export function registerProvisioningJobs(deps: Pick<Deps, 'db' | 'clock' | 'jobs
         macAddress: row.mac_address,
       });
       if (reason === 'activate') {
-        await db.transaction().execute((trx) => webhooks.emit(trx, {
+        // One statement (the event and its delivery job): atomic without a transaction.
+        await webhooks.emit(db, {
           providerId: row.provider_id, type: 'provisioning.completed', subscriptionId: row.id, subscriberId: row.subscriber_id,
           data: { job_id: job.id, error: null, status: 'ACTIVE' },
-        }));
+        });
       }
       return { provisioned: true, location_id: row.location_id };
     },
@@ -75,10 +76,10 @@ export function registerProvisioningJobs(deps: Pick<Deps, 'db' | 'clock' | 'jobs
       const sub = await db.selectFrom('subscriptions').select(['id', 'provider_id', 'subscriber_id', 'status'])
         .where('id', '=', subscriptionId).executeTakeFirst();
       if (!sub) return;
-      await db.transaction().execute((trx) => webhooks.emit(trx, {
+      await webhooks.emit(db, {
         providerId: sub.provider_id, type: 'provisioning.failed', subscriptionId: sub.id, subscriberId: sub.subscriber_id,
         data: { job_id: job.id, error, status: sub.status },
-      }));
+      });
     },
   });
 

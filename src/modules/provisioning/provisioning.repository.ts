@@ -1,7 +1,8 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type { Executor } from '../../jobs/types.js';
-import type { AuditInput } from '../audit/audit.repository.js';
+import { auditWrite, type AuditInput } from '../audit/audit.repository.js';
+import type { Write } from '../../db/together.js';
 import { newId } from '../../lib/ids.js';
 
 /** Subscription statuses that occupy a unit/port and count as "existing" for idempotency. */
@@ -199,29 +200,12 @@ function subscriptionValues(row: Parameters<typeof insertSubscription>[1]) {
 }
 
 /**
- * The subscription and the audit entry that describes its creation, in one statement (the audit
- * columns as recordAudit writes them). A partial unique index refusing the subscription (a unit or
- * port taken meanwhile) fails the whole statement, as the caller expects.
+ * The subscription's insert and the audit entry that describes its creation, not yet run: the
+ * caller sends them together with its other writes (db/together.ts). A partial unique index refusing
+ * the subscription (a unit or port taken meanwhile) fails the whole statement, as the caller expects.
  */
-export async function insertSubscriptionAudited(trx: Transaction<DB>, row: Parameters<typeof insertSubscription>[1], audit: AuditInput): Promise<void> {
-  await trx
-    .with('sub', (db) => db.insertInto('subscriptions').values(subscriptionValues(row)).returning('id'))
-    .insertInto('audit_entries')
-    .columns(['id', 'provider_id', 'actor_type', 'actor', 'action', 'entity_type', 'entity_id', 'before', 'after', 'request_id', 'created_at'])
-    .expression((db) => db.selectFrom('sub').select([
-      sql<string>`${newId()}::uuid`.as('id'),
-      sql<string | null>`${audit.providerId}::uuid`.as('provider_id'),
-      sql<string>`${audit.actorType}::text`.as('actor_type'),
-      sql<string>`${audit.actor}::text`.as('actor'),
-      sql<string>`${audit.action}::text`.as('action'),
-      sql<string>`${audit.entityType}::text`.as('entity_type'),
-      sql<string>`${audit.entityId}::text`.as('entity_id'),
-      sql<string | null>`${audit.before === undefined ? null : JSON.stringify(audit.before)}::jsonb`.as('before'),
-      sql<string | null>`${audit.after === undefined ? null : JSON.stringify(audit.after)}::jsonb`.as('after'),
-      sql<string | null>`${audit.requestId ?? null}::text`.as('request_id'),
-      sql<Date>`${audit.at}::timestamptz`.as('created_at'),
-    ]))
-    .execute();
+export function subscriptionWrites(trx: Transaction<DB>, row: Parameters<typeof insertSubscription>[1], audit: AuditInput): Write[] {
+  return [trx.insertInto('subscriptions').values(subscriptionValues(row)), auditWrite(trx, audit)];
 }
 
 /** The (subscriber email, plan version, location-or-unit) idempotency key of provisioning. */

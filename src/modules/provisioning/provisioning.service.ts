@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Deps } from '../../container.js';
+import { executeTogether } from '../../db/together.js';
 import type { DB } from '../../db/types.js';
 import { AppError, isUniqueViolation } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -204,7 +205,7 @@ export function createProvisioningService(deps: Pick<Deps, 'db' | 'clock' | 'job
       const active = r.decision.route === 'provision';
       let jobId: string | null = null;
       const base = { subscription_id: subscriptionId, subscriber_id: subscriber.id, plan_version_id: r.planVersionId, ...o.webhookData };
-      await repo.insertSubscriptionAudited(trx, {
+      const subscriptionWrites = repo.subscriptionWrites(trx, {
         id: subscriptionId, providerId: ctx.providerId, subscriberId: subscriber.id, planVersionId: r.planVersionId,
         buildingId: r.target.building.id, unitId: r.target.unitId, locationId,
         status: active ? 'ACTIVE' : 'PENDING_INSTALL', origin: o.origin, macAddress: o.macAddress,
@@ -215,16 +216,19 @@ export function createProvisioningService(deps: Pick<Deps, 'db' | 'clock' | 'job
         requestId: ctx.requestId ?? null, at: now,
       });
       if (r.decision.route === 'provision') {
-        const job = await deps.jobs.enqueue(trx, {
+        // Subscription, audit entry, port job and activation webhook: one statement.
+        const job = deps.jobs.enqueueWrite(trx, {
           kind: repo.PORT_JOB_KIND, payload: { subscription_id: subscriptionId, reason: 'activate' },
           providerId: ctx.providerId, subscriptionId, maxAttempts: PORT_JOB_MAX_ATTEMPTS,
         });
         jobId = job.id;
-        await deps.webhooks.emit(trx, {
+        const webhook = deps.webhooks.emitWrites(trx, {
           providerId: ctx.providerId, type: 'subscription.activated', subscriptionId, subscriberId: subscriber.id,
           data: { ...base, status: 'ACTIVE', route: 'provision', job_id: jobId },
         });
+        await executeTogether(trx, [...subscriptionWrites, job.write, ...webhook.writes]);
       } else {
+        await executeTogether(trx, subscriptionWrites);
         const install = await raiseInstallJob(trx, deps, {
           providerId: ctx.providerId, bookingWindowDays, subscriptionId,
           unitId: r.target.unitId!, kind: r.decision.installKind, bookingLink: r.decision.bookingLink,
