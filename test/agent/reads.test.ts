@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/lib/ids.js';
 import { createInvoice, createModemStatus } from '../helpers/factories.js';
+import { recordStatements } from '../helpers/statements.js';
 import { expectNoLeaks, seedCustomer, setupAgent, verify, type AgentKit, type SeededCustomer } from './helpers.js';
 
 let kit: AgentKit;
@@ -69,6 +70,25 @@ describe('GET /agent/customers/{customerId} (profile)', () => {
       ],
       portal_account: 'active',
     });
+  });
+
+  it('is one statement: ownership, the verified session and the profile are read together', async () => {
+    await get(''); // the API key is cached after its first lookup
+    const rec = recordStatements(kit.t.db);
+    try {
+      const r = await get('');
+      expect(r.status).toBe(200);
+    } finally {
+      rec.stop();
+    }
+    expect(rec.seen).toHaveLength(1);
+    expect(rec.seen[0]).toMatch(/FROM agent_customer_profile\(.*LEFT JOIN verified_sessions/);
+  });
+
+  it('takes the customer id in upper case like any UUID', async () => {
+    const r = await kit.call('GET', `/agent/customers/${c.id.toUpperCase()}`, { session });
+    expect(r.status).toBe(200);
+    expect(r.body.customer_id).toBe(c.id);
   });
 
   it('says not_activated / none for customers who never chose a password / have no login', async () => {

@@ -1,11 +1,12 @@
 // Provider-initiated provisioning in few statements: one read (provisioning_explicit_snapshot) for
 // plan, port/unit, subscriber, idempotency and occupancy; one statement for a new subscriber and its
-// login; one for the subscription and its audit entry. The answers, their order and the rows written
+// login; one for the subscription, its audit entry, the port job and the activation webhook. The answers, their order and the rows written
 // are those of the step-by-step path (which still serves races and the completion flows).
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { customerNumber, newId } from '../../src/lib/ids.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { recordStatements } from '../helpers/statements.js';
 import { createBuilding, createLocation, createPlanVersion, createUser } from '../helpers/factories.js';
 import { createWorld, portJobsOf, subscriber, type World } from './fixtures.js';
 
@@ -22,16 +23,9 @@ const provision = (body: Record<string, unknown>) =>
 
 /** Counts the statements the app sends through Kysely (BEGIN/COMMIT are the driver's, not counted). */
 function countStatements() {
-  const executor = t.db.getExecutor();
-  const proto = Object.getPrototypeOf(executor) as { executeQuery: (...args: unknown[]) => Promise<unknown> };
-  const original = proto.executeQuery;
-  const seen: string[] = [];
-  proto.executeQuery = function (this: unknown, ...args: unknown[]) {
-    seen.push(String((args[0] as { sql: string }).sql).replace(/\s+/g, ' ').trim());
-    return original.apply(this, args);
-  };
-  restore = () => { proto.executeQuery = original; };
-  return seen;
+  const r = recordStatements(t.db);
+  restore = r.stop;
+  return r.seen;
 }
 let restore: (() => void) | null = null;
 afterEach(() => { restore?.(); restore = null; });
@@ -40,7 +34,7 @@ afterEach(() => { restore?.(); restore = null; });
 const own = (seen: string[]) => seen.filter((s) => !/^insert into "(jobs|webhook_deliveries)"/i.test(s) && !/from "api_keys"/.test(s));
 
 describe('provider-initiated: statements per request', () => {
-  it('a new subscriber on a first-line port: three statements of its own (read, subscriber with login, subscription with audit); rows as before', async () => {
+  it('a new subscriber on a first-line port: three statements (read, subscriber with login, subscription with audit, port job and webhook); rows as before', async () => {
     const seen = countStatements();
     const email = `Hot-${newId().slice(0, 8)}@Example.test`;
     const r = await provision({ plan_version_id: w.plan.id, location_hash: w.ports[0].locationHash, subscriber: { email, first_name: ' Ada ', last_name: 'Lovelace', phone: '030 1234567' } });
@@ -49,6 +43,8 @@ describe('provider-initiated: statements per request', () => {
     expect(r.json()).toMatchObject({ route: 'provision', job_id: expect.any(String) });
     expect(own(seen)).toHaveLength(3);
     expect(own(seen)[0]).toMatch(/provisioning_explicit_snapshot/);
+    // The last one writes the subscription, its audit entry, the port job, the webhook and its job together.
+    expect(own(seen)[2]).toMatch(/^WITH w0 AS \(insert into "subscriptions" .*insert into "audit_entries" .*insert into "jobs" .*insert into "webhook_deliveries" .*insert into "jobs"/);
     const sub = await t.db.selectFrom('subscribers').selectAll().where('id', '=', r.json().subscriber_id).executeTakeFirstOrThrow();
     expect(sub).toMatchObject({ provider_id: w.provider.id, email, first_name: 'Ada', last_name: 'Lovelace', phone: '030 1234567', phone_e164: '+49301234567' });
     expect(sub.customer_number).toMatch(/^[A-Z]{4}-\d{4}$/);

@@ -65,12 +65,19 @@ export async function findOwnedCustomer(db: Executor, providerId: string, custom
  * (undefined when there is none, whoever it belongs to, or no hash was given): the verified /agent
  * routes check both on every request, and one round trip instead of two is most of what a slim read
  * costs besides its own query.
+ *
+ * `source` names the function that answers "this provider's customer": agent_owned_customer (the
+ * customer row) or agent_customer_profile (the same row with the profile's portal login and
+ * subscriptions), so the profile route reads ownership, session and its answer in one statement.
  */
-export async function findOwnedCustomerWithSession(db: Executor, providerId: string, customerId: string, tokenHash: Buffer | null) {
+export async function findOwnedCustomerWithSession<S extends OwnedSource = 'agent_owned_customer'>(
+  db: Executor, providerId: string, customerId: string, tokenHash: Buffer | null, source?: S,
+): Promise<{ customer: OwnedRow<S>; session: SessionColumns | undefined } | undefined> {
   if (!isUuid(customerId)) return undefined;
-  const r = await sql<CustomerRow & { session_provider_id: string | null; session_subscriber_id: string | null; session_expires_at: Date | null }>`
+  const fn = sql.raw(source ?? 'agent_owned_customer');
+  const r = await sql<Record<string, unknown> & { session_provider_id: string | null; session_subscriber_id: string | null; session_expires_at: Date | null }>`
     SELECT c.*, s.provider_id AS session_provider_id, s.subscriber_id AS session_subscriber_id, s.expires_at AS session_expires_at
-    FROM agent_owned_customer(${providerId}::uuid, ${customerId}::uuid) c
+    FROM ${fn}(${providerId}::uuid, ${customerId}::uuid) c
     LEFT JOIN verified_sessions s ON s.token_hash = ${tokenHash}`.execute(db);
   const row = r.rows[0];
   if (!row) return undefined;
@@ -78,8 +85,12 @@ export async function findOwnedCustomerWithSession(db: Executor, providerId: str
   const session = session_provider_id && session_subscriber_id && session_expires_at
     ? { provider_id: session_provider_id, subscriber_id: session_subscriber_id, expires_at: session_expires_at }
     : undefined;
-  return { customer: customer as CustomerRow, session };
+  return { customer: (source === 'agent_customer_profile' ? profileOf(customer as unknown as ProfileRow) : customer) as OwnedRow<S>, session };
 }
+
+export type OwnedSource = 'agent_owned_customer' | 'agent_customer_profile';
+type OwnedRow<S extends OwnedSource> = S extends 'agent_customer_profile' ? Profile : CustomerRow;
+interface SessionColumns { provider_id: string; subscriber_id: string; expires_at: Date }
 
 /** Same, holding the row lock until the transaction ends (serialises per-customer writes). */
 export async function lockOwnedCustomer(trx: Transaction<DB>, providerId: string, customerId: string) {
@@ -181,13 +192,10 @@ const SUBSCRIPTION_COLUMNS = [
  * reads them (as JSON: timestamps arrive as ISO strings), and whether a portal login exists and has
  * a password.
  */
-export async function findProfile(db: Executor, providerId: string, customerId: string) {
+export async function findProfile(db: Executor, providerId: string, customerId: string): Promise<Profile | undefined> {
   if (!isUuid(customerId)) return undefined;
   const r = await sql<ProfileRow>`SELECT * FROM agent_customer_profile(${providerId}::uuid, ${customerId}::uuid)`.execute(db);
-  const row = r.rows[0];
-  if (!row) return undefined;
-  const subscriptions = (typeof row.subscriptions === 'string' ? JSON.parse(row.subscriptions) : row.subscriptions) as SubscriptionRow[];
-  return { ...row, subscriptions };
+  return r.rows[0] && profileOf(r.rows[0]);
 }
 
 type ProfileRow = CustomerRow & {
@@ -195,6 +203,13 @@ type ProfileRow = CustomerRow & {
   portal_password_set: boolean | null;
   subscriptions: unknown;
 };
+
+export type Profile = Omit<ProfileRow, 'subscriptions'> & { subscriptions: SubscriptionRow[] };
+
+function profileOf(row: ProfileRow): Profile {
+  const subscriptions = (typeof row.subscriptions === 'string' ? JSON.parse(row.subscriptions) : row.subscriptions) as SubscriptionRow[];
+  return { ...row, subscriptions };
+}
 
 export type SubscriptionRow = Awaited<ReturnType<typeof listSubscriptions>>[number];
 

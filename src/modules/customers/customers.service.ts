@@ -35,6 +35,11 @@ export function createCustomerReadService({ db, clock }: Pick<Deps, 'db' | 'cloc
   async function profile(providerId: string, customerId: string) {
     const c = await repo.findProfile(db, providerId, customerId);
     if (!c) throw customerNotFound();
+    return formatProfile(c);
+  }
+
+  /** The profile answer from its row (the /agent route reads the row with its ownership check). */
+  function formatProfile(c: repo.Profile) {
     const subs = c.subscriptions;
     const seen = new Set<string>();
     const service_locations = subs
@@ -221,7 +226,7 @@ export function createCustomerReadService({ db, clock }: Pick<Deps, 'db' | 'cloc
     };
   }
 
-  return { profile, billingSummary, payments, networkHealth };
+  return { profile, formatProfile, billingSummary, payments, networkHealth };
 }
 
 /** One word for the agent: where the port set-up of this subscription stands. */

@@ -5,7 +5,7 @@ import { createCustomerReadService } from '../../modules/customers/customers.ser
 import { createTicketsService } from '../../modules/tickets/tickets.service.js';
 import { CustomerParams, describeRoute, SECURITY_VERIFIED, verifiedErrors } from './common.schemas.js';
 import { BillingSummary, CustomerProfile, NetworkHealth, Payments, TicketHistory } from './customer-read.schemas.js';
-import { requireOwnedCustomer, requireVerifiedSession } from './verified-session.js';
+import { requireOwnedCustomer, requireOwnedProfile, requireVerifiedSession } from './verified-session.js';
 
 const ListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(25).describe('Most items to return (1 to 100, default 25)').meta({ example: 25 }),
@@ -18,6 +18,7 @@ export const customerReadRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get('/customers/:customerId', {
     ...common,
+    preValidation: [requireOwnedProfile],
     schema: {
       operationId: 'getCustomerProfile',
       tags: ['customers'],
@@ -30,7 +31,11 @@ export const customerReadRoutes: FastifyPluginAsyncZod = async (app) => {
       params: CustomerParams,
       response: { 200: CustomerProfile, ...verifiedErrors },
     },
-  }, async (request) => reads.profile(request.apiKey!.providerId, request.params.customerId));
+  }, async (request) => {
+    // Read by requireOwnedProfile together with the ownership and session check.
+    const profile = request.agentCustomer?.profile;
+    return profile ? reads.formatProfile(profile) : reads.profile(request.apiKey!.providerId, request.params.customerId);
+  });
 
   app.get('/customers/:customerId/billing-summary', {
     ...common,

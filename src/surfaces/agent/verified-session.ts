@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../lib/errors.js';
-import { findOwnedCustomerWithSession } from '../../modules/customers/customers.repository.js';
+import { findOwnedCustomerWithSession, type OwnedSource, type Profile } from '../../modules/customers/customers.repository.js';
 import { customerNotFound } from '../../modules/customers/customers.errors.js';
 import { judgeSession, sessionTokenHash, type SessionRow } from '../../modules/verification/verification.service.js';
 
@@ -12,6 +12,8 @@ declare module 'fastify' {
       providerId: string;
       /** The row of the request's X-Verified-Session, read together with the customer (undefined: none). */
       session?: SessionRow;
+      /** The profile, when the route read it as its ownership check (requireOwnedProfile). */
+      profile?: Profile;
     };
   }
 }
@@ -23,9 +25,25 @@ function sessionTokenOf(request: FastifyRequest): string | undefined {
   return (Array.isArray(raw) ? raw[0] : raw) || undefined;
 }
 
+/** The route's `customerId` as the database spells a UUID (lower case), '' when absent. */
 function customerIdOf(request: FastifyRequest): string {
   const id = (request.params as { customerId?: unknown } | undefined)?.customerId;
-  return typeof id === 'string' ? id : '';
+  return typeof id === 'string' ? id.toLowerCase() : '';
+}
+
+function ownedCustomerFrom(source: OwnedSource): PreHandler {
+  return async (request) => {
+    const providerId = request.apiKey?.providerId;
+    if (!providerId) throw new AppError(403, 'invalid_api_key', 'The API key is missing, invalid, or its account is disabled');
+    // The X-Verified-Session row comes back in the same statement; it is judged only where the route
+    // asks for a verified session, after body validation.
+    const token = sessionTokenOf(request);
+    const hash = (token && sessionTokenHash(token)) || null;
+    const found = await findOwnedCustomerWithSession(request.server.deps.db, providerId, customerIdOf(request), hash, source);
+    if (!found) throw customerNotFound();
+    request.agentCustomer = { id: found.customer.id, providerId, session: found.session };
+    if (source === 'agent_customer_profile') request.agentCustomer.profile = found.customer as Profile;
+  };
 }
 
 /**
@@ -33,17 +51,13 @@ function customerIdOf(request: FastifyRequest): string {
  * Another provider's customer, an unknown id and a malformed id all answer the same
  * 404 customer_not_found, before anything else is looked at.
  */
-export const requireOwnedCustomer: PreHandler = async (request) => {
-  const providerId = request.apiKey?.providerId;
-  if (!providerId) throw new AppError(403, 'invalid_api_key', 'The API key is missing, invalid, or its account is disabled');
-  // The X-Verified-Session row comes back in the same statement; it is judged only where the route
-  // asks for a verified session, after body validation.
-  const token = sessionTokenOf(request);
-  const hash = (token && sessionTokenHash(token)) || null;
-  const found = await findOwnedCustomerWithSession(request.server.deps.db, providerId, customerIdOf(request), hash);
-  if (!found) throw customerNotFound();
-  request.agentCustomer = { id: found.customer.id, providerId, session: found.session };
-};
+export const requireOwnedCustomer: PreHandler = ownedCustomerFrom('agent_owned_customer');
+
+/**
+ * The profile route's requireOwnedCustomer: the same check and answers, with the profile read in
+ * the same statement (`request.agentCustomer.profile`), so the route makes one round trip.
+ */
+export const requireOwnedProfile: PreHandler = ownedCustomerFrom('agent_customer_profile');
 
 /**
  * Verified routes: after the ownership check, `X-Verified-Session` must be a live session of
