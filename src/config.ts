@@ -24,6 +24,7 @@ const schema = z.object({
   JOBS_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   JOBS_LEASE_SECONDS: z.coerce.number().int().min(5).default(60),
   SCHEDULER_ENABLED: bool.default(true),
+  RETENTION_DAYS: z.coerce.number().int().min(0).default(30),
   RATE_LIMIT_ENABLED: bool.default(true),
   RATE_LIMIT_STORE: z.enum(['memory', 'postgres']).default('memory'),
   TRUST_PROXY: bool.default(false),

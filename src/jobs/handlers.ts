@@ -6,6 +6,7 @@ import { registerProvisioningJobs } from '../modules/provisioning/provisioning.j
 import { registerCustomerJobs } from '../modules/customers/invoice-copy.js';
 import { registerBillingJobs } from '../modules/billing/billing.jobs.js';
 import { registerCancellationJobs } from '../modules/cancellation/cancellation.jobs.js';
+import { registerRetentionJobs } from '../modules/maintenance/retention.jobs.js';
 
 /** Every job kind's handler, registered once when the container is built. */
 export function registerJobHandlers(deps: Deps) {
@@ -16,4 +17,5 @@ export function registerJobHandlers(deps: Deps) {
   registerCustomerJobs(deps);
   registerBillingJobs(deps);
   registerCancellationJobs(deps);
+  registerRetentionJobs(deps);
 }

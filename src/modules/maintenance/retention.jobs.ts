@@ -1,0 +1,52 @@
+import type { Deps } from '../../container.js';
+import {
+  deleteEndedRateLimitWindows,
+  deleteExpired,
+  deleteFinishedJobs,
+  deleteSettledDeliveries,
+  EXPIRING_TABLES,
+  type ExpiringTable,
+} from './retention.repository.js';
+
+export const RETENTION_JOB_KIND = 'maintenance.retention';
+
+const DAY_MS = 86_400_000;
+
+export type RetentionCounts = Record<'jobs' | 'webhook_deliveries' | 'webhook_attempts' | ExpiringTable | 'rate_limit_buckets', number>;
+
+/**
+ * Deletes what nobody can need any more, RETENTION_DAYS after it ended (rules: docs/decisions.md
+ * "## Retention"). Returns the rows deleted per table.
+ */
+export async function runRetention(deps: Pick<Deps, 'db' | 'clock' | 'log' | 'config'>) {
+  const days = deps.config.RETENTION_DAYS;
+  // Off: a job enqueued by hand (or before the setting changed) deletes nothing.
+  if (days === 0) return { skipped: 'RETENTION_DAYS=0' };
+  const cutoff = new Date(deps.clock.now().getTime() - days * DAY_MS);
+  const deliveries = await deleteSettledDeliveries(deps.db, cutoff);
+  const jobs = await deleteFinishedJobs(deps.db, cutoff);
+  const counts: RetentionCounts = {
+    jobs: jobs.deleted + deliveries.jobs,
+    webhook_deliveries: deliveries.webhook_deliveries,
+    webhook_attempts: deliveries.webhook_attempts,
+    idempotency_records: 0,
+    verification_codes: 0,
+    verified_sessions: 0,
+    link_tokens: 0,
+    rate_limit_buckets: (await deleteEndedRateLimitWindows(deps.db)).deleted,
+  };
+  for (const table of EXPIRING_TABLES) counts[table] = (await deleteExpired(deps.db, table, cutoff)).deleted;
+  deps.log.info({ retention_days: days, cutoff: cutoff.toISOString(), deleted: counts }, 'retention: old rows deleted');
+  return { cutoff: cutoff.toISOString(), deleted: counts };
+}
+
+/**
+ * `maintenance.retention`, daily from 03:30 UTC (after the billing runs) when RETENTION_DAYS > 0.
+ * The handler is registered either way, so a run can be enqueued by hand.
+ */
+export function registerRetentionJobs(deps: Pick<Deps, 'db' | 'clock' | 'log' | 'config' | 'jobs' | 'scheduler'>) {
+  if (deps.config.RETENTION_DAYS > 0) {
+    deps.scheduler.every(RETENTION_JOB_KIND, DAY_MS, {}, { offsetMs: 3 * 3_600_000 + 30 * 60_000, maxAttempts: 3 });
+  }
+  deps.jobs.register(RETENTION_JOB_KIND, { run: () => runRetention(deps) });
+}
