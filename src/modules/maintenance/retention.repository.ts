@@ -100,7 +100,7 @@ export function deleteEndedRateLimitWindows(db: Executor) {
  * Finished jobs without a dedupe key, except the newest provisioning job of each subscription
  * (the agent profile and the provisioning replay read it). A dedupe key is what stops a job's work
  * from being done twice, so those jobs stay; webhook delivery jobs go with their delivery.
- * "Newest" keeps every job at the newest created_at: the two readers break ties differently.
+ * "Newest" keeps every job at the newest created_at (the readers break such a tie by id; keeping all is simpler).
  */
 export function deleteFinishedJobs(db: Executor, cutoff: Date) {
   return deleteInBatches(db, {

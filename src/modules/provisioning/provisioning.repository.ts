@@ -246,7 +246,8 @@ export function hasInstallJob(db: Executor, subscriptionId: string) {
 export function latestPortJob(db: Executor, subscriptionId: string) {
   return db.selectFrom('jobs').select(['id', 'status'])
     .where('subscription_id', '=', subscriptionId).where('kind', '=', PORT_JOB_KIND)
-    .orderBy('created_at', 'desc').orderBy('id')
+    // The same order as the agent's latestProvisioningJobs: both name one job "the latest".
+    .orderBy('created_at', 'desc').orderBy('id', 'desc')
     .executeTakeFirst();
 }
 
