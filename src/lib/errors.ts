@@ -32,7 +32,8 @@ export type ErrorCode =
   | 'payment_declined'
   | 'service_unavailable'
   | 'internal_error'
-  | 'portal_account_missing';
+  | 'portal_account_missing'
+  | 'search_too_broad';
 
 export interface ValidationDetail {
   field: string;
@@ -66,6 +67,13 @@ export const serviceUnavailable = (code: ErrorCode, message: string) => new AppE
 /** Postgres error codes the services branch on. */
 export const PG_UNIQUE_VIOLATION = '23505';
 export const PG_SERIALIZATION_FAILURE = '40001';
+export const PG_QUERY_CANCELED = '57014';
+
+/** The statement ran past the transaction's statement_timeout (not a cancel by a client or an operator). */
+export function isStatementTimeout(err: unknown): boolean {
+  const e = err as { code?: string; message?: string } | null;
+  return e?.code === PG_QUERY_CANCELED && /statement timeout/i.test(e.message ?? '');
+}
 
 export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   const e = err as { code?: string; constraint?: string; message?: string } | null;

@@ -224,13 +224,20 @@ export function pickDriver(sizes: number[]): number {
  * executor is one already). These statements are planned for thousands of rows per word, far above
  * jit_above_cost: JIT compiled "Anna Hamburg" for 0.77 s to run it in 0.2 s.
  */
-async function withoutJit<T>(db: Executor, fn: (ex: Executor) => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` in a transaction without JIT (these statements are short; compiling them costs more than
+ * it saves) and, when `timeoutMs` is given, with that statement_timeout for each of its statements.
+ */
+async function withSettings<T>(db: Executor, timeoutMs: number | null, fn: (ex: Executor) => Promise<T>): Promise<T> {
+  // Without a timeout the server's (or role's) statement_timeout stays as it is.
+  const timeout = timeoutMs === null ? sql`` : sql`, set_config('statement_timeout', ${String(Math.max(1, Math.floor(timeoutMs)))}, true)`;
+  const settings = (ex: Executor) => sql`SELECT set_config('jit', 'off', true)${timeout}`.execute(ex);
   if (db.isTransaction) {
-    await sql`SET LOCAL jit = off`.execute(db);
+    await settings(db);
     return fn(db);
   }
   return db.transaction().execute(async (trx) => {
-    await sql`SET LOCAL jit = off`.execute(trx);
+    await settings(trx);
     return fn(trx);
   });
 }
@@ -247,8 +254,12 @@ export async function chooseDriver(db: Executor, providerId: string, plan: Searc
   return pickDriver(sizes);
 }
 
-export function searchCustomers(db: Executor, providerId: string, plan: SearchPlan, limit: number, fuzzy: boolean) {
-  return withoutJit(db, async (ex) => {
+/**
+ * The word passes. `timeoutMs` bounds each statement (the fuzzy pass on common short words can read
+ * much of the table); a statement that runs past it fails with a statement-timeout error.
+ */
+export function searchCustomers(db: Executor, providerId: string, plan: SearchPlan, limit: number, fuzzy: boolean, timeoutMs: number | null = null) {
+  return withSettings(db, timeoutMs, async (ex) => {
     const driver = await chooseDriver(ex, providerId, plan, fuzzy);
     if (driver === null) return { rows: [] as SearchRow[], total: 0 };
     const r = await searchSql(providerId, plan, limit, fuzzy, driver).execute(ex);

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Deps } from '../../container.js';
+import { AppError, isStatementTimeout } from '../../lib/errors.js';
 import { maskEmail, maskName, maskPhone } from '../../lib/mask.js';
 import { formatAddress, maskCustomerNumber } from './customers.format.js';
 import { planSearch, structuredProbes } from './search.query.js';
@@ -49,7 +50,7 @@ function masked(r: Row, locations: ServiceLocationRow[]): MaskedMatch {
 /** How long the countries a provider serves are reused for reading phone numbers (ms). */
 export const REGIONS_TTL_MS = 60_000;
 
-export function createCustomerSearchService({ db }: Pick<Deps, 'db'>) {
+export function createCustomerSearchService({ db, config, log }: Pick<Deps, 'db' | 'config' | 'log'>) {
   // The countries a provider serves change when it gets its first building in a new country: a
   // phone search reuses them for a minute, and reads them again before answering "no match".
   const regionsCache = new LRUCache<string, string[]>({ max: 1000, ttl: REGIONS_TTL_MS });
@@ -83,10 +84,27 @@ export function createCustomerSearchService({ db }: Pick<Deps, 'db'>) {
       return { ambiguous: first.total > 1, match_count: first.total, matches: first.rows.map((r) => masked(r, r.service_locations)) };
     }
     let found = await searchCustomers(db, providerId, plan, limit, false);
-    if (found.total === 0) found = await searchCustomers(db, providerId, plan, limit, true);
+    if (found.total === 0) found = await fuzzyPass(providerId, plan, limit);
     const locations = await serviceLocationsOf(db, found.rows.map((r) => r.id));
     const matches = found.rows.map((r) => masked(r, locations.filter((l) => l.subscriber_id === r.id)));
     return { ambiguous: found.total > 1, match_count: found.total, matches };
+  }
+
+  /**
+   * Typo-tolerant matching, bounded by SEARCH_FUZZY_TIMEOUT_MS per statement: short common words
+   * ("Hans Hamburg" when no Hans lives in Hamburg) can make it read most of the table for seconds.
+   * Past the bound the caller is asked for a more telling detail instead.
+   */
+  async function fuzzyPass(providerId: string, plan: ReturnType<typeof planSearch>, limit: number) {
+    try {
+      return await searchCustomers(db, providerId, plan, limit, true, config.SEARCH_FUZZY_TIMEOUT_MS);
+    } catch (err) {
+      if (!isStatementTimeout(err)) throw err;
+      log.info({ timeout_ms: config.SEARCH_FUZZY_TIMEOUT_MS, words: plan.kind === 'tokens' ? plan.tokens.length : 0 }, 'search: fuzzy pass stopped at its time bound');
+      throw new AppError(422, 'search_too_broad',
+        'Nothing matches these words exactly or as a prefix, and the typo-tolerant search for them is too broad to finish: ' +
+          'add a more telling detail (street and house number, unit, email, phone or customer number) and search again');
+    }
   }
 
   async function firstPass(providerId: string, plan: ReturnType<typeof planSearch>, limit: number) {

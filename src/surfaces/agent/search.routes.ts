@@ -45,7 +45,8 @@ export const searchRoutes: FastifyPluginAsyncZod = async (app) => {
           '"Mustermann Erika", one word: a first or last name); as an address, street and house number with unit, postal code or ' +
           'city ("Sonnenweg 7 4B", "594 Main Street"), optionally after the name; or as a name narrowed by its place ("Erika ' +
           'Mustermann 4B"); (2) every word of q as a prefix of some field; (3) a fuzzy (typo-tolerant) pass. So appending the unit ' +
-          'or street to a name narrows it. A house number or unit is exact ("12" finds 12 and 12a, not 120). `match_count` counts ' +
+          'or street to a name narrows it. When the typo-tolerant pass would take too long (very common short words), the answer is ' +
+          '422 `search_too_broad`: ask for a more telling detail. A house number or unit is exact ("12" finds 12 and 12a, not 120). `match_count` counts ' +
           'all matches of the pass that answered. Answers are masked: verify the caller before reading account data. Never ' +
           'auto-select when `ambiguous` is true: ask for the service address or unit and search again, or escalate with a ticket.',
       ),
@@ -64,6 +65,7 @@ export const searchRoutes: FastifyPluginAsyncZod = async (app) => {
         200: SearchResult,
         400: err('validation_error: q shorter than 2 characters, or limit outside 1..100 (`details` names the field)'),
         403: err('invalid_api_key or feature_not_enabled'),
+        422: err('search_too_broad: nothing matched exactly or as a prefix, and the typo-tolerant pass ran past its time bound (SEARCH_FUZZY_TIMEOUT_MS); ask the caller for a more telling detail'),
         429: StandardRateLimit,
         500: err('internal_error'),
       },
