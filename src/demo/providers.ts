@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import type { Insertable } from 'kysely';
 import type { DB } from '../db/types.js';
 import { hashPassword, newPrefixedSecret } from '../lib/crypto.js';
 import { formatCents } from '../lib/money.js';
 import { newId, randomToken } from '../lib/ids.js';
+import { newSigningSecret } from '../webhooks/endpoint.js';
 import type { Feature } from '../modules/auth/auth.service.js';
 import type { Builder, PlanRef } from './builder.js';
 import type { Credentials, DemoPlan } from './document.js';
@@ -26,8 +26,7 @@ export function addProvider(b: Builder, p: ProviderSpec) {
   const id = newId();
   const key = newPrefixedSecret('sk');
   const whs = newPrefixedSecret('whs');
-  // Standard Webhooks: "whsec_" + base64 of the raw HMAC key.
-  const signingSecret = `whsec_${randomBytes(32).toString('base64')}`;
+  const signingSecret = newSigningSecret();
   b.rows.providers.push({
     id,
     name: p.name,

@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { createHmac } from 'node:crypto';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createJobQueue } from '../../src/jobs/queue.js';
 import { WEBHOOK_DELIVER_KIND, deliveryJobKey, type WebhookEventType } from '../../src/webhooks/types.js';
@@ -10,6 +12,9 @@ import { postWebhook, signWebhook } from '../../src/webhooks/sender.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createPlanVersion, createProvider, createSubscriber, createSubscription } from '../helpers/factories.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { usingPostgres } from '../helpers/db.js';
+import { newId } from '../../src/lib/ids.js';
+import { configureWebhookEndpoint, EndpointError } from '../../src/webhooks/endpoint.js';
 
 let t: TestApp;
 let rx: WebhookReceiver;
@@ -477,5 +482,111 @@ describe('webhook delivery: order, outbox waiting, crashes', () => {
     expect(await delivery(a.id)).toMatchObject({ status: 'failed', attempts: 0 });
     expect((await jobOf(a.id)).last_error).toMatch(/worker died during the final attempt/);
     expect(rx.ids()).toEqual([b.id]);
+  });
+});
+
+// The operator's step that sets a provider's webhook endpoint (src/webhooks/endpoint.ts and
+// `npm run provider:webhook`): URL, signing secret, and the deliveries that waited for a URL.
+const configure = (providerId: string, change: Parameters<typeof configureWebhookEndpoint>[2]) =>
+  configureWebhookEndpoint({ db: t.db, webhooks: t.deps.webhooks }, providerId, change);
+const providerRow = (id: string) => t.db.selectFrom('providers').select(['webhook_url', 'webhook_signing_secret']).where('id', '=', id).executeTakeFirstOrThrow();
+
+async function waitingDelivery(providerId: string) {
+  const pv = await createPlanVersion(t.db, providerId);
+  const sub = await createSubscriber(t.db, providerId);
+  const s = await createSubscription(t.db, { providerId, subscriberId: sub.id, planVersionId: pv.id });
+  const { id } = await t.deps.webhooks.emit(t.db, { providerId, type: 'subscription.activated', subscriptionId: s.id, subscriberId: sub.id });
+  await t.deps.jobs.drain(); // no URL yet: the job defers itself for NO_URL_RECHECK_MS
+  const job = await t.db.selectFrom('jobs').select(['status', 'run_at']).where('dedupe_key', '=', deliveryJobKey(id)).executeTakeFirstOrThrow();
+  expect(job.status).toBe('queued');
+  expect(job.run_at.getTime() - t.clock.now().getTime()).toBe(NO_URL_RECHECK_MS);
+  return id;
+}
+
+describe('configureWebhookEndpoint', () => {
+  it('sets the URL, keeps the existing signing secret and sends the waiting deliveries at once, signed with it', async () => {
+    const p = await createProvider(t.db, { webhookUrl: null });
+    const id = await waitingDelivery(p.id);
+    const r = await configure(p.id, { url: rx.url });
+    expect(r).toEqual({ providerId: p.id, providerName: p.name, url: rx.url, newSecret: null, released: 1 });
+    expect(await providerRow(p.id)).toEqual({ webhook_url: rx.url, webhook_signing_secret: p.signingSecret });
+    rx.trust(p.signingSecret);
+    await t.deps.jobs.drain(); // due now, not in 15 minutes
+    // The receiver records only deliveries whose signature verifies with a trusted secret.
+    expect(rx.ids()).toEqual([id]);
+  });
+
+  it('gives a provider without a signing secret a new one, and draws another on rotateSecret', async () => {
+    const p = await createProvider(t.db, { webhookUrl: null });
+    await t.db.updateTable('providers').set({ webhook_signing_secret: null }).where('id', '=', p.id).execute();
+    const first = await configure(p.id, { url: rx.url });
+    expect(first.newSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(first.newSecret!.slice(6), 'base64')).toHaveLength(32);
+    expect((await providerRow(p.id)).webhook_signing_secret).toBe(first.newSecret);
+    const kept = await configure(p.id, { url: `${rx.url}?v=2` });
+    expect(kept.newSecret).toBeNull();
+    const rotated = await configure(p.id, { url: rx.url, rotateSecret: true });
+    expect(rotated.newSecret).toMatch(/^whsec_/);
+    expect(rotated.newSecret).not.toBe(first.newSecret);
+    expect((await providerRow(p.id)).webhook_signing_secret).toBe(rotated.newSecret);
+  });
+
+  it('clear takes the URL away: nothing is released, deliveries wait again', async () => {
+    const p = await createProvider(t.db, { webhookUrl: rx.url });
+    const r = await configure(p.id, { url: null });
+    expect(r).toMatchObject({ url: null, released: 0, newSecret: null });
+    expect((await providerRow(p.id)).webhook_url).toBeNull();
+  });
+
+  it('refuses a malformed or unknown provider and an unusable URL, changing nothing', async () => {
+    const p = await createProvider(t.db, { webhookUrl: 'https://before.example/hook' });
+    const cases: [string, string | null, RegExp][] = [
+      ['not-a-uuid', rx.url, /^provider: not a provider id/],
+      [newId(), rx.url, /^provider: no provider/],
+      [p.id, 'ftp://files.example/hook', /^url: must be http/],
+      [p.id, 'not a url', /^url: not a URL/],
+      [p.id, 'https://user:pw@hooks.example/x', /^url: must not carry credentials/],
+    ];
+    for (const [id, url, message] of cases) {
+      const err = await configure(id, { url }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(EndpointError);
+      expect((err as Error).message).toMatch(message);
+    }
+    expect(await providerRow(p.id)).toEqual({ webhook_url: 'https://before.example/hook', webhook_signing_secret: p.signingSecret });
+  });
+});
+
+// The CLI reaches the database by DATABASE_URL: the in-memory embedded test database has none.
+describe.skipIf(!usingPostgres())('npm run provider:webhook (real Postgres)', () => {
+  const run = (args: string[]) =>
+    promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/provider-webhook.ts', ...args], {
+      env: { ...process.env, DATABASE_URL: t.testDb.url!, NODE_ENV: 'test' },
+    }).then((r) => ({ code: 0, ...r }), (e: { code: number; stdout: string; stderr: string }) => e);
+
+  it('prints the provider, the URL, the new secret once and how many deliveries it released', async () => {
+    // The CLI runs on the system clock: the delivery must wait relative to that one.
+    t.clock.set(new Date());
+    const p = await createProvider(t.db, { webhookUrl: null });
+    await waitingDelivery(p.id);
+    const r = await run(['--provider', p.id, '--url', rx.url, '--rotate-secret']);
+    expect(r.code).toBe(0);
+    const secret = (await providerRow(p.id)).webhook_signing_secret!;
+    expect(r.stdout.trim().split('\n')).toEqual([
+      `provider ${p.name} (${p.id})`,
+      `webhook URL: ${rx.url}`,
+      `new signing secret (shown once; the receiver verifies signatures with it): ${secret}`,
+      'released 1 delivery(ies) that waited for a URL',
+    ]);
+  });
+
+  it('answers bad usage with the usage line (exit 2) and a refused change with one line (exit 1)', async () => {
+    const usage = await run(['--url', rx.url]);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(/^usage: npm run provider:webhook/);
+    const both = await run(['--provider', newId(), '--url', rx.url, '--clear']);
+    expect(both.code).toBe(2);
+    const unknown = await run(['--provider', newId(), '--url', rx.url]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr.trim()).toMatch(/^provider: no provider [0-9a-f-]{36}$/);
   });
 });
