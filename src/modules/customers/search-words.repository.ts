@@ -220,13 +220,10 @@ export function pickDriver(sizes: number[]): number {
 }
 
 /**
- * Runs `fn` with JIT off for its statements (SET LOCAL, in a read transaction of its own unless the
- * executor is one already). These statements are planned for thousands of rows per word, far above
- * jit_above_cost: JIT compiled "Anna Hamburg" for 0.77 s to run it in 0.2 s.
- */
-/**
- * Runs `fn` in a transaction without JIT (these statements are short; compiling them costs more than
- * it saves) and, when `timeoutMs` is given, with that statement_timeout for each of its statements.
+ * Runs `fn` with JIT off for its statements (set_config local to a read transaction of its own unless
+ * the executor is one already) and, when `timeoutMs` is given, with that statement_timeout for each
+ * of them. These statements are planned for thousands of rows per word, far above jit_above_cost:
+ * JIT compiled "Anna Hamburg" for 0.77 s to run it in 0.2 s.
  */
 async function withSettings<T>(db: Executor, timeoutMs: number | null, fn: (ex: Executor) => Promise<T>): Promise<T> {
   // Without a timeout the server's (or role's) statement_timeout stays as it is.
