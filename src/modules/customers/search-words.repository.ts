@@ -177,13 +177,17 @@ function matchedIds(providerId: string, plan: SearchPlan, fuzzy: boolean, driver
   }
 }
 
-export interface SearchRow {
+/** A matched customer as every search pass reads it (masked by the service before it is answered). */
+export interface MatchRow {
   id: string;
   first_name: string;
   last_name: string;
   email: string;
   phone: string | null;
   customer_number: string | null;
+}
+
+export interface SearchRow extends MatchRow {
   total: string | number;
 }
 

@@ -4,7 +4,8 @@ import type { Probe } from './search.query.js';
 
 // The first pass (probes) and the service locations of a page; the second and third passes (every
 // word against every field, then trigrams) are in search-words.repository.ts.
-export { searchCustomers, searchSql, type SearchRow } from './search-words.repository.js';
+import type { MatchRow } from './search-words.repository.js';
+export { searchCustomers, searchSql, type MatchRow, type SearchRow } from './search-words.repository.js';
 
 /**
  * Countries the provider serves (to read national phone numbers); DE when it has no buildings yet.
@@ -24,13 +25,7 @@ export async function providerRegions(db: Executor, providerId: string): Promise
 }
 
 /** One row of agent_customer_search: a match and one of its service locations (NULLs: none). */
-interface ProbeRow {
-  id: string;
-  first_name: string;
-  last_name: string;
-  email: string;
-  phone: string | null;
-  customer_number: string | null;
+interface ProbeRow extends MatchRow {
   match_count: string | number;
   subscription_status: string | null;
   street: string | null;

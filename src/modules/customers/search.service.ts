@@ -4,7 +4,7 @@ import { AppError, isStatementTimeout } from '../../lib/errors.js';
 import { maskEmail, maskName, maskPhone } from '../../lib/mask.js';
 import { formatAddress, maskCustomerNumber } from './customers.format.js';
 import { planSearch, structuredProbes } from './search.query.js';
-import { probeCustomers, providerRegions, searchCustomers, serviceLocationsOf, type ServiceLocationRow } from './search.repository.js';
+import { probeCustomers, providerRegions, searchCustomers, serviceLocationsOf, type MatchRow, type ServiceLocationRow } from './search.repository.js';
 
 export type SubscriptionStatus = 'PENDING' | 'PENDING_INSTALL' | 'ACTIVE' | 'SUSPENDED' | 'CANCELLED';
 
@@ -17,19 +17,10 @@ export interface MaskedMatch {
   service_locations: { address: string | null; unit_label: string | null; subscription_status: SubscriptionStatus }[];
 }
 
-interface Row {
-  id: string;
-  first_name: string;
-  last_name: string;
-  email: string;
-  phone: string | null;
-  customer_number: string | null;
-}
-
 /** Only a query with a run of 6+ digits can hold a phone number (the provider's countries read it). */
 const mayHoldPhone = (q: string) => (q.match(/\d/g)?.length ?? 0) >= 6;
 
-function masked(r: Row, locations: ServiceLocationRow[]): MaskedMatch {
+function masked(r: MatchRow, locations: ServiceLocationRow[]): MaskedMatch {
   const seen = new Set<string>();
   const service_locations = locations
     .map((l) => ({ address: formatAddress(l), unit_label: l.unit_label, subscription_status: l.status as SubscriptionStatus }))

@@ -178,16 +178,14 @@ export async function insertUserIfAbsent(trx: Transaction<DB>, row: { id: string
 
 export type Origin = 'checkout_session' | 'explicit' | 'anonymous' | 'provider_initiated' | 'bulk';
 
-export async function insertSubscription(trx: Transaction<DB>, row: {
+export interface NewSubscription {
   id: string; providerId: string; subscriberId: string; planVersionId: string;
   buildingId: string; unitId: string | null; locationId: string | null;
   status: 'ACTIVE' | 'PENDING_INSTALL'; origin: Origin; macAddress: string | null;
   checkoutSessionId: string | null; externalSubscriptionId: string | null; at: Date;
-}) {
-  await trx.insertInto('subscriptions').values(subscriptionValues(row)).execute();
 }
 
-function subscriptionValues(row: Parameters<typeof insertSubscription>[1]) {
+function subscriptionValues(row: NewSubscription) {
   return {
     id: row.id, provider_id: row.providerId, subscriber_id: row.subscriberId, plan_version_id: row.planVersionId,
     building_id: row.buildingId, unit_id: row.unitId, location_id: row.locationId, status: row.status,
@@ -204,7 +202,7 @@ function subscriptionValues(row: Parameters<typeof insertSubscription>[1]) {
  * caller sends them together with its other writes (db/together.ts). A partial unique index refusing
  * the subscription (a unit or port taken meanwhile) fails the whole statement, as the caller expects.
  */
-export function subscriptionWrites(trx: Transaction<DB>, row: Parameters<typeof insertSubscription>[1], audit: AuditInput): Write[] {
+export function subscriptionWrites(trx: Transaction<DB>, row: NewSubscription, audit: AuditInput): Write[] {
   return [trx.insertInto('subscriptions').values(subscriptionValues(row)), auditWrite(trx, audit)];
 }
 
