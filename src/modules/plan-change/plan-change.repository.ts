@@ -70,13 +70,20 @@ const PLAN_VERSION_COLUMNS = ['id', 'provider_id', 'name', 'monthly_price_cents'
  * carried corrections. The same rows findSubscription, findPlanVersion, findChangeOfDay,
  * monthBillingRecords and pendingCarried read one by one (apply reads them that way, under its locks).
  */
-export async function previewSnapshot(
-  db: Executor,
-  t: { providerId: string; subscriptionId: string; subscriberId?: string; planVersionId: string; today: string; month: string },
-) {
-  const r = await sql<SnapshotRow>`SELECT * FROM plan_change_preview_snapshot(${t.providerId}::uuid, ${t.subscriptionId}::uuid,
-    ${t.subscriberId ?? null}::uuid, ${t.planVersionId}::uuid, ${t.today}::date, ${t.month}::date)`.execute(db);
-  const row = r.rows[0];
+export async function previewSnapshot(db: Executor, t: SnapshotTarget) {
+  const r = await sql<SnapshotRow>`SELECT * FROM ${previewSnapshotCall(t)}`.execute(db);
+  return snapshotOf(r.rows[0]);
+}
+
+export interface SnapshotTarget { providerId: string; subscriptionId: string; subscriberId?: string; planVersionId: string; today: string; month: string }
+
+/** The call of plan_change_preview_snapshot, for a statement that reads it beside something else. */
+export const previewSnapshotCall = (t: SnapshotTarget) =>
+  sql<SnapshotRow>`plan_change_preview_snapshot(${t.providerId}::uuid, ${t.subscriptionId}::uuid,
+    ${t.subscriberId ?? null}::uuid, ${t.planVersionId}::uuid, ${t.today}::date, ${t.month}::date)`;
+
+/** A row of plan_change_preview_snapshot (as returned, or as its to_json object), or undefined. */
+export function snapshotOf(row: SnapshotRow | null | undefined) {
   if (!row) return undefined;
   const json = <T>(v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v) as T;
   const { new_plan, current_plan, changed_today, invoice, document, carried, ...sub } = row;
@@ -90,7 +97,9 @@ export async function previewSnapshot(
   };
 }
 
-type SnapshotRow = NonNullable<SubscriptionRow> & {
+export type PreviewSnapshot = NonNullable<ReturnType<typeof snapshotOf>>;
+
+export type SnapshotRow = NonNullable<SubscriptionRow> & {
   new_plan: unknown;
   current_plan: unknown;
   changed_today: boolean;

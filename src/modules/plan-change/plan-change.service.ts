@@ -1,3 +1,4 @@
+import type { RawBuilder } from 'kysely';
 import type { Deps } from '../../container.js';
 import type { Executor } from '../../jobs/types.js';
 import { AppError, isUniqueViolation } from '../../lib/errors.js';
@@ -35,6 +36,16 @@ export interface PlanChangeTarget {
   /** /agent: the verified customer; the subscription must be theirs. */
   customerId?: string;
 }
+
+/** A preview's read, prepared to travel with another statement (previewRead). */
+export interface PreviewRead {
+  target: PlanChangeTarget;
+  pos: CalendarPosition;
+  call: RawBuilder<unknown>;
+}
+
+const sameTarget = (a: PlanChangeTarget, b: PlanChangeTarget) =>
+  a.providerId === b.providerId && a.subscriptionId === b.subscriptionId && a.planVersionId === b.planVersionId && a.customerId === b.customerId;
 
 export interface Quote {
   billingState: BillingState;
@@ -95,11 +106,24 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
    * Read-only: loads, checks eligibility and quotes; writes nothing. Everything it reads comes from
    * one statement (repo.previewSnapshot), decided by the same rules as apply.
    */
-  async function preview(t: PlanChangeTarget): Promise<PreviewResult> {
+  const snapshotTarget = (t: PlanChangeTarget, pos: CalendarPosition): repo.SnapshotTarget => ({
+    providerId: t.providerId, subscriptionId: t.subscriptionId, subscriberId: t.customerId, planVersionId: t.planVersionId, today: pos.today, month: pos.month,
+  });
+
+  /**
+   * What preview(t) reads, as a call another statement can carry (the /agent ownership read sends
+   * it along, so a preview is one round trip). Pass the row it returned to preview as `prefetched`.
+   */
+  function previewRead(t: PlanChangeTarget): PreviewRead {
     const pos = calendarPosition(clock.now());
-    const snap = await repo.previewSnapshot(db, {
-      providerId: t.providerId, subscriptionId: t.subscriptionId, subscriberId: t.customerId, planVersionId: t.planVersionId, today: pos.today, month: pos.month,
-    });
+    return { target: t, pos, call: repo.previewSnapshotCall(snapshotTarget(t, pos)) };
+  }
+
+  async function preview(t: PlanChangeTarget, prefetched?: { read: PreviewRead; row: unknown }): Promise<PreviewResult> {
+    // A prefetched read counts only for the very same target (it was read before body validation).
+    const read = prefetched && sameTarget(prefetched.read.target, t) ? prefetched : undefined;
+    const pos = read?.read.pos ?? calendarPosition(clock.now());
+    const snap = read ? repo.snapshotOf(read.row as repo.SnapshotRow | null) : await repo.previewSnapshot(db, snapshotTarget(t, pos));
     if (!snap) throw subscriptionNotFound();
     const { sub, newPlan, currentPlan } = snap;
     if (!newPlan || newPlan.provider_id !== sub.provider_id) throw planNotFound();
@@ -235,7 +259,7 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
     }
   }
 
-  return { preview, apply, refusalOf };
+  return { preview, previewRead, apply, refusalOf };
 }
 
 export type PlanChangeService = ReturnType<typeof createPlanChangeService>;

@@ -1,13 +1,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../lib/errors.js';
+import { isUuid } from '../../lib/ids.js';
 import { idempotent } from '../../plugins/idempotency.js';
 import { limit } from '../../plugins/rate-limit.js';
 import { actorOf } from '../../modules/audit/audit.repository.js';
-import { createPlanChangeService } from '../../modules/plan-change/plan-change.service.js';
+import { createPlanChangeService, type PreviewRead } from '../../modules/plan-change/plan-change.service.js';
 import { AgentApplyResponse, AgentPreviewResponse, agentAdjustment, agentPreviewBody, planView } from '../../modules/plan-change/plan-change.schemas.js';
 import { CustomerParams, IdempotencyHeaders, SECURITY_VERIFIED, describeRoute, err, verifiedErrors } from './common.schemas.js';
-import { requireOwnedCustomer, requireVerifiedSession } from './verified-session.js';
+import { requireOwnedCustomer, requireOwnedCustomerWith, requireVerifiedSession } from './verified-session.js';
 
 const subscriptionId = z.uuid().describe('The subscription to change (one of the customer\'s subscriptions, from GET /agent/customers/{customerId})');
 const planVersionId = z.uuid().describe('The plan version to change to (an active plan version of your provider)');
@@ -35,9 +36,21 @@ const notFound = err('customer_not_found: no such customer for your provider; no
 export const agentPlanChangeRoutes: FastifyPluginAsyncZod = async (app) => {
   const service = createPlanChangeService(app.deps);
 
+  // The preview's snapshot travels with the ownership read (one round trip). It is read for the
+  // body's ids as sent, before validation; the handler uses it only when the validated body names
+  // the same ones (service.preview compares), and reads it itself otherwise.
+  const ownedWithPreview = requireOwnedCustomerWith((request, { providerId, customerId }) => {
+    const body = request.body as { subscription_id?: unknown; plan_version_id?: unknown } | null | undefined;
+    const subscriptionId = body?.subscription_id;
+    const planVersionId = body?.plan_version_id;
+    if (typeof subscriptionId !== 'string' || typeof planVersionId !== 'string' || !isUuid(subscriptionId) || !isUuid(planVersionId)) return undefined;
+    const read = service.previewRead({ providerId, customerId, subscriptionId, planVersionId });
+    return { call: read.call, context: read };
+  });
+
   app.post('/customers/:customerId/plan-change/preview', {
-    // another provider's (or an unknown) customer is 404 before the body is even read
-    preValidation: [requireOwnedCustomer],
+    // another provider's (or an unknown) customer is 404 before the body is validated
+    preValidation: [ownedWithPreview],
     preHandler: [requireVerifiedSession],
     config: { rateLimit: limit('agent.read') },
     schema: {
@@ -57,12 +70,13 @@ export const agentPlanChangeRoutes: FastifyPluginAsyncZod = async (app) => {
       response: { 200: AgentPreviewResponse, ...verifiedErrors, 404: notFound, 409: refusals },
     },
   }, async (request) => {
+    const attached = request.agentCustomer!.attached;
     const p = await service.preview({
       providerId: request.apiKey!.providerId,
       customerId: request.agentCustomer!.id,
       subscriptionId: request.body.subscription_id,
       planVersionId: request.body.plan_version_id,
-    });
+    }, attached && { read: attached.context as PreviewRead, row: attached.row });
     const refusal = service.refusalOf(p);
     if (refusal) throw refusal;
     return agentPreviewBody({ ...p, quote: p.quote! });

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RawBuilder } from 'kysely';
 import { AppError } from '../../lib/errors.js';
 import { findOwnedCustomerWithSession, type OwnedSource, type Profile } from '../../modules/customers/customers.repository.js';
 import { customerNotFound } from '../../modules/customers/customers.errors.js';
@@ -14,6 +15,8 @@ declare module 'fastify' {
       session?: SessionRow;
       /** The profile, when the route read it as its ownership check (requireOwnedProfile). */
       profile?: Profile;
+      /** What requireOwnedCustomerWith's `attach` asked for: its context and the row read (null: none). */
+      attached?: { context: unknown; row: unknown };
     };
   }
 }
@@ -31,7 +34,11 @@ function customerIdOf(request: FastifyRequest): string {
   return typeof id === 'string' ? id.toLowerCase() : '';
 }
 
-function ownedCustomerFrom(source: OwnedSource): PreHandler {
+/** A read a route wants in the ownership statement: the call, and what the route needs to use its row. */
+export type Attachment = { call: RawBuilder<unknown>; context: unknown } | undefined;
+type Attach = (request: FastifyRequest, owner: { providerId: string; customerId: string }) => Attachment;
+
+function ownedCustomerFrom(source: OwnedSource, attach?: Attach): PreHandler {
   return async (request) => {
     const providerId = request.apiKey?.providerId;
     if (!providerId) throw new AppError(403, 'invalid_api_key', 'The API key is missing, invalid, or its account is disabled');
@@ -39,10 +46,13 @@ function ownedCustomerFrom(source: OwnedSource): PreHandler {
     // asks for a verified session, after body validation.
     const token = sessionTokenOf(request);
     const hash = (token && sessionTokenHash(token)) || null;
-    const found = await findOwnedCustomerWithSession(request.server.deps.db, providerId, customerIdOf(request), hash, source);
+    const customerId = customerIdOf(request);
+    const extra = attach?.(request, { providerId, customerId });
+    const found = await findOwnedCustomerWithSession(request.server.deps.db, providerId, customerId, hash, source, extra?.call);
     if (!found) throw customerNotFound();
     request.agentCustomer = { id: found.customer.id, providerId, session: found.session };
     if (source === 'agent_customer_profile') request.agentCustomer.profile = found.customer as Profile;
+    if (extra) request.agentCustomer.attached = { context: extra.context, row: found.attached };
   };
 }
 
@@ -58,6 +68,13 @@ export const requireOwnedCustomer: PreHandler = ownedCustomerFrom('agent_owned_c
  * the same statement (`request.agentCustomer.profile`), so the route makes one round trip.
  */
 export const requireOwnedProfile: PreHandler = ownedCustomerFrom('agent_customer_profile');
+
+/**
+ * requireOwnedCustomer carrying a read the route makes next (see Attachment), so the route makes
+ * one round trip. `attach` runs before body validation: it must check what it takes from the body,
+ * and the route must use the row only for the values it validated.
+ */
+export const requireOwnedCustomerWith = (attach: Attach): PreHandler => ownedCustomerFrom('agent_owned_customer', attach);
 
 /**
  * Verified routes: after the ownership check, `X-Verified-Session` must be a live session of
