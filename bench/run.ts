@@ -103,6 +103,7 @@ async function main() {
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   const receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+  const { webhook_url: urlBefore } = await db.selectFrom('providers').select('webhook_url').where('id', '=', dataset.provider_id).executeTakeFirstOrThrow();
   await db.updateTable('providers').set({ webhook_url: receiverUrl }).where('id', '=', dataset.provider_id).execute();
 
   const server = startServer();
@@ -158,6 +159,10 @@ async function main() {
     clearInterval(rssTimer);
     server.kill('SIGTERM');
     receiver.close();
+    // Left at this receiver (gone now), whatever else runs on the database next (a profiling script,
+    // the server started by hand) would send the provider's webhooks to a closed port and retry them
+    // for hours in the background.
+    await db.updateTable('providers').set({ webhook_url: urlBefore }).where('id', '=', dataset.provider_id).execute();
     await db.destroy();
   }
 }

@@ -121,7 +121,8 @@ export async function drainRate(ctx: { db: Kysely<DB> }, d: Dataset, count: numb
       errors: count - delivered + badSignature,
     };
   } finally {
-    if (provider.webhook_url !== null) await ctx.db.updateTable('providers').set({ webhook_url: provider.webhook_url }).where('id', '=', d.provider_id).execute();
+    // Put back what was there, null included (the run's own receiver while `npm run bench` runs).
+    await ctx.db.updateTable('providers').set({ webhook_url: provider.webhook_url }).where('id', '=', d.provider_id).execute();
     const closed = new Promise<void>((r) => receiver.close(() => r()));
     receiver.closeAllConnections();
     await closed;
