@@ -66,6 +66,7 @@ export const serviceUnavailable = (code: ErrorCode, message: string) => new AppE
 
 /** Postgres error codes the services branch on. */
 export const PG_UNIQUE_VIOLATION = '23505';
+export const PG_FOREIGN_KEY_VIOLATION = '23503';
 export const PG_SERIALIZATION_FAILURE = '40001';
 export const PG_QUERY_CANCELED = '57014';
 
@@ -76,8 +77,16 @@ export function isStatementTimeout(err: unknown): boolean {
 }
 
 export function isUniqueViolation(err: unknown, constraint?: string): boolean {
+  return isViolation(err, PG_UNIQUE_VIOLATION, constraint);
+}
+
+export function isForeignKeyViolation(err: unknown, constraint?: string): boolean {
+  return isViolation(err, PG_FOREIGN_KEY_VIOLATION, constraint);
+}
+
+function isViolation(err: unknown, code: string, constraint?: string): boolean {
   const e = err as { code?: string; constraint?: string; message?: string } | null;
-  if (!e || e.code !== PG_UNIQUE_VIOLATION) return false;
+  if (!e || e.code !== code) return false;
   if (!constraint) return true;
   // pg sets `constraint`; PGlite does not always, but names it in the message.
   return e.constraint === constraint || (e.message ?? '').includes(`"${constraint}"`);

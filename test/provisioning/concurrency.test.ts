@@ -83,6 +83,21 @@ describe('concurrent duplicates are one subscription', () => {
     expect(await t.db.selectFrom('users').select('id').where('email', '=', person.email).execute()).toHaveLength(1);
   });
 
+  it('one new subscriber ordering three ports at once is created once, with one login (a one-statement write that loses the race falls back to the transaction path)', async () => {
+    const person = subscriber();
+    const ports = [3, 4, 5].map((i) => w.ports[i]);
+    const rs = await Promise.all(ports.map((p) => provision({ plan_version_id: w.plan.id, location_hash: p.locationHash, subscriber: person })));
+    expect(rs.map((r) => r.statusCode)).toEqual([201, 201, 201]);
+    expect(new Set(rs.map((r) => r.json().subscriber_id)).size).toBe(1);
+    expect(await t.db.selectFrom('subscribers').select('id').where('email', '=', person.email).execute()).toHaveLength(1);
+    expect(await t.db.selectFrom('users').select('id').where('email', '=', person.email).execute()).toHaveLength(1);
+    for (const [i, p] of ports.entries()) {
+      expect(await t.db.selectFrom('subscriptions').select(['id', 'subscriber_id']).where('location_id', '=', p.id).execute())
+        .toEqual([{ id: rs[i].json().subscription_id, subscriber_id: rs[i].json().subscriber_id }]);
+      expect(await t.db.selectFrom('audit_entries').select('id').where('entity_id', '=', rs[i].json().subscription_id).execute()).toHaveLength(1);
+    }
+  });
+
   it('completing one session four times at once: one 201, three 200 replays, one subscription', async () => {
     const s = await createSession(t, { providerId: w.provider.id, planVersionId: w.plan.id, buildingId: w.first.id, unitId: w.first.units[2].id, locationId: w.ports[2].id });
     const rs = await Promise.all(Array.from({ length: 4 }, () =>

@@ -1,12 +1,17 @@
-// Provider-initiated provisioning in few statements: one read (provisioning_explicit_snapshot) for
-// plan, port/unit, subscriber, idempotency and occupancy; one statement for a new subscriber and its
-// login; one for the subscription, its audit entry, the port job and the activation webhook. The answers, their order and the rows written
-// are those of the step-by-step path (which still serves races and the completion flows).
+// Provider-initiated provisioning on a port in two statements: one read (provisioning_explicit_snapshot)
+// for plan, port/unit, subscriber, idempotency and occupancy; one statement, without a transaction,
+// for a new subscriber with its login, the subscription, its audit entry, the port job and the
+// activation webhook. The answers, their order and the rows written are those of the step-by-step
+// path in a transaction (which still serves races, the install route and the completion flows).
 import { sql } from 'kysely';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { customerNumber, newId } from '../../src/lib/ids.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { recordStatements } from '../helpers/statements.js';
+import { usingPostgres } from '../helpers/db.js';
+import { executeTogether } from '../../src/db/together.js';
+import * as repo from '../../src/modules/provisioning/provisioning.repository.js';
+import { createProvisioningService } from '../../src/modules/provisioning/provisioning.service.js';
 import { createBuilding, createLocation, createPlanVersion, createUser } from '../helpers/factories.js';
 import { createWorld, portJobsOf, subscriber, type World } from './fixtures.js';
 
@@ -34,17 +39,20 @@ afterEach(() => { restore?.(); restore = null; });
 const own = (seen: string[]) => seen.filter((s) => !/^insert into "(jobs|webhook_deliveries)"/i.test(s) && !/from "api_keys"/.test(s));
 
 describe('provider-initiated: statements per request', () => {
-  it('a new subscriber on a first-line port: three statements (read, subscriber with login, subscription with audit, port job and webhook); rows as before', async () => {
+  it('a new subscriber on a first-line port: two statements (the read; subscriber, login, subscription, audit, port job and webhook together), no transaction; rows as before', async () => {
+    const transactions = vi.spyOn(t.db, 'transaction');
     const seen = countStatements();
     const email = `Hot-${newId().slice(0, 8)}@Example.test`;
     const r = await provision({ plan_version_id: w.plan.id, location_hash: w.ports[0].locationHash, subscriber: { email, first_name: ' Ada ', last_name: 'Lovelace', phone: '030 1234567' } });
     restore!();
+    const began = transactions.mock.calls.length;
+    transactions.mockRestore();
     expect(r.statusCode).toBe(201);
     expect(r.json()).toMatchObject({ route: 'provision', job_id: expect.any(String) });
-    expect(own(seen)).toHaveLength(3);
+    expect(own(seen)).toHaveLength(2);
     expect(own(seen)[0]).toMatch(/provisioning_explicit_snapshot/);
-    // The last one writes the subscription, its audit entry, the port job, the webhook and its job together.
-    expect(own(seen)[2]).toMatch(/^WITH w0 AS \(insert into "subscriptions" .*insert into "audit_entries" .*insert into "jobs" .*insert into "webhook_deliveries" .*insert into "jobs"/);
+    expect(own(seen)[1]).toMatch(/^WITH w0 AS \(insert into "users" .*on conflict do nothing\), w1 AS \(insert into "subscribers" .*insert into "subscriptions" .*insert into "audit_entries" .*insert into "jobs" .*insert into "webhook_deliveries" .*insert into "jobs"/);
+    expect(began).toBe(0);
     const sub = await t.db.selectFrom('subscribers').selectAll().where('id', '=', r.json().subscriber_id).executeTakeFirstOrThrow();
     expect(sub).toMatchObject({ provider_id: w.provider.id, email, first_name: 'Ada', last_name: 'Lovelace', phone: '030 1234567', phone_e164: '+49301234567' });
     expect(sub.customer_number).toMatch(/^[A-Z]{4}-\d{4}$/);
@@ -59,16 +67,21 @@ describe('provider-initiated: statements per request', () => {
     expect(await portJobsOf(t, r.json().subscription_id)).toHaveLength(1);
   });
 
-  it('a known subscriber: two statements of its own, the subscriber reused as it is (names kept), audit says subscriber_created false', async () => {
+  it('a known subscriber: two statements, no transaction, the subscriber reused as it is (names kept), audit says subscriber_created false', async () => {
     const email = `known-${newId().slice(0, 8)}@example.test`;
     const first = await provision({ plan_version_id: w.plan.id, location_hash: w.ports[1].locationHash, subscriber: { email, first_name: 'Grace', last_name: 'Hopper' } });
     expect(first.statusCode).toBe(201);
+    const transactions = vi.spyOn(t.db, 'transaction');
     const seen = countStatements();
     const r = await provision({ plan_version_id: w.plan.id, location_hash: w.ports[2].locationHash, subscriber: { email: email.toUpperCase(), first_name: 'Other', last_name: 'Name' } });
     restore!();
+    const began = transactions.mock.calls.length;
+    transactions.mockRestore();
     expect(r.statusCode).toBe(201);
     expect(r.json().subscriber_id).toBe(first.json().subscriber_id);
     expect(own(seen)).toHaveLength(2);
+    expect(own(seen)[1]).toMatch(/^WITH w0 AS \(insert into "subscriptions" /);
+    expect(began).toBe(0);
     expect((await t.db.selectFrom('subscribers').select('first_name').where('id', '=', r.json().subscriber_id).executeTakeFirstOrThrow()).first_name).toBe('Grace');
     const audit = await t.db.selectFrom('audit_entries').select('after').where('entity_id', '=', r.json().subscription_id).executeTakeFirstOrThrow();
     expect(typeof audit.after === 'string' ? JSON.parse(audit.after) : audit.after).toMatchObject({ subscriber_created: false });
@@ -117,6 +130,86 @@ describe('provider-initiated: the new-subscriber statement and its logins', () =
       id: newId(), providerId: w.provider.id, customerNumber: taken, firstName: 'N', lastName: 'C', email: `collide-${newId().slice(0, 8)}@example.test`, phone: null, phoneE164: null, at: new Date(),
     }));
     expect(outcome).toEqual({ inserted: false, loginSeen: true });
+  });
+});
+
+describe('provider-initiated: when the one statement cannot insert the subscriber', () => {
+  const svc = () => createProvisioningService(t.deps);
+  const ctx = () => ({ providerId: ww.provider.id, actor: { actorType: 'system' as const, actor: 'test' } });
+  let ww: World;
+  beforeAll(async () => { ww = await createWorld(t); });
+  const usersOf = (email: string) => t.db.selectFrom('users').select('id').where(sql`lower(email)`, '=', email.toLowerCase()).execute();
+
+  it('the email was taken after the read: nothing of the statement is written, the transaction path reuses the subscriber', async () => {
+    const email = `taken-late-${newId().slice(0, 8)}@example.test`;
+    // The read said "absent"; the subscriber exists by the time the statement runs.
+    const existing = await t.db.insertInto('subscribers').values({ id: newId(), provider_id: ww.provider.id, customer_number: customerNumber(), first_name: 'Late', last_name: 'Comer', email })
+      .returning('id').executeTakeFirstOrThrow();
+    const usersBefore = (await usersOf(email)).length;
+    const s = svc();
+    const resolved = await s.resolveExplicit(ww.provider.id, { plan_version_id: ww.plan.id, location_hash: ww.ports[0].locationHash, subscriber: subscriber(email) });
+    const transactions = vi.spyOn(t.db, 'transaction');
+    const r = await s.createInTransaction(ctx(), resolved, { origin: 'provider_initiated', subscriber: subscriber(email), macAddress: null, moveInDate: null }, { subscriber: null });
+    const began = transactions.mock.calls.length;
+    transactions.mockRestore();
+    expect(began).toBe(1); // the fallback
+    expect(r).toMatchObject({ route: 'provision', subscriber_id: existing.id });
+    expect(await t.db.selectFrom('subscribers').select('id').where('provider_id', '=', ww.provider.id).where('email', '=', email).execute()).toHaveLength(1);
+    // One login at most (the careful path may create the one the subscriber lacked): the failed statement's went with it.
+    expect((await usersOf(email)).length).toBeLessThanOrEqual(usersBefore + 1);
+    const subs = await t.db.selectFrom('subscriptions').select(['id', 'subscriber_id']).where('location_id', '=', ww.ports[0].id).execute();
+    expect(subs).toEqual([{ id: r.subscription_id, subscriber_id: existing.id }]);
+    const audit = await t.db.selectFrom('audit_entries').select('after').where('entity_id', '=', r.subscription_id).execute();
+    expect(audit).toHaveLength(1);
+    expect(typeof audit[0].after === 'string' ? JSON.parse(audit[0].after) : audit[0].after).toMatchObject({ subscriber_created: false });
+    expect(await portJobsOf(t, r.subscription_id)).toHaveLength(1);
+  });
+
+  it('a taken customer number fails the statement with a conflict the service recognises, and writes nothing', async () => {
+    const taken = customerNumber();
+    await t.db.insertInto('subscribers').values({ id: newId(), provider_id: ww.provider.id, customer_number: taken, first_name: 'X', last_name: 'Y', email: `num-${newId()}@example.test` }).execute();
+    const email = `collide-${newId().slice(0, 8)}@example.test`;
+    const id = newId();
+    const err = await executeTogether(t.db, repo.newSubscriberWrites(t.db, {
+      id, userId: newId(), providerId: ww.provider.id, customerNumber: taken, firstName: 'N', lastName: 'C', email, phone: null, phoneE164: null, at: new Date(),
+    })).then(() => null, (e: unknown) => e);
+    expect(repo.isNewSubscriberConflict(err)).toBe(true);
+    expect(await usersOf(email)).toEqual([]);
+    expect(await t.db.selectFrom('subscribers').select('id').where('id', '=', id).execute()).toEqual([]);
+  });
+
+  it.skipIf(!usingPostgres())('a login committed while the statement waited on it: the statement writes nothing, the transaction path links that login (real Postgres)', async () => {
+    const email = `race-login-${newId().slice(0, 8)}@example.test`;
+    const loginId = newId();
+    const s = svc();
+    const resolved = await s.resolveExplicit(ww.provider.id, { plan_version_id: ww.plan.id, location_hash: ww.ports[1].locationHash, subscriber: subscriber(email) });
+    const transactions = vi.spyOn(t.db, 'transaction');
+    let r;
+    let began = 0;
+    try {
+      r = await t.db.connection().execute(async (conn) => {
+        await sql`BEGIN`.execute(conn);
+        await sql`INSERT INTO users (id, email, role, first_name, last_name) VALUES (${loginId}, ${email}, 'subscriber', 'Race', 'Login')`.execute(conn);
+        const pending = s.createInTransaction(ctx(), resolved, { origin: 'provider_initiated', subscriber: subscriber(email), macAddress: null, moveInDate: null }, { subscriber: null });
+        // Commit only once the statement waits on the login's unique index (its snapshot predates the login).
+        for (let i = 0; i < 200; i++) {
+          const waiting = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE wait_event_type = 'Lock' AND query LIKE 'WITH w0 AS (insert into "users"%'`.execute(t.db);
+          if (waiting.rows[0].n > 0) break;
+          await new Promise((res) => setTimeout(res, 10));
+        }
+        await sql`COMMIT`.execute(conn);
+        return pending;
+      });
+    } finally {
+      began = transactions.mock.calls.length;
+      transactions.mockRestore();
+    }
+    expect(began).toBe(1); // the fallback
+    const sub = await t.db.selectFrom('subscribers').select(['id', 'user_id']).where('id', '=', r.subscriber_id).executeTakeFirstOrThrow();
+    expect(sub.user_id).toBe(loginId);
+    expect(await usersOf(email)).toEqual([{ id: loginId }]);
+    expect(await t.db.selectFrom('subscriptions').select('id').where('location_id', '=', ww.ports[1].id).execute()).toEqual([{ id: r.subscription_id }]);
   });
 });
 

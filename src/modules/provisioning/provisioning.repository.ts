@@ -4,6 +4,7 @@ import type { Executor } from '../../jobs/types.js';
 import { auditWrite, type AuditInput } from '../audit/audit.repository.js';
 import type { Write } from '../../db/together.js';
 import { newId } from '../../lib/ids.js';
+import { isForeignKeyViolation, isUniqueViolation } from '../../lib/errors.js';
 
 /** Subscription statuses that occupy a unit/port and count as "existing" for idempotency. */
 export const NON_TERMINAL = ['PENDING', 'PENDING_INSTALL', 'ACTIVE', 'SUSPENDED'] as const;
@@ -163,6 +164,43 @@ export async function insertNewSubscriber(trx: Transaction<DB>, row: {
   return { inserted: r.rows[0].inserted, loginSeen: r.rows[0].login_seen };
 }
 
+/**
+ * A new subscriber and its login as two writes for executeTogether, to go out in one statement with
+ * the subscription's writes (no transaction: one statement is atomic). The login `userId` is created
+ * (without a password) unless a login with the email exists; the subscriber is linked to the existing
+ * one when it is a subscriber login, to none when it is staff.
+ *
+ * The statement fails, writing nothing, whenever the careful path (findOrCreateSubscriber in a
+ * transaction) is needed: the email or the customer number was taken meanwhile (a unique violation on
+ * subscribers), or a login with the email was committed after the statement began (the subscriber
+ * then names `userId`, which was not inserted: subscribers_user_id_fkey). See isNewSubscriberConflict.
+ */
+export function newSubscriberWrites(ex: Executor, row: {
+  id: string; userId: string; providerId: string; customerNumber: string; firstName: string; lastName: string; email: string;
+  phone: string | null; phoneE164: string | null; at: Date;
+}): Write[] {
+  const existing = sql`(SELECT u.id, u.role FROM users u WHERE lower(u.email) = lower(${row.email}))`;
+  return [
+    ex.insertInto('users')
+      .values({ id: row.userId, email: row.email, role: 'subscriber', password_hash: null, first_name: row.firstName, last_name: row.lastName, created_at: row.at })
+      .onConflict((oc) => oc.doNothing()),
+    ex.insertInto('subscribers').values({
+      id: row.id, provider_id: row.providerId,
+      user_id: sql<string | null>`CASE WHEN NOT EXISTS (SELECT 1 FROM ${existing} e) THEN ${row.userId}::uuid
+        ELSE (SELECT e.id FROM ${existing} e WHERE e.role = 'subscriber') END`,
+      customer_number: row.customerNumber, first_name: row.firstName, last_name: row.lastName, email: row.email,
+      phone: row.phone, phone_e164: row.phoneE164, created_at: row.at, updated_at: row.at,
+    }),
+  ];
+}
+
+/** The failures of newSubscriberWrites' statement after which the careful path finds or creates the subscriber. */
+export function isNewSubscriberConflict(err: unknown): boolean {
+  return isUniqueViolation(err, 'subscribers_provider_email_key')
+    || isUniqueViolation(err, 'subscribers_provider_customer_number_key')
+    || isForeignKeyViolation(err, 'subscribers_user_id_fkey');
+}
+
 export function findUserByEmail(db: Executor, email: string) {
   return db.selectFrom('users').select(['id', 'role']).where(sql`lower(email)`, '=', email.toLowerCase()).executeTakeFirst();
 }
@@ -202,7 +240,7 @@ function subscriptionValues(row: NewSubscription) {
  * caller sends them together with its other writes (db/together.ts). A partial unique index refusing
  * the subscription (a unit or port taken meanwhile) fails the whole statement, as the caller expects.
  */
-export function subscriptionWrites(trx: Transaction<DB>, row: NewSubscription, audit: AuditInput): Write[] {
+export function subscriptionWrites(trx: Executor, row: NewSubscription, audit: AuditInput): Write[] {
   return [trx.insertInto('subscriptions').values(subscriptionValues(row)), auditWrite(trx, audit)];
 }
 
