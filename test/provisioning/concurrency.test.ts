@@ -50,7 +50,7 @@ describe('concurrent provisioning of one unit', () => {
     };
     const ctx = { providerId: w.provider.id, actor: { actorType: 'system' as const, actor: 'test' } };
     const results = await Promise.allSettled([0, 1].map(() =>
-      svc.createInTransaction(ctx, resolved, { origin: 'provider_initiated', subscriber: subscriber(), macAddress: null, moveInDate: null })));
+      svc.createSubscription(ctx, resolved, { origin: 'provider_initiated', subscriber: subscriber(), macAddress: null, moveInDate: null })));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const rejected = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
     expect(svc.isOccupancyViolation(rejected.reason)).toBe(true);

@@ -149,7 +149,7 @@ describe('provider-initiated: when the one statement cannot insert the subscribe
     const s = svc();
     const resolved = await s.resolveExplicit(ww.provider.id, { plan_version_id: ww.plan.id, location_hash: ww.ports[0].locationHash, subscriber: subscriber(email) });
     const transactions = vi.spyOn(t.db, 'transaction');
-    const r = await s.createInTransaction(ctx(), resolved, { origin: 'provider_initiated', subscriber: subscriber(email), macAddress: null, moveInDate: null }, { subscriber: null });
+    const r = await s.createSubscription(ctx(), resolved, { origin: 'provider_initiated', subscriber: subscriber(email), macAddress: null, moveInDate: null }, { subscriber: null });
     const began = transactions.mock.calls.length;
     transactions.mockRestore();
     expect(began).toBe(1); // the fallback
@@ -190,7 +190,7 @@ describe('provider-initiated: when the one statement cannot insert the subscribe
       r = await t.db.connection().execute(async (conn) => {
         await sql`BEGIN`.execute(conn);
         await sql`INSERT INTO users (id, email, role, first_name, last_name) VALUES (${loginId}, ${email}, 'subscriber', 'Race', 'Login')`.execute(conn);
-        const pending = s.createInTransaction(ctx(), resolved, { origin: 'provider_initiated', subscriber: subscriber(email), macAddress: null, moveInDate: null }, { subscriber: null });
+        const pending = s.createSubscription(ctx(), resolved, { origin: 'provider_initiated', subscriber: subscriber(email), macAddress: null, moveInDate: null }, { subscriber: null });
         // Commit only once the statement waits on the login's unique index (its snapshot predates the login).
         for (let i = 0; i < 200; i++) {
           const waiting = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity

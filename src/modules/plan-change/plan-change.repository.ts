@@ -97,8 +97,6 @@ export function snapshotOf(row: SnapshotRow | null | undefined) {
   };
 }
 
-export type PreviewSnapshot = NonNullable<ReturnType<typeof snapshotOf>>;
-
 export type SnapshotRow = NonNullable<SubscriptionRow> & {
   new_plan: unknown;
   current_plan: unknown;

@@ -74,7 +74,7 @@ export function createCompletionService(deps: Pick<Deps, 'db' | 'clock' | 'jobs'
       throw conflict;
     }
     try {
-      const result = await provisioning.createInTransaction(ctx, resolved, {
+      const result = await provisioning.createSubscription(ctx, resolved, {
         origin: o.origin,
         subscriber: body.subscriber,
         macAddress: s.mac_address,

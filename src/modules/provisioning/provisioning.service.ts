@@ -231,12 +231,13 @@ export function createProvisioningService(deps: Pick<Deps, 'db' | 'clock' | 'job
 
   /**
    * Creates subscriber (or reuses it), subscription and either the port job (+ activated webhook)
-   * or the install job (+ pending_install webhook), atomically. A concurrent request for the same
-   * unit/port loses on the partial unique indexes; the caller maps that.
+   * or the install job (+ pending_install webhook), atomically: in one statement where the port route
+   * allows it (createInOneStatement), else in one transaction (with the caller's onStart/onCreated).
+   * A concurrent request for the same unit/port loses on the partial unique indexes; the caller maps that.
    * `known.subscriber` is what a read just before said about the subscriber of the email (undefined:
    * not read): a known subscriber is reused, a known absence goes straight to the insert.
    */
-  async function createInTransaction(ctx: RequestContext, r: Resolved, o: CreateOptions, known: { subscriber?: KnownSubscriber | null } = {}): Promise<ProvisionResult> {
+  async function createSubscription(ctx: RequestContext, r: Resolved, o: CreateOptions, known: { subscriber?: KnownSubscriber | null } = {}): Promise<ProvisionResult> {
     if (r.decision.route === 'provision' && known.subscriber !== undefined && !o.onStart && !o.onCreated && !o.linkUserId) {
       const done = await createInOneStatement(ctx, r, o, known.subscriber);
       if (done) return done;
@@ -332,7 +333,7 @@ export function createProvisioningService(deps: Pick<Deps, 'db' | 'clock' | 'job
       ? { id: snap.subscriber_id, email: snap.subscriber_email!, firstName: snap.subscriber_first_name! }
       : null;
     try {
-      const result = await createInTransaction(ctx, resolved, {
+      const result = await createSubscription(ctx, resolved, {
         origin, subscriber: r.subscriber, macAddress: mac, moveInDate: r.move_in_date ?? null,
         externalSubscriptionId: extra.externalSubscriptionId ?? null,
       }, { subscriber: knownSubscriber });
@@ -363,7 +364,7 @@ export function createProvisioningService(deps: Pick<Deps, 'db' | 'clock' | 'job
   }
 
   return {
-    resolveExplicit, resolveSession, replayOf, createInTransaction, occupiedConflict, occupiedError,
+    resolveExplicit, resolveSession, replayOf, createSubscription, occupiedConflict, occupiedError,
     isOccupancyViolation, provisionExplicit, getJob,
   };
 }
