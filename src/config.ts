@@ -29,6 +29,7 @@ const schema = z.object({
   RATE_LIMIT_STORE: z.enum(['memory', 'postgres']).default('memory'),
   TRUST_PROXY: bool.default(false),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(15000),
+  WEBHOOK_UNRESPONSIVE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),
   SEARCH_FUZZY_TIMEOUT_MS: z.coerce.number().int().min(1).max(60000).default(1000),
   SANDBOX: bool.default(true),
   BENCH_ROUTES: bool.default(false),

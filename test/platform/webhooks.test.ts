@@ -5,7 +5,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createJobQueue } from '../../src/jobs/queue.js';
 import { WEBHOOK_DELIVER_KIND, deliveryJobKey, type WebhookEventType } from '../../src/webhooks/types.js';
 import { WEBHOOK_RETRY_DELAYS_MS } from '../../src/webhooks/schedule.js';
-import { NO_URL_RECHECK_MS } from '../../src/webhooks/webhook.delivery.js';
+import { NO_URL_RECHECK_MS, createWebhookDelivery, DeliveryRetry } from '../../src/webhooks/webhook.delivery.js';
+import { DeferJob } from '../../src/jobs/types.js';
 import { DELIVERY_JOB_MAX_ATTEMPTS } from '../../src/webhooks/outbox.js';
 import { registerWebhookJobs } from '../../src/webhooks/webhook.jobs.js';
 import { postWebhook, signWebhook } from '../../src/webhooks/sender.js';
@@ -502,6 +503,108 @@ async function waitingDelivery(providerId: string) {
   expect(job.run_at.getTime() - t.clock.now().getTime()).toBe(NO_URL_RECHECK_MS);
   return id;
 }
+
+describe('webhook delivery: an endpoint that stopped answering', () => {
+  // Real time: attempts against a hanging receiver take WEBHOOK_TIMEOUT_MS each.
+  let t2: TestApp;
+  let hanging: WebhookReceiver;
+  let healthy: WebhookReceiver;
+  beforeAll(async () => {
+    t2 = await buildTestApp({ env: { WEBHOOK_TIMEOUT_MS: '400', WEBHOOK_UNRESPONSIVE_CONCURRENCY: '1' } });
+    hanging = await startWebhookReceiver({ clock: t2.clock });
+    healthy = await startWebhookReceiver({ clock: t2.clock });
+  });
+  afterAll(async () => {
+    await hanging.close();
+    await healthy.close();
+    await t2.close();
+  });
+
+  async function providerWith(rx: WebhookReceiver, subscriptions: number) {
+    const p = await createProvider(t2.db, { webhookUrl: rx.url });
+    rx.trust(p.signingSecret);
+    const pv = await createPlanVersion(t2.db, p.id);
+    const out: { providerId: string; subscriberId: string; subscriptionId: string }[] = [];
+    for (let i = 0; i < subscriptions; i++) {
+      const sub = await createSubscriber(t2.db, p.id);
+      const s = await createSubscription(t2.db, { providerId: p.id, subscriberId: sub.id, planVersionId: pv.id });
+      out.push({ providerId: p.id, subscriberId: sub.id, subscriptionId: s.id });
+    }
+    return out;
+  }
+  const emit2 = (c: { providerId: string; subscriberId: string; subscriptionId: string }) =>
+    t2.db.transaction().execute((trx) => t2.deps.webhooks.emit(trx, { providerId: c.providerId, type: 'subscription.activated', subscriptionId: c.subscriptionId, subscriberId: c.subscriberId }));
+  const attempts2 = (id: string) => t2.db.selectFrom('webhook_attempts').select('attempt').where('delivery_id', '=', id).execute();
+  async function until(cond: () => boolean) {
+    for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
+    expect(cond()).toBe(true);
+  }
+
+  it('once it timed out, only WEBHOOK_UNRESPONSIVE_CONCURRENCY of its deliveries wait on it; the rest wait their turn without using an attempt, other providers are not held up', async () => {
+    await hanging.setMode('hang');
+    const a = await Promise.all((await providerWith(hanging, 3)).map(emit2));
+    const [b] = await Promise.all((await providerWith(healthy, 1)).map(emit2));
+    const delivery = createWebhookDelivery({ ...t2.deps, random: () => 0.5 });
+
+    // Healthy until it first fails to answer: the first attempt waits the whole timeout.
+    await expect(delivery.deliver(a[0].id)).rejects.toBeInstanceOf(DeliveryRetry);
+    expect((await t2.db.selectFrom('webhook_attempts').select('error').where('delivery_id', '=', a[0].id).executeTakeFirstOrThrow()).error).toBe('timeout after 400 ms');
+
+    // Now unresponsive: one delivery may wait on it (the limit is 1), the next one is deferred at once.
+    const waiting = delivery.deliver(a[1].id).then(() => 'settled', (e: unknown) => e);
+    await until(() => hanging.requests.length === 2);
+    const started = performance.now();
+    const deferred = await delivery.deliver(a[2].id).then(() => null, (e: unknown) => e);
+    expect(deferred).toBeInstanceOf(DeferJob);
+    expect(performance.now() - started).toBeLessThan(300); // not a timeout's wait
+    const runAt = (deferred as DeferJob).runAt.getTime();
+    expect(runAt - t2.clock.now().getTime()).toBe(400); // WEBHOOK_TIMEOUT_MS x (0.5 + random)
+    expect(await attempts2(a[2].id)).toEqual([]);
+    expect(await t2.db.selectFrom('webhook_deliveries').select(['status', 'attempts', 'next_attempt_at']).where('id', '=', a[2].id).executeTakeFirstOrThrow())
+      .toEqual({ status: 'pending', attempts: 0, next_attempt_at: new Date(runAt) });
+    expect(hanging.requests).toHaveLength(2);
+
+    // Another provider's delivery goes out while that one still waits.
+    await expect(delivery.deliver(b.id)).resolves.toMatchObject({ status: 'delivered', attempt: 1 });
+    expect(healthy.ids()).toEqual([b.id]);
+    expect(await waiting).toBeInstanceOf(DeliveryRetry);
+
+    // It answers again: the first success lifts the limit.
+    await hanging.setMode('ok');
+    await expect(delivery.deliver(a[2].id)).resolves.toMatchObject({ status: 'delivered', attempt: 1 });
+    await hanging.setMode('hang');
+    const both = [delivery.deliver(a[0].id), delivery.deliver(a[1].id)].map((p) => p.then(() => 'settled', (e: unknown) => e));
+    await until(() => hanging.requests.length === 5); // both POSTed at once, none deferred
+    for (const r of await Promise.all(both)) expect(r).toBeInstanceOf(DeliveryRetry);
+  });
+
+  it('a refused connection counts as not answering; an HTTP error status is an answer and limits nothing', async () => {
+    const rx = await startWebhookReceiver({ clock: t2.clock });
+    try {
+      const delivery = createWebhookDelivery({ ...t2.deps, random: () => 0.5 });
+      const refused = await Promise.all((await providerWith(rx, 3)).map(emit2));
+      await rx.setMode('down');
+      await expect(delivery.deliver(refused[0].id)).rejects.toBeInstanceOf(DeliveryRetry);
+      await rx.setMode('hang');
+      const waiting = delivery.deliver(refused[1].id).then(() => 'settled', (e: unknown) => e);
+      await until(() => rx.requests.length === 1);
+      await expect(delivery.deliver(refused[2].id)).rejects.toBeInstanceOf(DeferJob);
+      expect(await waiting).toBeInstanceOf(DeliveryRetry);
+
+      rx.reset();
+      const erroring = await Promise.all((await providerWith(rx, 3)).map(emit2));
+      await rx.setMode({ status: 500 });
+      await expect(delivery.deliver(erroring[0].id)).rejects.toBeInstanceOf(DeliveryRetry);
+      await rx.setMode('hang');
+      const both = [delivery.deliver(erroring[1].id), delivery.deliver(erroring[2].id)].map((p) => p.then(() => 'settled', (e: unknown) => e));
+      await until(() => rx.requests.length === 3); // the 500, then both POSTed at once
+      for (const r of await Promise.all(both)) expect(r).toBeInstanceOf(DeliveryRetry);
+      expect(await attempts2(erroring[2].id)).toHaveLength(1);
+    } finally {
+      await rx.close();
+    }
+  });
+});
 
 describe('configureWebhookEndpoint', () => {
   it('sets the URL, keeps the existing signing secret and sends the waiting deliveries at once, signed with it', async () => {
