@@ -32,7 +32,7 @@ const ORDER_RECHECK_MAX_MS = 60 * 60_000;
 
 /**
  * An endpoint that did not answer (timeout, refused or reset connection) counts as unresponsive until
- * one of its attempts succeeds, or this long after the last such failure.
+ * it answers an attempt (with any HTTP status), or this long after the last attempt it did not answer.
  */
 export const UNRESPONSIVE_FOR_MS = 10 * 60_000;
 
@@ -70,19 +70,19 @@ export function createWebhookDelivery({
     if (ids.length) await jobs.runNow(ex, ids.map(deliveryJobKey));
   }
 
-  // Per provider, in this process: deliveries waiting on its endpoint now, and until when the
-  // endpoint counts as unresponsive. A hanging endpoint holds each attempt for WEBHOOK_TIMEOUT_MS;
+  // Per endpoint (webhook URL), in this process: deliveries waiting on it now, and until when it
+  // counts as unresponsive. A hanging endpoint holds each attempt for WEBHOOK_TIMEOUT_MS;
   // without a cap, one provider's backlog would take every delivery slot and hold up every other
   // provider's webhooks. Capped only once it stopped answering, so a healthy endpoint keeps all slots.
   const endpoints = new Map<string, { inFlight: number; unresponsiveUntil: number }>();
-  const endpointOf = (providerId: string) => {
-    let e = endpoints.get(providerId);
-    if (!e) endpoints.set(providerId, (e = { inFlight: 0, unresponsiveUntil: 0 }));
+  const endpointOf = (url: string) => {
+    let e = endpoints.get(url);
+    if (!e) endpoints.set(url, (e = { inFlight: 0, unresponsiveUntil: 0 }));
     return e;
   };
-  const forgetIfIdle = (providerId: string) => {
-    const e = endpoints.get(providerId);
-    if (e && e.inFlight === 0 && e.unresponsiveUntil <= clock.now().getTime()) endpoints.delete(providerId);
+  const forgetIfIdle = (url: string) => {
+    const e = endpoints.get(url);
+    if (e && e.inFlight === 0 && e.unresponsiveUntil <= clock.now().getTime()) endpoints.delete(url);
   };
 
   // Concurrent deliveries share their round trips (group commit, see jobs/batcher.ts): one query
@@ -137,13 +137,13 @@ export function createWebhookDelivery({
       throw new DeferJob(runAt, 'the provider has no webhook_url');
     }
 
-    const endpoint = endpointOf(d.provider_id);
+    const endpoint = endpointOf(d.webhook_url);
     const sentAt = clock.now();
     if (endpoint.unresponsiveUntil > sentAt.getTime() && endpoint.inFlight >= config.WEBHOOK_UNRESPONSIVE_CONCURRENCY) {
       // Its turn comes when one of those attempts has ended; no attempt is used up meanwhile.
       const runAt = new Date(sentAt.getTime() + Math.round(config.WEBHOOK_TIMEOUT_MS * (0.5 + random())));
       await setNextAttemptAt(db, d.id, runAt);
-      throw new DeferJob(runAt, `the provider's endpoint is not answering; ${endpoint.inFlight} deliveries already wait on it`);
+      throw new DeferJob(runAt, `the webhook endpoint is not answering; ${endpoint.inFlight} deliveries already wait on it`);
     }
     let result: AttemptResult;
     endpoint.inFlight++;
@@ -151,15 +151,15 @@ export function createWebhookDelivery({
       const req = signWebhook(d.webhook_signing_secret, d.id, sentAt, JSON.stringify(canonicalEnvelope(d.payload)));
       result = await postWebhook(d.webhook_url, req, { timeoutMs: config.WEBHOOK_TIMEOUT_MS, now: sentAt });
       // No status at all (a timeout, a refused or reset connection): the endpoint did not answer.
-      if (result.ok) endpoint.unresponsiveUntil = 0;
-      else if (result.statusCode === null) endpoint.unresponsiveUntil = clock.now().getTime() + UNRESPONSIVE_FOR_MS;
+      // Any status, an error too, is an answer.
+      endpoint.unresponsiveUntil = result.statusCode === null ? clock.now().getTime() + UNRESPONSIVE_FOR_MS : 0;
     } catch (err) {
       // An unusable signing secret is the provider's configuration to fix: a failed attempt.
       result = { ok: false, statusCode: null, error: `cannot sign: ${err instanceof Error ? err.message : String(err)}`, retryAfterMs: null, durationMs: 0 };
     } finally {
       endpoint.inFlight--;
     }
-    forgetIfIdle(d.provider_id);
+    forgetIfIdle(d.webhook_url);
 
     const url = d.webhook_url;
     const logCtx = { delivery_id: d.id, provider_id: d.provider_id, type: d.payload.type, status_code: result.statusCode };

@@ -569,7 +569,7 @@ describe('webhook delivery: an endpoint that stopped answering', () => {
     expect(healthy.ids()).toEqual([b.id]);
     expect(await waiting).toBeInstanceOf(DeliveryRetry);
 
-    // It answers again: the first success lifts the limit.
+    // It answers again: the first answer lifts the limit.
     await hanging.setMode('ok');
     await expect(delivery.deliver(a[2].id)).resolves.toMatchObject({ status: 'delivered', attempt: 1 });
     await hanging.setMode('hang');
@@ -578,7 +578,7 @@ describe('webhook delivery: an endpoint that stopped answering', () => {
     for (const r of await Promise.all(both)) expect(r).toBeInstanceOf(DeliveryRetry);
   });
 
-  it('a refused connection counts as not answering; an HTTP error status is an answer and limits nothing', async () => {
+  it('a refused connection counts as not answering; an HTTP error status is an answer: it limits nothing and lifts the limit', async () => {
     const rx = await startWebhookReceiver({ clock: t2.clock });
     try {
       const delivery = createWebhookDelivery({ ...t2.deps, random: () => 0.5 });
@@ -591,6 +591,7 @@ describe('webhook delivery: an endpoint that stopped answering', () => {
       await expect(delivery.deliver(refused[2].id)).rejects.toBeInstanceOf(DeferJob);
       expect(await waiting).toBeInstanceOf(DeliveryRetry);
 
+      // The same endpoint answers 500: an answer, so the limit is lifted.
       rx.reset();
       const erroring = await Promise.all((await providerWith(rx, 3)).map(emit2));
       await rx.setMode({ status: 500 });
