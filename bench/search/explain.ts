@@ -9,6 +9,9 @@ import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import { planSearch, structuredProbes, type Probe } from '../../src/modules/customers/search.query.js';
 import { chooseDriver, searchSql } from '../../src/modules/customers/search-words.repository.js';
+import { ownedWithSessionSql } from '../../src/modules/customers/customers.repository.js';
+import { previewSnapshotCall } from '../../src/modules/plan-change/plan-change.repository.js';
+import { sessionTokenHash } from '../../src/modules/verification/verification.service.js';
 import type { DB } from '../../src/db/types.js';
 import type { Dataset } from '../scenarios.js';
 
@@ -43,7 +46,7 @@ async function capture(file: string, title: string, text: string, values: unknow
     `# ${title}`,
     `# ${version}; ${counts.customers} customers, ${counts.buildings} buildings`,
     `# call: ${text}`,
-    `# parameters: ${JSON.stringify(values)}`,
+    `# parameters: ${JSON.stringify(values, (_k, v) => (v?.type === 'Buffer' && Array.isArray(v.data) ? `\\x${Buffer.from(v.data).toString('hex')}` : v))}`,
     `# rows returned: ${r.rowCount}; round trip ${ms.toFixed(2)} ms (auto_explain's own timing included)`,
     '',
   ];
@@ -71,16 +74,22 @@ for (const cls of ['name', 'email', 'phone', 'customer_number', 'address']) {
 }
 await capture('search-name-plus-unit.txt', 'agent search: a name narrowed by its unit ("Anna Schmidt 1A")', SEARCH, probeArgs(structuredProbes(planSearch('Anna Schmidt 1A', regions))));
 
+// The verified reads as the routes send them: ownership, the X-Verified-Session row and the answer
+// (the profile; the preview's snapshot) in one statement.
+const compiler = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1 }) }) });
 const s = d.sessions.find((x) => x.customer_id && x.subscription_id)!;
-await capture('profile.txt', 'verified profile read (agent_customer_profile)', 'SELECT * FROM agent_customer_profile($1::uuid, $2::uuid)', [d.provider_id, s.customer_id]);
+const tokenHash = sessionTokenHash(s.token) ?? null;
+const profile = ownedWithSessionSql(d.provider_id, s.customer_id, tokenHash, 'agent_customer_profile').compile(compiler);
+await capture('profile.txt', 'verified profile read: ownership, session and profile in one statement (agent_customer_profile)', profile.sql, [...profile.parameters]);
 const today = new Date().toISOString().slice(0, 10);
-await capture('plan-change-preview.txt', 'plan-change preview snapshot (plan_change_preview_snapshot)',
-  'SELECT * FROM plan_change_preview_snapshot($1::uuid, $2::uuid, $3::uuid, $4::uuid, $5::date, $6::date)',
-  [d.provider_id, s.subscription_id, s.customer_id, d.plan_version_ids[2], today, `${today.slice(0, 7)}-01`]);
+const snapshot = previewSnapshotCall({
+  providerId: d.provider_id, subscriptionId: s.subscription_id, subscriberId: s.customer_id, planVersionId: d.plan_version_ids[2], today, month: `${today.slice(0, 7)}-01`,
+});
+const preview = ownedWithSessionSql(d.provider_id, s.customer_id, tokenHash, 'agent_owned_customer', snapshot).compile(compiler);
+await capture('plan-change-preview.txt', 'plan-change preview: ownership, session and the snapshot in one statement (plan_change_preview_snapshot)', preview.sql, [...preview.parameters]);
 
 // The second pass (every word against every field), run when the first finds nothing: its SQL is
 // built per query, so it is explained directly (JIT off, as the repository runs it).
-const compiler = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1 }) }) });
 for (const [file, q] of [['search-second-pass.txt', 'Anna Berlin 4B']] as const) {
   const plan = planSearch(q, regions);
   const driver = (await chooseDriver(compiler, d.provider_id, plan, false))!;

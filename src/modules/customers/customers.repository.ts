@@ -76,13 +76,7 @@ export async function findOwnedCustomerWithSession<S extends OwnedSource = 'agen
   db: Executor, providerId: string, customerId: string, tokenHash: Buffer | null, source?: S, attach?: RawBuilder<unknown>,
 ): Promise<{ customer: OwnedRow<S>; session: SessionColumns | undefined; attached: unknown } | undefined> {
   if (!isUuid(customerId)) return undefined;
-  const fn = sql.raw(source ?? 'agent_owned_customer');
-  const r = await sql<Record<string, unknown> & { session_provider_id: string | null; session_subscriber_id: string | null; session_expires_at: Date | null }>`
-    SELECT c.*, s.provider_id AS session_provider_id, s.subscriber_id AS session_subscriber_id, s.expires_at AS session_expires_at
-      ${attach ? sql`, to_json(a) AS attached` : sql``}
-    FROM ${fn}(${providerId}::uuid, ${customerId}::uuid) c
-    LEFT JOIN verified_sessions s ON s.token_hash = ${tokenHash}
-    ${attach ? sql`LEFT JOIN LATERAL ${attach} a ON true` : sql``}`.execute(db);
+  const r = await ownedWithSessionSql(providerId, customerId, tokenHash, source, attach).execute(db);
   const row = r.rows[0];
   if (!row) return undefined;
   const { session_provider_id, session_subscriber_id, session_expires_at, attached, ...customer } = row;
@@ -91,6 +85,17 @@ export async function findOwnedCustomerWithSession<S extends OwnedSource = 'agen
     : undefined;
   const owned = (source === 'agent_customer_profile' ? profileOf(customer as unknown as ProfileRow) : customer) as OwnedRow<S>;
   return { customer: owned, session, attached: attached ?? null };
+}
+
+/** The statement of findOwnedCustomerWithSession (also run under EXPLAIN by bench/search/explain.ts). */
+export function ownedWithSessionSql(providerId: string, customerId: string, tokenHash: Buffer | null, source?: OwnedSource, attach?: RawBuilder<unknown>) {
+  const fn = sql.raw(source ?? 'agent_owned_customer');
+  return sql<Record<string, unknown> & { session_provider_id: string | null; session_subscriber_id: string | null; session_expires_at: Date | null }>`
+    SELECT c.*, s.provider_id AS session_provider_id, s.subscriber_id AS session_subscriber_id, s.expires_at AS session_expires_at
+      ${attach ? sql`, to_json(a) AS attached` : sql``}
+    FROM ${fn}(${providerId}::uuid, ${customerId}::uuid) c
+    LEFT JOIN verified_sessions s ON s.token_hash = ${tokenHash}
+    ${attach ? sql`LEFT JOIN LATERAL ${attach} a ON true` : sql``}`;
 }
 
 export type OwnedSource = 'agent_owned_customer' | 'agent_customer_profile';
