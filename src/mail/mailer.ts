@@ -14,12 +14,20 @@ export interface MailerDeps {
 }
 
 /**
+ * How long a send waits on the SMTP relay (ms), instead of nodemailer's defaults (2 minutes to
+ * connect, 10 minutes of silence on an open connection): a stalled relay then fails the send soon,
+ * and the mail.send job retries it with its backoff. Query parameters of SMTP_URL override them
+ * (`smtp://relay:587?socketTimeout=60000`).
+ */
+export const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 };
+
+/**
  * SMTP when SMTP_URL is set; otherwise each message is written to the outbox folder as an .eml
  * file (and logged by tag and recipient, never by body: bodies hold codes and links).
  */
 export function createMailer({ config, log, jobs }: MailerDeps): Mailer {
   const transport: Transporter = config.SMTP_URL
-    ? nodemailer.createTransport(config.SMTP_URL)
+    ? nodemailer.createTransport({ url: config.SMTP_URL, ...SMTP_TIMEOUTS })
     : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
 
   async function send(msg: MailMessage) {

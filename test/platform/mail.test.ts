@@ -1,6 +1,7 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { simpleParser } from 'mailparser';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
@@ -15,6 +16,9 @@ import {
 } from '../../src/mail/templates.js';
 import { newId, randomAlnum } from '../../src/lib/ids.js';
 import type { MailAttachment } from '../../src/mail/types.js';
+import { SMTP_TIMEOUTS } from '../../src/mail/mailer.js';
+import { MAIL_SEND_SLOTS, registerMailJobs } from '../../src/mail/mail.jobs.js';
+import { createJobQueue } from '../../src/jobs/queue.js';
 
 let sink: SmtpSink;
 let t: TestApp;
@@ -232,6 +236,68 @@ describe('mailer.enqueue and the mail.send job', () => {
       expect(job!.last_error).toMatch(/ECONNREFUSED|connect/i);
     } finally {
       await t2.close();
+    }
+  });
+});
+
+describe('a stalled SMTP relay', () => {
+  /** Accepts connections and never says a word (no greeting): a relay that hangs. */
+  async function startStalledRelay() {
+    const sockets = new Set<Socket>();
+    const server = createNetServer((sock) => {
+      sockets.add(sock);
+      sock.on('close', () => sockets.delete(sock));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    return {
+      url: (query: string) => `smtp://127.0.0.1:${(server.address() as AddressInfo).port}?${query}`,
+      close: () => new Promise<void>((r) => {
+        for (const sock of sockets) sock.destroy();
+        server.close(() => r());
+      }),
+    };
+  }
+
+  it('fails the send after the greeting timeout (SMTP_TIMEOUTS, overridable in SMTP_URL), and the job retries', async () => {
+    expect(SMTP_TIMEOUTS).toEqual({ connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 });
+    const relay = await startStalledRelay();
+    const t2 = await buildTestApp({ env: { SMTP_URL: relay.url('greetingTimeout=300') } });
+    try {
+      await t2.deps.mailer.enqueue(t2.db, { to: to(), ...verificationCodeMail(ctx, { code: '555666' }) });
+      const started = performance.now();
+      await t2.deps.jobs.drain();
+      expect(performance.now() - started).toBeLessThan(5_000);
+      const [job] = await t2.db.selectFrom('jobs').select(['status', 'attempts', 'last_error']).where('kind', '=', 'mail.send').execute();
+      expect(job).toMatchObject({ status: 'queued', attempts: 1 });
+      expect(job!.last_error).toMatch(/greeting/i);
+    } finally {
+      await t2.close();
+      await relay.close();
+    }
+  });
+
+  it('holds only the mail lane: other kinds keep running while every mail slot waits on the relay', async () => {
+    const relay = await startStalledRelay();
+    const t2 = await buildTestApp({ env: { SMTP_URL: relay.url('greetingTimeout=3000') } });
+    const q = createJobQueue({ db: t2.db, clock: t2.clock, log: t2.app.log, config: { JOBS_POLL_MS: 10, JOBS_CONCURRENCY: 2, JOBS_LEASE_SECONDS: 60 } });
+    registerMailJobs({ ...t2.deps, jobs: q });
+    let ranAt = 0;
+    q.register('test.other', { async run() { ranAt = performance.now(); } });
+    try {
+      for (let i = 0; i < MAIL_SEND_SLOTS + 2; i++) await t2.deps.mailer.enqueue(t2.db, { to: to(), ...verificationCodeMail(ctx, { code: '777888' }) });
+      t2.clock.advance(1_000); // the other job is enqueued after every mail: it is last in line
+      await q.enqueue(t2.db, { kind: 'test.other', payload: {} });
+      const started = performance.now();
+      q.start();
+      for (let i = 0; i < 200 && !ranAt; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(ranAt).toBeGreaterThan(0);
+      expect(ranAt - started).toBeLessThan(1_500); // not after a greeting timeout
+      const running = await t2.db.selectFrom('jobs').select('id').where('kind', '=', 'mail.send').where('status', '=', 'running').execute();
+      expect(running).toHaveLength(MAIL_SEND_SLOTS);
+    } finally {
+      await q.stop();
+      await t2.close();
+      await relay.close();
     }
   });
 });
