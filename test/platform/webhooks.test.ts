@@ -553,10 +553,8 @@ describe('webhook delivery: an endpoint that stopped answering', () => {
     // Now unresponsive: one delivery may wait on it (the limit is 1), the next one is deferred at once.
     const waiting = delivery.deliver(a[1].id).then(() => 'settled', (e: unknown) => e);
     await until(() => hanging.requests.length === 2);
-    const started = performance.now();
     const deferred = await delivery.deliver(a[2].id).then(() => null, (e: unknown) => e);
     expect(deferred).toBeInstanceOf(DeferJob);
-    expect(performance.now() - started).toBeLessThan(300); // not a timeout's wait
     const runAt = (deferred as DeferJob).runAt.getTime();
     expect(runAt - t2.clock.now().getTime()).toBe(400); // WEBHOOK_TIMEOUT_MS x (0.5 + random)
     expect(await attempts2(a[2].id)).toEqual([]);

@@ -192,7 +192,7 @@ describe('provider-initiated: when the one statement cannot insert the subscribe
         await sql`INSERT INTO users (id, email, role, first_name, last_name) VALUES (${loginId}, ${email}, 'subscriber', 'Race', 'Login')`.execute(conn);
         const pending = s.createSubscription(ctx(), resolved, { origin: 'provider_initiated', subscriber: subscriber(email), macAddress: null, moveInDate: null }, { subscriber: null });
         // Commit only once the statement waits on the login's unique index (its snapshot predates the login).
-        for (let i = 0; i < 200; i++) {
+        for (let i = 0; i < 500; i++) {
           const waiting = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
             WHERE wait_event_type = 'Lock' AND query LIKE 'WITH w0 AS (insert into "users"%'`.execute(t.db);
           if (waiting.rows[0].n > 0) break;
