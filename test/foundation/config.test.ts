@@ -5,7 +5,7 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 describe('loadConfig', () => {
   it('works with an empty environment: embedded database, port 3000, derived public base URL', () => {
     const c = loadConfig({});
-    expect(c).toMatchObject({ NODE_ENV: 'development', PORT: 3000, HOST: '127.0.0.1', EMBEDDED_DB_DIR: 'var/db', DEMO_SEED: true, RATE_LIMIT_STORE: 'memory' });
+    expect(c).toMatchObject({ NODE_ENV: 'development', PORT: 3000, HOST: '127.0.0.1', EMBEDDED_DB_DIR: 'var/db', DEMO_SEED: true, RATE_LIMIT_STORE: 'memory', WEBHOOK_UNRESPONSIVE_CONCURRENCY: 8 });
     expect(c.DATABASE_URL).toBeUndefined();
     expect(c.publicBaseUrl).toBe('http://127.0.0.1:3000');
     expect(c.jwtSecret.length).toBeGreaterThanOrEqual(32);
@@ -25,6 +25,8 @@ describe('loadConfig', () => {
     [{ JWT_SECRET: 'short' }, /^invalid configuration: JWT_SECRET: must be at least 32 characters$/],
     [{ DEMO_SEED: 'maybe' }, /^invalid configuration: DEMO_SEED: /],
     [{ DEMO_WEBHOOK_URL: 'not a url' }, /^invalid configuration: DEMO_WEBHOOK_URL: /],
+    [{ WEBHOOK_UNRESPONSIVE_CONCURRENCY: '0' }, /^invalid configuration: WEBHOOK_UNRESPONSIVE_CONCURRENCY: /],
+    [{ WEBHOOK_UNRESPONSIVE_CONCURRENCY: '65' }, /^invalid configuration: WEBHOOK_UNRESPONSIVE_CONCURRENCY: /],
     [{ NODE_ENV: 'production' }, /^invalid configuration: JWT_SECRET: required when NODE_ENV=production$/],
   ])('a wrong value (%o) throws ConfigError with one line naming the variable', (env, message) => {
     let err: unknown;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createJobQueue } from '../../src/jobs/queue.js';
 import { WEBHOOK_DELIVER_KIND, deliveryJobKey, type WebhookEventType } from '../../src/webhooks/types.js';
 import { WEBHOOK_RETRY_DELAYS_MS } from '../../src/webhooks/schedule.js';
-import { NO_URL_RECHECK_MS, createWebhookDelivery, DeliveryRetry } from '../../src/webhooks/webhook.delivery.js';
+import { NO_URL_RECHECK_MS, UNRESPONSIVE_FOR_MS, createWebhookDelivery, DeliveryRetry } from '../../src/webhooks/webhook.delivery.js';
 import { DeferJob } from '../../src/jobs/types.js';
 import { DELIVERY_JOB_MAX_ATTEMPTS } from '../../src/webhooks/outbox.js';
 import { registerWebhookJobs } from '../../src/webhooks/webhook.jobs.js';
@@ -580,14 +580,19 @@ describe('webhook delivery: an endpoint that stopped answering', () => {
     const rx = await startWebhookReceiver({ clock: t2.clock });
     try {
       const delivery = createWebhookDelivery({ ...t2.deps, random: () => 0.5 });
-      const refused = await Promise.all((await providerWith(rx, 3)).map(emit2));
+      const refused = await Promise.all((await providerWith(rx, 4)).map(emit2));
       await rx.setMode('down');
       await expect(delivery.deliver(refused[0].id)).rejects.toBeInstanceOf(DeliveryRetry);
       await rx.setMode('hang');
       const waiting = delivery.deliver(refused[1].id).then(() => 'settled', (e: unknown) => e);
       await until(() => rx.requests.length === 1);
       await expect(delivery.deliver(refused[2].id)).rejects.toBeInstanceOf(DeferJob);
+      // UNRESPONSIVE_FOR_MS after the last attempt it did not answer, the limit is gone.
+      t2.clock.advance(UNRESPONSIVE_FOR_MS + 1);
+      const late = delivery.deliver(refused[3].id).then(() => 'settled', (e: unknown) => e);
+      await until(() => rx.requests.length === 2);
       expect(await waiting).toBeInstanceOf(DeliveryRetry);
+      expect(await late).toBeInstanceOf(DeliveryRetry);
 
       // The same endpoint answers 500: an answer, so the limit is lifted.
       rx.reset();

@@ -137,6 +137,9 @@ export async function insertSubscriberIfAbsent(trx: Transaction<DB>, row: {
  * subscribers says no (the email was taken meanwhile, or the customer number is), and when the
  * existing login was committed after this statement began (`loginSeen` false: the statement's
  * snapshot cannot see it, so the caller takes the step-by-step path that re-reads).
+ * Inside a transaction a failed statement would abort it, hence "insert nothing" here; outside one,
+ * newSubscriberWrites applies the same login rule but fails instead, so that the writes sent with it
+ * go too.
  */
 export async function insertNewSubscriber(trx: Transaction<DB>, row: {
   id: string; providerId: string; customerNumber: string; firstName: string; lastName: string; email: string;

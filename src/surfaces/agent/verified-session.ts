@@ -35,7 +35,7 @@ function customerIdOf(request: FastifyRequest): string {
 }
 
 /** A read a route wants in the ownership statement: the call, and what the route needs to use its row. */
-export type Attachment = { call: RawBuilder<unknown>; context: unknown } | undefined;
+type Attachment = { call: RawBuilder<unknown>; context: unknown } | undefined;
 type Attach = (request: FastifyRequest, owner: { providerId: string; customerId: string }) => Attachment;
 
 function ownedCustomerFrom(source: OwnedSource, attach?: Attach): PreHandler {
