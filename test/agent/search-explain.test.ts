@@ -86,6 +86,18 @@ describe('customer search uses its indexes (EXPLAIN, a few thousand customers)',
     expect(await found(q)).toBeGreaterThan(0);
   });
 
+  it('a word checked on the driver\'s customers reads its buildings and units once (hashed), not per customer', async () => {
+    // "Klara" drives; "2B" (a unit label) and "Hamburg" (a city) are checked on each Klara. Their
+    // buildings and units are uncorrelated subqueries, hashed once per statement.
+    for (const q of ['Klara 2B', 'Klara Hamburg']) {
+      const plan = await explain(q);
+      if (process.env.SHOW_PLAN) console.log(plan);
+      expect(plan).toMatch(/hashed SubPlan/);
+      expect(plan).not.toMatch(/Seq Scan on subscribers/);
+      expect(await found(q)).toBeGreaterThan(0);
+    }
+  });
+
   it('the fuzzy fallback reads the trigram GIN index, not the table', async () => {
     const plan = await explain('quast', true);
     if (process.env.SHOW_PLAN) console.log(plan);

@@ -142,19 +142,23 @@ function tokenMatches(providerId: string, tok: SearchToken, fuzzy: boolean): Raw
         OR lower(b.postal_code) COLLATE "C" LIKE ${lp} OR lower(b.name) COLLATE "C" LIKE ${lp} OR lower(b.house_number) COLLATE "C" LIKE ${lp}
         ${fz ? sql`OR ${BUILDING_TRGM_B} LIKE ${c}` : sql``})`;
       const unit = sql`lower(u.label) COLLATE "C" LIKE ${lp}`;
-      const scope = sql`s.subscriber_id = d.id AND s.provider_id = ${providerId} AND b.provider_id = ${providerId}`;
+      // The word's buildings and units are read once per statement (uncorrelated, so PostgreSQL
+      // hashes them) and each customer's subscriptions are looked up once: a few hundred or thousand
+      // ids, where four correlated probes per customer cost "Anna Berlin 4B" 0.35 s over 7,700 Annas.
+      const buildingIds = sql`SELECT b.id FROM buildings b WHERE b.provider_id = ${providerId} AND ${building}`;
+      // Units by label alone: the subscription's provider_id scopes them (a unit of another provider's
+      // building would cost a building lookup per unit of the label, 25,000 for "4B").
+      const unitIds = sql`SELECT u.id FROM units u WHERE ${unit}`;
       return sql`(${own(sql`lower(x.first_name) COLLATE "C" LIKE ${lp} OR lower(x.last_name) COLLATE "C" LIKE ${lp}
           OR lower(x.email) COLLATE "C" LIKE ${lp} OR lower(x.invoice_street) COLLATE "C" LIKE ${lp}
           OR lower(x.invoice_city) COLLATE "C" LIKE ${lp} OR lower(x.invoice_postal_code) COLLATE "C" LIKE ${lp}
           OR lower(x.invoice_house_number) COLLATE "C" LIKE ${lp}
           ${fz ? sql`OR ${SUBSCRIBER_TRGM_X} LIKE ${c} OR ${w} <% ${SUBSCRIBER_TRGM_X}` : sql``}`)}
-        OR EXISTS (SELECT 1 FROM subscriptions s JOIN buildings b ON b.id = s.building_id WHERE ${scope} AND ${building} OFFSET 0)
-        OR EXISTS (SELECT 1 FROM subscriptions s JOIN locations l ON l.id = s.location_id JOIN buildings b ON b.id = l.building_id
-                   WHERE ${scope} AND ${building} OFFSET 0)
-        OR EXISTS (SELECT 1 FROM subscriptions s JOIN units u ON u.id = s.unit_id JOIN buildings b ON b.id = u.building_id
-                   WHERE ${scope} AND ${unit} OFFSET 0)
-        OR EXISTS (SELECT 1 FROM subscriptions s JOIN locations l ON l.id = s.location_id JOIN units u ON u.id = l.unit_id
-                   JOIN buildings b ON b.id = u.building_id WHERE ${scope} AND ${unit} OFFSET 0))`;
+        OR EXISTS (SELECT 1 FROM subscriptions s LEFT JOIN locations l ON l.id = s.location_id
+                   WHERE s.subscriber_id = d.id AND s.provider_id = ${providerId}
+                     AND (s.building_id IN (${buildingIds}) OR l.building_id IN (${buildingIds})
+                       OR s.unit_id IN (${unitIds}) OR l.unit_id IN (${unitIds}))
+                   OFFSET 0))`;
     }
   }
 }
