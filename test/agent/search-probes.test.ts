@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planSearch, structuredProbes } from '../../src/modules/customers/search.query.js';
-import { pickDriver, searchSql } from '../../src/modules/customers/search-words.repository.js';
+import { chooseDriver, pickDriver, searchSql } from '../../src/modules/customers/search-words.repository.js';
 import { createBuilding, createLocation, createPlanVersion, createSubscriber, createSubscription } from '../helpers/factories.js';
 import { expectNoLeaks, seedCustomer, setupAgent, type AgentKit, type SeededCustomer } from './helpers.js';
 
@@ -184,6 +184,21 @@ describe('search, second pass: the most selective word drives, the others are ch
     }
     expect(await ids('Sonnenweg 3A')).toEqual([erikaA.id]);
     expect(await ids('Anna Hamburg 1A')).toEqual([anna12a.id, anna120.id].sort());
+  });
+
+  it('a name whose customers match by first name and by email counts each customer once, so it drives whichever word comes first', async () => {
+    // Two Annikas whose emails start with "annika" too: four index rows, two customers. "4B" names
+    // three units' subscriptions and locations: past a cap of 3. Counted once per field, both
+    // words would reach the cap and tie, and the first word of q would drive.
+    for (const n of [1, 2]) {
+      await createSubscriber(kit.t.db, kit.main.id, { firstName: 'Annika', lastName: `Driver${n}`, email: `annika.driver${n}@example.test` });
+    }
+    for (const q of ['4B Annika', 'Annika 4B']) {
+      const plan = planSearch(q, ['DE']);
+      const annika = plan.kind === 'tokens' ? plan.tokens.findIndex((t) => t.text.toLowerCase() === 'annika') : -1;
+      expect(annika).toBeGreaterThanOrEqual(0);
+      expect({ q, driver: await chooseDriver(kit.t.db, kit.main.id, plan, false, 3) }).toEqual({ q, driver: annika });
+    }
   });
 
   it('the driver is the word with the fewest matches (the first of equals)', () => {

@@ -12,8 +12,8 @@ import { escapeLike, type SearchPlan, type SearchToken } from './search.query.js
 // checked on each of its customers (their row and their service locations), instead of reading
 // every word's set in full and intersecting them ("Hans Hamburg": the customers called Hans, each
 // checked for Hamburg, not the 100,000 customers in Hamburg). Which word is most selective is
-// measured first, each set read only up to ESTIMATE_CAP rows (10,000: "Anna" with 7,700 customers is
-// told apart from "4B" with 25,000).
+// measured first, each part of a set read only up to ESTIMATE_CAP rows (10,000: "Anna" with 7,700
+// customers is told apart from "4B" with 25,000, whichever comes first in q).
 
 const SUBSCRIBER_TRGM = sql`lower(first_name || ' ' || last_name || ' ' || email || ' ' || coalesce(invoice_street, '') || ' ' || coalesce(invoice_city, ''))`;
 const BUILDING_TRGM = sql`lower(coalesce(name, '') || ' ' || coalesce(street, '') || ' ' || coalesce(house_number, '') || ' ' || coalesce(postal_code, '') || ' ' || coalesce(city, ''))`;
@@ -29,90 +29,80 @@ const contains = (t: string) => `%${escapeLike(t)}%`;
 const fuzzyWord = (tok: SearchToken, fuzzy: boolean) => fuzzy && tok.kind === 'word' && tok.text.length >= 3;
 
 /** Subscriber ids whose subscriptions sit in the matched buildings / units (directly or via the location). */
-/** What a set's rows hold: the customer id, or a constant when only counted (index-only scans). */
-interface SetShape { union: RawBuilder<unknown>; id: RawBuilder<unknown> }
-const FULL: SetShape = { union: sql` UNION `, id: sql`id` };
-const COUNTED: SetShape = { union: sql` UNION ALL `, id: sql`1 AS id` };
-
-// Counted, the provider's buildings and units stand for its subscriptions (their provider_id would
-// cost a heap page per row); the full set checks it.
-function viaBuildings(providerId: string, buildingIds: RawBuilder<unknown>, o: SetShape) {
-  if (o === COUNTED) {
-    return sql`SELECT 1 AS id FROM subscriptions WHERE building_id IN (${buildingIds})
-      UNION ALL SELECT 1 FROM locations l WHERE l.building_id IN (${buildingIds})`;
-  }
+function viaBuildings(providerId: string, buildingIds: RawBuilder<unknown>) {
   return sql`SELECT subscriber_id AS id FROM subscriptions WHERE provider_id = ${providerId} AND building_id IN (${buildingIds})
     UNION SELECT s.subscriber_id FROM subscriptions s JOIN locations l ON l.id = s.location_id
       WHERE s.provider_id = ${providerId} AND l.building_id IN (${buildingIds})`;
 }
-function viaUnits(providerId: string, unitIds: RawBuilder<unknown>, o: SetShape) {
-  if (o === COUNTED) {
-    return sql`SELECT 1 AS id FROM subscriptions WHERE unit_id IN (${unitIds})
-      UNION ALL SELECT 1 FROM locations l WHERE l.unit_id IN (${unitIds})`;
-  }
+function viaUnits(providerId: string, unitIds: RawBuilder<unknown>) {
   return sql`SELECT subscriber_id AS id FROM subscriptions WHERE provider_id = ${providerId} AND unit_id IN (${unitIds})
     UNION SELECT s.subscriber_id FROM subscriptions s JOIN locations l ON l.id = s.location_id
       WHERE s.provider_id = ${providerId} AND l.unit_id IN (${unitIds})`;
 }
 
-function phoneBranch(providerId: string, prefixes: string[], o: SetShape = FULL) {
+function phoneBranch(providerId: string, prefixes: string[]) {
   if (prefixes.length === 0) return sql`SELECT id FROM subscribers WHERE false`;
   return sql.join(
-    prefixes.map((p) => sql`SELECT ${o.id} FROM subscribers WHERE provider_id = ${providerId} AND phone_e164 COLLATE "C" LIKE ${prefix(p)}`),
-    o.union,
+    prefixes.map((p) => sql`SELECT id FROM subscribers WHERE provider_id = ${providerId} AND phone_e164 COLLATE "C" LIKE ${prefix(p)}`),
+    sql` UNION `,
   );
 }
 
-/**
- * The ids one token matches: any field, prefix ranges only (or with trigrams when `fuzzy`).
- * COUNTED: one constant row per match and field (UNION ALL, duplicates kept), read from the indexes
- * alone, so that a LIMIT over it stops early (estimates).
- */
-function tokenSet(providerId: string, tok: SearchToken, fuzzy: boolean, o: SetShape = FULL): RawBuilder<unknown> {
-  const { union, id } = o;
+/** What a word prefix-matches: the customer's own fields (ids), and the buildings and units of service locations. */
+function wordParts(providerId: string, text: string) {
+  const lp = sql`lower(${prefix(text)})`;
+  const own = (column: RawBuilder<unknown>) => sql`SELECT id FROM subscribers WHERE provider_id = ${providerId} AND lower(${column}) COLLATE "C" LIKE ${lp}`;
+  return {
+    own: ['first_name', 'last_name', 'email', 'invoice_street', 'invoice_city', 'invoice_postal_code', 'invoice_house_number'].map((c) => own(sql.ref(c))),
+    buildingIds: sql`SELECT id FROM buildings WHERE provider_id = ${providerId} AND (
+      lower(street) COLLATE "C" LIKE ${lp} OR lower(city) COLLATE "C" LIKE ${lp} OR lower(postal_code) COLLATE "C" LIKE ${lp}
+      OR lower(name) COLLATE "C" LIKE ${lp} OR lower(house_number) COLLATE "C" LIKE ${lp})`,
+    unitIds: sql`SELECT u.id FROM units u JOIN buildings b ON b.id = u.building_id
+      WHERE b.provider_id = ${providerId} AND lower(u.label) COLLATE "C" LIKE ${lp}`,
+  };
+}
+
+/** The ids one token matches: any field, prefix ranges only (or with trigrams when `fuzzy`). */
+function tokenSet(providerId: string, tok: SearchToken, fuzzy: boolean): RawBuilder<unknown> {
   const p = prefix(tok.text);
   switch (tok.kind) {
     case 'email':
-      return sql`SELECT ${id} FROM subscribers WHERE provider_id = ${providerId} AND lower(email) COLLATE "C" LIKE lower(${p})`;
+      return sql`SELECT id FROM subscribers WHERE provider_id = ${providerId} AND lower(email) COLLATE "C" LIKE lower(${p})`;
     case 'customer_number':
-      return sql`SELECT ${id} FROM subscribers WHERE provider_id = ${providerId} AND customer_number COLLATE "C" LIKE ${p}`;
+      return sql`SELECT id FROM subscribers WHERE provider_id = ${providerId} AND customer_number COLLATE "C" LIKE ${p}`;
     case 'phone':
-      return phoneBranch(providerId, tok.e164Prefixes, o);
+      return phoneBranch(providerId, tok.e164Prefixes);
     case 'word': {
-      const lp = sql`lower(${p})`;
-      const branches: RawBuilder<unknown>[] = [
-        sql`SELECT ${id} FROM subscribers WHERE provider_id = ${providerId} AND lower(first_name) COLLATE "C" LIKE ${lp}`,
-        sql`SELECT ${id} FROM subscribers WHERE provider_id = ${providerId} AND lower(last_name) COLLATE "C" LIKE ${lp}`,
-        sql`SELECT ${id} FROM subscribers WHERE provider_id = ${providerId} AND lower(email) COLLATE "C" LIKE ${lp}`,
-        sql`SELECT ${id} FROM subscribers WHERE provider_id = ${providerId} AND lower(invoice_street) COLLATE "C" LIKE ${lp}`,
-        sql`SELECT ${id} FROM subscribers WHERE provider_id = ${providerId} AND lower(invoice_city) COLLATE "C" LIKE ${lp}`,
-        sql`SELECT ${id} FROM subscribers WHERE provider_id = ${providerId} AND lower(invoice_postal_code) COLLATE "C" LIKE ${lp}`,
-        sql`SELECT ${id} FROM subscribers WHERE provider_id = ${providerId} AND lower(invoice_house_number) COLLATE "C" LIKE ${lp}`,
-        viaBuildings(
-          providerId,
-          sql`SELECT id FROM buildings WHERE provider_id = ${providerId} AND (
-            lower(street) COLLATE "C" LIKE ${lp} OR lower(city) COLLATE "C" LIKE ${lp} OR lower(postal_code) COLLATE "C" LIKE ${lp}
-            OR lower(name) COLLATE "C" LIKE ${lp} OR lower(house_number) COLLATE "C" LIKE ${lp})`,
-          o,
-        ),
-        viaUnits(
-          providerId,
-          sql`SELECT u.id FROM units u JOIN buildings b ON b.id = u.building_id
-            WHERE b.provider_id = ${providerId} AND lower(u.label) COLLATE "C" LIKE ${lp}`,
-          o,
-        ),
-      ];
+      const w = wordParts(providerId, tok.text);
+      const branches = [...w.own, viaBuildings(providerId, w.buildingIds), viaUnits(providerId, w.unitIds)];
       if (fuzzyWord(tok, fuzzy)) {
         const c = sql`lower(${contains(tok.text)})`;
-        const w = sql`lower(${tok.text})`;
+        const lw = sql`lower(${tok.text})`;
         branches.push(
-          sql`SELECT ${id} FROM subscribers WHERE provider_id = ${providerId} AND (${SUBSCRIBER_TRGM} LIKE ${c} OR ${w} <% ${SUBSCRIBER_TRGM})`,
-          viaBuildings(providerId, sql`SELECT id FROM buildings WHERE provider_id = ${providerId} AND ${BUILDING_TRGM} LIKE ${c}`, o),
+          sql`SELECT id FROM subscribers WHERE provider_id = ${providerId} AND (${SUBSCRIBER_TRGM} LIKE ${c} OR ${lw} <% ${SUBSCRIBER_TRGM})`,
+          viaBuildings(providerId, sql`SELECT id FROM buildings WHERE provider_id = ${providerId} AND ${BUILDING_TRGM} LIKE ${c}`),
         );
       }
-      return sql.join(branches, union);
+      return sql.join(branches, sql` UNION `);
     }
   }
+}
+
+/**
+ * A token's prefix set as counted to size it (see tokenSizes), read up to the cap from the indexes
+ * alone where it can be: a word's own fields once per customer (first name and email both starting
+ * with "anna" are one customer, each field read up to the cap), then one constant row per
+ * subscription and per location in its buildings and units (the provider's buildings and units
+ * stand for its subscriptions there: their provider_id would cost a heap page per row).
+ */
+function countedSet(providerId: string, tok: SearchToken, cap: number): RawBuilder<unknown> {
+  if (tok.kind !== 'word') return tokenSet(providerId, tok, false);
+  const w = wordParts(providerId, tok.text);
+  return sql`SELECT 1 FROM (${sql.join(w.own.map((b) => sql`(${b} LIMIT ${cap + 1})`), sql` UNION `)}) own
+    UNION ALL SELECT 1 FROM subscriptions WHERE building_id IN (${w.buildingIds})
+    UNION ALL SELECT 1 FROM locations WHERE building_id IN (${w.buildingIds})
+    UNION ALL SELECT 1 FROM subscriptions WHERE unit_id IN (${w.unitIds})
+    UNION ALL SELECT 1 FROM locations WHERE unit_id IN (${w.unitIds})`;
 }
 
 /**
@@ -210,14 +200,16 @@ export function searchSql(providerId: string, plan: SearchPlan, limit: number, f
 }
 
 /**
- * How many rows each token's prefix set has, read up to ESTIMATE_CAP + 1 rows each (a customer
- * counted once per field it matches) from the indexes alone. The fuzzy pass is driven by the same
+ * How many rows each token's counted set (countedSet) has, read up to ESTIMATE_CAP + 1: a name of
+ * 7,700 customers stays below the cap, told apart from a unit label of 25,000 whichever comes first
+ * in q (counted once per field, "anna" reached the cap through first names and emails). Sets past
+ * the cap tie, and the first of them drives. 0: the token matches nothing. The fuzzy pass is driven by the same
  * measure: its trigram sets cannot be read partially, and a word with few prefix matches (often
  * none: the misspelt one) has few fuzzy matches too.
  */
-async function tokenSizes(db: Executor, providerId: string, tokens: SearchToken[]): Promise<number[]> {
+async function tokenSizes(db: Executor, providerId: string, tokens: SearchToken[], cap: number): Promise<number[]> {
   const cols = tokens.map((t, i) =>
-    sql`(SELECT count(*) FROM (SELECT 1 FROM (${tokenSet(providerId, t, false, COUNTED)}) x LIMIT ${ESTIMATE_CAP + 1}) y) AS ${sql.ref(`n${i}`)}`);
+    sql`(SELECT count(*) FROM (SELECT 1 FROM (${countedSet(providerId, t, cap)}) x LIMIT ${cap + 1}) y) AS ${sql.ref(`n${i}`)}`);
   const r = await sql<Record<string, string | number>>`SELECT ${sql.join(cols)}`.execute(db);
   return tokens.map((_, i) => Number(r.rows[0][`n${i}`]));
 }
@@ -249,11 +241,11 @@ async function withSettings<T>(db: Executor, timeoutMs: number | null, fn: (ex: 
 
 /**
  * The token whose set is read in full: the one with the fewest rows (sets measured up to
- * ESTIMATE_CAP rows); null when some token matches nothing (then nothing matches).
+ * `cap` rows, ESTIMATE_CAP unless a test asks for less); null when some token matches nothing (then nothing matches).
  */
-export async function chooseDriver(db: Executor, providerId: string, plan: SearchPlan, fuzzy: boolean): Promise<number | null> {
+export async function chooseDriver(db: Executor, providerId: string, plan: SearchPlan, fuzzy: boolean, cap = ESTIMATE_CAP): Promise<number | null> {
   if (plan.kind !== 'tokens' || plan.tokens.length < 2) return 0;
-  const sizes = await tokenSizes(db, providerId, plan.tokens);
+  const sizes = await tokenSizes(db, providerId, plan.tokens, cap);
   // A word with no prefix match empties the prefix pass; the fuzzy pass is driven by it.
   if (sizes.some((n) => n === 0)) return fuzzy ? pickDriver(sizes) : null;
   return pickDriver(sizes);
@@ -271,3 +263,4 @@ export function searchCustomers(db: Executor, providerId: string, plan: SearchPl
     return { rows: r.rows, total: r.rows.length ? Number(r.rows[0].total) : 0 };
   });
 }
+
