@@ -12,8 +12,8 @@ import { escapeLike, type SearchPlan, type SearchToken } from './search.query.js
 // checked on each of its customers (their row and their service locations), instead of reading
 // every word's set in full and intersecting them ("Hans Hamburg": the customers called Hans, each
 // checked for Hamburg, not the 100,000 customers in Hamburg). Which word is most selective is
-// measured first, each part of a set read only up to ESTIMATE_CAP rows (10,000: "Anna" with 7,700
-// customers is told apart from "4B" with 25,000, whichever comes first in q).
+// measured first, each set read only up to ESTIMATE_CAP rows (10,000: "Anna" with 7,700 customers
+// is told apart from "4B" with 25,000, whichever comes first in q).
 
 const SUBSCRIBER_TRGM = sql`lower(first_name || ' ' || last_name || ' ' || email || ' ' || coalesce(invoice_street, '') || ' ' || coalesce(invoice_city, ''))`;
 const BUILDING_TRGM = sql`lower(coalesce(name, '') || ' ' || coalesce(street, '') || ' ' || coalesce(house_number, '') || ' ' || coalesce(postal_code, '') || ' ' || coalesce(city, ''))`;
@@ -200,12 +200,12 @@ export function searchSql(providerId: string, plan: SearchPlan, limit: number, f
 }
 
 /**
- * How many rows each token's counted set (countedSet) has, read up to ESTIMATE_CAP + 1: a name of
- * 7,700 customers stays below the cap, told apart from a unit label of 25,000 whichever comes first
- * in q (counted once per field, "anna" reached the cap through first names and emails). Sets past
- * the cap tie, and the first of them drives. 0: the token matches nothing. The fuzzy pass is driven by the same
- * measure: its trigram sets cannot be read partially, and a word with few prefix matches (often
- * none: the misspelt one) has few fuzzy matches too.
+ * How many rows each token's counted set (countedSet) has, read up to `cap` + 1: a name of 7,700
+ * customers stays below the cap, told apart from a unit label of 25,000 whichever comes first in q
+ * (counted once per field, "anna" reached the cap through first names and emails). Sets past the
+ * cap tie, and the first of them drives. 0: the token matches nothing. The fuzzy pass is driven by
+ * the same measure: its trigram sets cannot be read partially, and a word with few prefix matches
+ * (often none: the misspelt one) has few fuzzy matches too.
  */
 async function tokenSizes(db: Executor, providerId: string, tokens: SearchToken[], cap: number): Promise<number[]> {
   const cols = tokens.map((t, i) =>
@@ -241,7 +241,8 @@ async function withSettings<T>(db: Executor, timeoutMs: number | null, fn: (ex: 
 
 /**
  * The token whose set is read in full: the one with the fewest rows (sets measured up to
- * `cap` rows, ESTIMATE_CAP unless a test asks for less); null when some token matches nothing (then nothing matches).
+ * `cap` rows, ESTIMATE_CAP unless a test asks for less); null when some token matches nothing
+ * (then nothing matches).
  */
 export async function chooseDriver(db: Executor, providerId: string, plan: SearchPlan, fuzzy: boolean, cap = ESTIMATE_CAP): Promise<number | null> {
   if (plan.kind !== 'tokens' || plan.tokens.length < 2) return 0;
@@ -263,4 +264,3 @@ export function searchCustomers(db: Executor, providerId: string, plan: SearchPl
     return { rows: r.rows, total: r.rows.length ? Number(r.rows[0].total) : 0 };
   });
 }
-
