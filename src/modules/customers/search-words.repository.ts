@@ -89,20 +89,25 @@ function tokenSet(providerId: string, tok: SearchToken, fuzzy: boolean): RawBuil
 }
 
 /**
- * A token's prefix set as counted to size it (see tokenSizes), read up to the cap from the indexes
- * alone where it can be: a word's own fields once per customer (first name and email both starting
- * with "anna" are one customer, each field read up to the cap), then one constant row per
- * subscription and per location in its buildings and units (the provider's buildings and units
- * stand for its subscriptions there: their provider_id would cost a heap page per row).
+ * A token's size as tokenSizes reads it, at most `cap` + 1. A word's own fields count each customer
+ * once (first name and email both starting with "anna" are one customer): their rows are read up to
+ * twice the cap and counted distinct; more rows than that count as past the cap. Its buildings'
+ * and units' subscriptions and locations are one constant row each, read from the indexes alone
+ * (the provider's buildings and units stand for its subscriptions there: their provider_id would
+ * cost a heap page per row), and only while the own fields leave room below the cap.
  */
-function countedSet(providerId: string, tok: SearchToken, cap: number): RawBuilder<unknown> {
-  if (tok.kind !== 'word') return tokenSet(providerId, tok, false);
+function countedSize(providerId: string, tok: SearchToken, cap: number): RawBuilder<unknown> {
+  const upTo = (set: RawBuilder<unknown>, n: number) => sql`SELECT count(*) FROM (SELECT 1 FROM (${set}) x LIMIT ${n}) y`;
+  if (tok.kind !== 'word') return sql`(${upTo(tokenSet(providerId, tok, false), cap + 1)})`;
   const w = wordParts(providerId, tok.text);
-  return sql`SELECT 1 FROM (${sql.join(w.own.map((b) => sql`(${b} LIMIT ${cap + 1})`), sql` UNION `)}) own
-    UNION ALL SELECT 1 FROM subscriptions WHERE building_id IN (${w.buildingIds})
+  const via = sql`SELECT 1 FROM subscriptions WHERE building_id IN (${w.buildingIds})
     UNION ALL SELECT 1 FROM locations WHERE building_id IN (${w.buildingIds})
     UNION ALL SELECT 1 FROM subscriptions WHERE unit_id IN (${w.unitIds})
     UNION ALL SELECT 1 FROM locations WHERE unit_id IN (${w.unitIds})`;
+  return sql`(SELECT CASE WHEN o.n_rows > ${2 * cap} THEN ${cap + 1}
+      ELSE LEAST(${cap + 1}, o.n_ids + (${upTo(via, cap + 1)})) END
+    FROM (SELECT count(*) AS n_rows, count(DISTINCT id) AS n_ids
+          FROM (SELECT id FROM (${sql.join(w.own, sql` UNION ALL `)}) a LIMIT ${2 * cap + 1}) r) o)`;
 }
 
 /**
@@ -200,16 +205,15 @@ export function searchSql(providerId: string, plan: SearchPlan, limit: number, f
 }
 
 /**
- * How many rows each token's counted set (countedSet) has, read up to `cap` + 1: a name of 7,700
- * customers stays below the cap, told apart from a unit label of 25,000 whichever comes first in q
- * (counted once per field, "anna" reached the cap through first names and emails). Sets past the
- * cap tie, and the first of them drives. 0: the token matches nothing. The fuzzy pass is driven by
+ * Each token's size (countedSize), read up to `cap` + 1: a name of 7,700 customers stays below the
+ * cap, told apart from a unit label of 25,000 whichever comes first in q (counted once per field,
+ * "anna" reached the cap through first names and emails). Sets past the cap tie, and the first of
+ * them drives. 0: the token matches nothing. The fuzzy pass is driven by
  * the same measure: its trigram sets cannot be read partially, and a word with few prefix matches
  * (often none: the misspelt one) has few fuzzy matches too.
  */
 async function tokenSizes(db: Executor, providerId: string, tokens: SearchToken[], cap: number): Promise<number[]> {
-  const cols = tokens.map((t, i) =>
-    sql`(SELECT count(*) FROM (SELECT 1 FROM (${countedSet(providerId, t, cap)}) x LIMIT ${cap + 1}) y) AS ${sql.ref(`n${i}`)}`);
+  const cols = tokens.map((t, i) => sql`${countedSize(providerId, t, cap)} AS ${sql.ref(`n${i}`)}`);
   const r = await sql<Record<string, string | number>>`SELECT ${sql.join(cols)}`.execute(db);
   return tokens.map((_, i) => Number(r.rows[0][`n${i}`]));
 }
