@@ -48,15 +48,19 @@ function phoneBranch(providerId: string, prefixes: string[]) {
   );
 }
 
+/** The customer's own fields a word may prefix (each has a `COLLATE "C"` expression index). */
+const OWN_COLUMNS = ['first_name', 'last_name', 'email', 'invoice_street', 'invoice_city', 'invoice_postal_code', 'invoice_house_number'];
+
+/** Whether a word (`lp`: its lower-cased LIKE prefix) prefixes a field of building `b`. */
+const buildingWord = (lp: RawBuilder<unknown>) => sql`(lower(b.street) COLLATE "C" LIKE ${lp} OR lower(b.city) COLLATE "C" LIKE ${lp}
+  OR lower(b.postal_code) COLLATE "C" LIKE ${lp} OR lower(b.name) COLLATE "C" LIKE ${lp} OR lower(b.house_number) COLLATE "C" LIKE ${lp})`;
+
 /** What a word prefix-matches: the customer's own fields (ids), and the buildings and units of service locations. */
 function wordParts(providerId: string, text: string) {
   const lp = sql`lower(${prefix(text)})`;
-  const own = (column: RawBuilder<unknown>) => sql`SELECT id FROM subscribers WHERE provider_id = ${providerId} AND lower(${column}) COLLATE "C" LIKE ${lp}`;
   return {
-    own: ['first_name', 'last_name', 'email', 'invoice_street', 'invoice_city', 'invoice_postal_code', 'invoice_house_number'].map((c) => own(sql.ref(c))),
-    buildingIds: sql`SELECT id FROM buildings WHERE provider_id = ${providerId} AND (
-      lower(street) COLLATE "C" LIKE ${lp} OR lower(city) COLLATE "C" LIKE ${lp} OR lower(postal_code) COLLATE "C" LIKE ${lp}
-      OR lower(name) COLLATE "C" LIKE ${lp} OR lower(house_number) COLLATE "C" LIKE ${lp})`,
+    own: OWN_COLUMNS.map((c) => sql`SELECT id FROM subscribers WHERE provider_id = ${providerId} AND lower(${sql.ref(c)}) COLLATE "C" LIKE ${lp}`),
+    buildingIds: sql`SELECT b.id FROM buildings b WHERE b.provider_id = ${providerId} AND ${buildingWord(lp)}`,
     unitIds: sql`SELECT u.id FROM units u JOIN buildings b ON b.id = u.building_id
       WHERE b.provider_id = ${providerId} AND lower(u.label) COLLATE "C" LIKE ${lp}`,
   };
@@ -133,9 +137,8 @@ function tokenMatches(providerId: string, tok: SearchToken, fuzzy: boolean): Raw
       const fz = fuzzyWord(tok, fuzzy);
       const c = sql`lower(${contains(tok.text)})`;
       const w = sql`lower(${tok.text})`;
-      const building = sql`(lower(b.street) COLLATE "C" LIKE ${lp} OR lower(b.city) COLLATE "C" LIKE ${lp}
-        OR lower(b.postal_code) COLLATE "C" LIKE ${lp} OR lower(b.name) COLLATE "C" LIKE ${lp} OR lower(b.house_number) COLLATE "C" LIKE ${lp}
-        ${fz ? sql`OR ${BUILDING_TRGM_B} LIKE ${c}` : sql``})`;
+      const building = fz ? sql`(${buildingWord(lp)} OR ${BUILDING_TRGM_B} LIKE ${c})` : buildingWord(lp);
+      const ownWord = sql.join(OWN_COLUMNS.map((col) => sql`lower(${sql.ref(`x.${col}`)}) COLLATE "C" LIKE ${lp}`), sql` OR `);
       const unit = sql`lower(u.label) COLLATE "C" LIKE ${lp}`;
       // Per customer: one read of its subscriptions (with their locations), then a key lookup of
       // each one's building and unit (a unit is scoped by its subscription's provider). Four probes
@@ -143,11 +146,7 @@ function tokenMatches(providerId: string, tok: SearchToken, fuzzy: boolean): Raw
       // the word's buildings or units read once and hashed: a label prefix can name a fifth of a
       // million units, and a set PostgreSQL judges too large to hash is read again for every
       // subscription (115 s for "Anna 1" when that happened).
-      return sql`(${own(sql`lower(x.first_name) COLLATE "C" LIKE ${lp} OR lower(x.last_name) COLLATE "C" LIKE ${lp}
-          OR lower(x.email) COLLATE "C" LIKE ${lp} OR lower(x.invoice_street) COLLATE "C" LIKE ${lp}
-          OR lower(x.invoice_city) COLLATE "C" LIKE ${lp} OR lower(x.invoice_postal_code) COLLATE "C" LIKE ${lp}
-          OR lower(x.invoice_house_number) COLLATE "C" LIKE ${lp}
-          ${fz ? sql`OR ${SUBSCRIBER_TRGM_X} LIKE ${c} OR ${w} <% ${SUBSCRIBER_TRGM_X}` : sql``}`)}
+      return sql`(${own(sql`${ownWord} ${fz ? sql`OR ${SUBSCRIBER_TRGM_X} LIKE ${c} OR ${w} <% ${SUBSCRIBER_TRGM_X}` : sql``}`)}
         OR EXISTS (SELECT 1 FROM subscriptions s LEFT JOIN locations l ON l.id = s.location_id
                    WHERE s.subscriber_id = d.id AND s.provider_id = ${providerId}
                      AND (EXISTS (SELECT 1 FROM buildings b
