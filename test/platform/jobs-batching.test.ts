@@ -84,6 +84,16 @@ describe('job queue: claim order and batches', () => {
     await t.db.updateTable('jobs').set({ status: 'succeeded', locked_by: null, locked_until: null }).where('kind', '=', kind).execute();
   });
 
+  it('the claim and the wake-up keep their plan across calls: PL/pgSQL on a generic plan (a SQL function is planned on every call)', async () => {
+    const r = await sql<{ proname: string; lang: string; config: string[] | null }>`
+      SELECT p.proname, l.lanname AS lang, p.proconfig AS config FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+      WHERE p.proname IN ('jobs_claim', 'jobs_run_now') ORDER BY p.proname`.execute(t.db);
+    expect(r.rows.map((x) => [x.proname, x.lang])).toEqual([['jobs_claim', 'plpgsql'], ['jobs_run_now', 'plpgsql']]);
+    for (const x of r.rows) expect(x.config).toContain('plan_cache_mode=force_generic_plan');
+    // The claim's one plan is the index walk in claim order, whatever the statistics say.
+    expect(r.rows[0].config).toEqual(expect.arrayContaining(['enable_sort=off', 'enable_bitmapscan=off']));
+  });
+
   it('a backlog runs without the JOBS_POLL_MS sleep between jobs: 40 jobs with a 60 s poll finish at once', async () => {
     const q = makeQueue({ concurrency: 4, pollMs: 60_000 });
     const kind = newKind('backlog');
