@@ -94,6 +94,15 @@ describe('job queue: claim order and batches', () => {
     expect(r.rows[0].config).toEqual(expect.arrayContaining(['enable_sort=off', 'enable_bitmapscan=off']));
   });
 
+  it('the queue tables are vacuumed once 1% plus 5,000 of their rows are dead, indexes always cleaned (the claim walks them)', async () => {
+    const r = await sql<{ relname: string; options: string[] | null }>`
+      SELECT relname, reloptions AS options FROM pg_class WHERE relname IN ('jobs', 'webhook_deliveries') AND relkind = 'r' ORDER BY relname`.execute(t.db);
+    expect(r.rows.map((x) => x.relname)).toEqual(['jobs', 'webhook_deliveries']);
+    for (const x of r.rows) {
+      expect(x.options?.slice().sort()).toEqual(['autovacuum_vacuum_scale_factor=0.01', 'autovacuum_vacuum_threshold=5000', 'vacuum_index_cleanup=on']);
+    }
+  });
+
   it('a backlog runs without the JOBS_POLL_MS sleep between jobs: 40 jobs with a 60 s poll finish at once', async () => {
     const q = makeQueue({ concurrency: 4, pollMs: 60_000 });
     const kind = newKind('backlog');
