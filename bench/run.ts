@@ -106,6 +106,13 @@ async function main() {
   const { webhook_url: urlBefore } = await db.selectFrom('providers').select('webhook_url').where('id', '=', dataset.provider_id).executeTakeFirstOrThrow();
   await db.updateTable('providers').set({ webhook_url: receiverUrl }).where('id', '=', dataset.provider_id).execute();
 
+  // The settings that shape the numbers, recorded with them. On a cluster without autovacuum the
+  // queue tables keep every dead row of earlier scenarios and runs, which the next claims step over
+  // (migration 1380); a production cluster's autovacuum would have visited them within its minute.
+  const pgSettings = Object.fromEntries((await sql<{ name: string; setting: string }>`
+    SELECT name, current_setting(name) AS setting FROM pg_settings
+    WHERE name IN ('shared_buffers', 'work_mem', 'synchronous_commit', 'autovacuum', 'max_connections')`.execute(db)).rows.map((r) => [r.name, r.setting]));
+  const vacuumQueues = pgSettings.autovacuum === 'off';
   const server = startServer();
   const rssTimer = sampleRss(server.pid!);
   const results: Record<string, unknown>[] = [];
@@ -123,6 +130,7 @@ async function main() {
       // The SELECT 1 floor again, right before the scenario: a shared or throttled machine changes
       // speed within one run (floors seen from 2,000 to 8,000 req/s on the same VM), and a ratio to
       // a floor measured minutes earlier would mostly measure that drift.
+      if (vacuumQueues) await sql`VACUUM jobs, webhook_deliveries`.execute(db);
       const floor = await load({ requests: [{ method: 'GET', path: '/__bench/select1' }] });
       const check = s.check ? await s.check() : undefined;
       const m = s.custom ? await s.custom() : await load(s);
@@ -140,7 +148,8 @@ async function main() {
       }
     })();
     const summary = {
-      machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? 'unknown', memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version, postgres: (await sql<{ v: string }>`SELECT current_setting('server_version') AS v`.execute(db)).rows[0].v },
+      machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? 'unknown', memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version, postgres: (await sql<{ v: string }>`SELECT current_setting('server_version') AS v`.execute(db)).rows[0].v,
+        postgres_settings: pgSettings, queue_tables_vacuumed_before_each_scenario: vacuumQueues },
       commit,
       run_at: new Date().toISOString(),
       dataset: { customers: dataset.customers, addresses: dataset.addresses },
@@ -171,6 +180,9 @@ function markdown(s: any): string {
   const rows = s.scenarios.map((r: any) => `| ${r.name} | ${r.rps} | ${r.p50_ms} | ${r.p99_ms} | ${r.errors} | ${r.floor_select1_rps} | ${Math.round(r.ratio * 100)}% | ${r.target} | ${r.met ? 'met' : '**missed**'} | ${r.rss_max_mb} |`);
   return [
     `Run ${s.run_at} at ${s.commit} on ${s.machine.cpus} cores (${s.machine.cpu_model}), Node ${s.machine.node}, PostgreSQL ${s.machine.postgres}; ${s.dataset.customers} customers, ${s.dataset.addresses} addresses; ${s.settings.duration_s} s per scenario, ${s.settings.connections} connections.`,
+    ...(s.machine.postgres_settings
+      ? ['', `PostgreSQL settings: ${Object.entries(s.machine.postgres_settings).map(([k, v]) => `${k} ${v}`).join(', ')}${s.machine.queue_tables_vacuumed_before_each_scenario ? '; autovacuum being off, the harness vacuumed jobs and webhook_deliveries before each scenario' : ''}.`]
+      : []),
     '',
     `Floors at the start: bare route ${s.floors.bare_rps} req/s, SELECT 1 ${s.floors.select1_rps} req/s (server RSS max ${s.floors.rss_max_mb} MB); each scenario's ratio is to the SELECT 1 floor measured again right before it. Server RSS max ${s.rss_max_mb} MB (target <= 300 MB in every scenario: ${s.rss_target_met ? 'met' : '**missed**'}).`,
     '',
