@@ -34,7 +34,9 @@ const base = `http://127.0.0.1:${args.port}`;
 const dataset = JSON.parse(readFileSync(args.dataset, 'utf8')) as Dataset;
 
 function startServer(): ChildProcess {
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, '--import', 'tsx', 'src/server.ts'], {
+  // BENCH_SERVER_CPU_PROF=<dir>: V8 CPU profiles of the server process (NODE_OPTIONS may not carry --cpu-prof).
+  const prof = process.env.BENCH_SERVER_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SERVER_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...prof, '--import', 'tsx', 'src/server.ts'], {
     env: {
       ...process.env, NODE_ENV: 'production', PORT: args.port, HOST: '127.0.0.1', LOG_LEVEL: 'warn', BENCH_ROUTES: 'true',
       RATE_LIMIT_ENABLED: 'false', SCHEDULER_ENABLED: 'false', DEMO_SEED: 'false', JOBS_CONCURRENCY: process.env.JOBS_CONCURRENCY ?? '16',
