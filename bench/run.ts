@@ -129,10 +129,10 @@ async function main() {
     for (const s of scenarios(dataset, { base, db, receiverCount: () => received })) {
       if (wanted && !wanted.has(s.name)) continue;
       const rssOf = rssPhase();
+      if (vacuumQueues) await sql`VACUUM jobs, webhook_deliveries`.execute(db);
       // The SELECT 1 floor again, right before the scenario: a shared or throttled machine changes
       // speed within one run (floors seen from 2,000 to 8,000 req/s on the same VM), and a ratio to
       // a floor measured minutes earlier would mostly measure that drift.
-      if (vacuumQueues) await sql`VACUUM jobs, webhook_deliveries`.execute(db);
       const floor = await load({ requests: [{ method: 'GET', path: '/__bench/select1' }] });
       const check = s.check ? await s.check() : undefined;
       const m = s.custom ? await s.custom() : await load(s);
