@@ -205,11 +205,11 @@ export function searchSql(providerId: string, plan: SearchPlan, limit: number, f
 
 /**
  * Each token's size (countedSize), read up to `cap` + 1: a name of 7,700 customers stays below the
- * cap, told apart from a unit label of 25,000 whichever comes first in q (counted once per field,
- * "anna" reached the cap through first names and emails). Sets past the cap tie, and the first of
- * them drives. 0: the token matches nothing. The fuzzy pass is driven by
- * the same measure: its trigram sets cannot be read partially, and a word with few prefix matches
- * (often none: the misspelt one) has few fuzzy matches too.
+ * cap, told apart from a unit label of 25,000 whichever comes first in q (when every field counted
+ * a customer again, "anna" reached the cap through first names and emails). Sets past the cap tie,
+ * and the first of them drives. 0: the token matches nothing. The fuzzy pass is driven by the same
+ * measure: its trigram sets cannot be read partially, and a word with few prefix matches (often
+ * none: the misspelt one) has few fuzzy matches too.
  */
 async function tokenSizes(db: Executor, providerId: string, tokens: SearchToken[], cap: number): Promise<number[]> {
   const cols = tokens.map((t, i) => sql`${countedSize(providerId, t, cap)} AS ${sql.ref(`n${i}`)}`);
