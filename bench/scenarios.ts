@@ -22,6 +22,8 @@ export interface Scenario {
   connections?: number;
   /** A correctness pass before the load (e.g. every query class finds its row). */
   check?: () => Promise<Record<string, unknown>>;
+  /** Leaves work for the server's job workers (measured after its floor, not alternating with it). */
+  background?: boolean;
   /** A scenario that measures itself instead of an autocannon run. */
   custom?: () => Promise<Measured>;
   meets(m: Measured, ratio: number, check?: Record<string, unknown>): boolean;
@@ -120,6 +122,7 @@ export function scenarios(d: Dataset, ctx: Ctx): Scenario[] {
         name: 'provider_initiated_provisioning',
         target: '>= 10% of SELECT 1 floor, zero errors',
         connections: 8,
+        background: true,
         async check() {
           // Earlier runs used some ports: take only those still free.
           const taken = await ctx.db.selectFrom('subscriptions').innerJoin('locations', 'locations.id', 'subscriptions.location_id')
