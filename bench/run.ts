@@ -98,7 +98,7 @@ async function window(s: Load, seconds: number) {
   return { opts, r, seconds: (Date.parse(String(r.finish)) - Date.parse(String(r.start))) / 1000 };
 }
 
-// In autocannon 8+ but not in @types/autocannon.
+// autocannon exports it; @types/autocannon does not declare it.
 const aggregateResult = (autocannon as unknown as { aggregateResult(results: unknown[], opts: object): autocannon.Result }).aggregateResult;
 
 /** Windows of one load as one measurement: requests over the time they took, latencies from the merged histograms. */
@@ -169,11 +169,11 @@ async function main() {
       if (wanted && !wanted.has(s.name)) continue;
       const rssOf = rssPhase();
       if (vacuumQueues) await sql`VACUUM jobs, webhook_deliveries`.execute(db);
-      // The SELECT 1 floor again, right before the scenario: a shared or throttled machine changes
-      // speed within one run (floors seen from 2,000 to 8,000 req/s on the same VM), and a ratio to
-      // a floor measured minutes earlier would mostly measure that drift.
-      // A scenario that leaves background work (provisioning's port jobs and webhooks) is measured after
-      // its floor, not between floor windows, which would measure the floor against that backlog.
+      // The SELECT 1 floor again, with each scenario: a shared or throttled machine changes speed
+      // within one run (floors seen from 2,000 to 8,000 req/s on the same VM), and a ratio to a floor
+      // measured minutes earlier would mostly measure that drift. A scenario that leaves background
+      // work (provisioning's port jobs and webhooks) runs after one floor window instead of between
+      // floor windows, which would measure the floor against that backlog.
       const check = s.check ? await s.check() : undefined;
       const alternate = !s.custom && !s.background;
       const p = alternate ? await paired(s) : undefined;
