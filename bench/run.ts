@@ -29,9 +29,18 @@ if (!url) {
   console.error('npm run bench needs DATABASE_URL pointing at a database loaded by `npm run bench:data`');
   process.exit(1);
 }
-const DURATION = Number(args.duration);
-const PAIRS = Math.max(1, Math.round(Number(args.pairs)));
-const CONNECTIONS = Number(args.connections);
+/** A positive whole number from the command line, or a one-line error and exit code 1. */
+function positive(name: 'duration' | 'pairs' | 'connections'): number {
+  const n = Number(args[name]);
+  if (!Number.isInteger(n) || n < 1) {
+    console.error(`--${name} must be a whole number of at least 1 (got ${JSON.stringify(args[name])})`);
+    process.exit(1);
+  }
+  return n;
+}
+const DURATION = positive('duration');
+const PAIRS = positive('pairs');
+const CONNECTIONS = positive('connections');
 const base = `http://127.0.0.1:${args.port}`;
 const dataset = JSON.parse(readFileSync(args.dataset, 'utf8')) as Dataset;
 
