@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { simpleParser } from 'mailparser';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createPlanVersion, createProvider, createSubscriber, createSubscription } from '../helpers/factories.js';
 import { pdfText } from '../helpers/pdf-text.js';
@@ -278,22 +278,30 @@ describe('a stalled SMTP relay', () => {
 
   it('holds only the mail lane: other kinds keep running while every mail slot waits on the relay', async () => {
     const relay = await startStalledRelay();
-    const t2 = await buildTestApp({ env: { SMTP_URL: relay.url('greetingTimeout=3000') } });
+    // The greeting timeout outlasts the wait for the slots (2 s) plus the other job's bound (1.5 s).
+    const t2 = await buildTestApp({ env: { SMTP_URL: relay.url('greetingTimeout=4000') } });
     const q = createJobQueue({ db: t2.db, clock: t2.clock, log: t2.app.log, config: { JOBS_POLL_MS: 10, JOBS_CONCURRENCY: 2, JOBS_LEASE_SECONDS: 60 } });
     registerMailJobs({ ...t2.deps, jobs: q });
     let ranAt = 0;
     q.register('test.other', { async run() { ranAt = performance.now(); } });
+    const mailStatuses = async () => {
+      const rows = await t2.db.selectFrom('jobs').select(['status', 'attempts']).where('kind', '=', 'mail.send').execute();
+      return rows.map((r) => `${r.status}/${r.attempts}`).sort();
+    };
+    // Every mail slot holding a mail on the stalled relay, the last two mails waiting their turn.
+    const slotsHeld = [...Array(MAIL_SEND_SLOTS).fill('running/1'), 'queued/0', 'queued/0'].sort();
     try {
       for (let i = 0; i < MAIL_SEND_SLOTS + 2; i++) await t2.deps.mailer.enqueue(t2.db, { to: to(), ...verificationCodeMail(ctx, { code: '777888' }) });
-      t2.clock.advance(1_000); // the other job is enqueued after every mail: it is last in line
-      await q.enqueue(t2.db, { kind: 'test.other', payload: {} });
-      const started = performance.now();
       q.start();
-      for (let i = 0; i < 200 && !ranAt; i++) await new Promise((r) => setTimeout(r, 10));
+      // The lanes claim on their own, so the other job is enqueued only once the mail lane is full.
+      await vi.waitFor(async () => expect(await mailStatuses()).toEqual(slotsHeld), { timeout: 2_000, interval: 20 });
+      t2.clock.advance(1_000); // enqueued after every mail: it is last in line
+      await q.enqueue(t2.db, { kind: 'test.other', payload: {} });
+      const enqueued = performance.now();
+      for (let i = 0; i < 150 && !ranAt; i++) await new Promise((r) => setTimeout(r, 10));
       expect(ranAt).toBeGreaterThan(0);
-      expect(ranAt - started).toBeLessThan(1_500); // not after a greeting timeout
-      const running = await t2.db.selectFrom('jobs').select('id').where('kind', '=', 'mail.send').where('status', '=', 'running').execute();
-      expect(running).toHaveLength(MAIL_SEND_SLOTS);
+      expect(ranAt - enqueued).toBeLessThan(1_500); // not after a greeting timeout
+      expect(await mailStatuses()).toEqual(slotsHeld);
     } finally {
       await q.stop();
       await t2.close();
