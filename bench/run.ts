@@ -194,7 +194,7 @@ async function main() {
       const floorMeasured = p ? `interleaved, ${PAIRS} windows each` : 'just before';
       results.push({ name: s.name, ...m, floor_select1_rps: floor.rps, floor_measured: floorMeasured, ratio,
         ...(p ? { ratio_pairs: p.pairs } : {}), target: s.target, met, rss_max_mb: rss, ...(check ? { check } : {}) });
-      console.error(`${s.name}: ${m.rps} req/s (${Math.round(ratio * 100)}% of the SELECT 1 floor ${floor.rps}, ${floorMeasured}${p ? `; pairs ${pct(p.pairs[0])}–${pct(p.pairs[p.pairs.length - 1])}` : ''}) p50 ${m.p50_ms} ms p99 ${m.p99_ms} ms errors ${m.errors} ${met ? 'MET' : 'MISSED'}; server RSS max ${rss} MB`);
+      console.error(`${s.name}: ${m.rps} req/s (${pct(ratio)} of the SELECT 1 floor ${floor.rps}, ${floorMeasured}${p ? `; pairs ${pairsRange(p.pairs)}` : ''}) p50 ${m.p50_ms} ms p99 ${m.p99_ms} ms errors ${m.errors} ${met ? 'MET' : 'MISSED'}; server RSS max ${rss} MB`);
     }
     const commit = (() => {
       try {
@@ -233,10 +233,11 @@ async function main() {
 }
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
+/** The lowest and highest of the pairs' ratios (sorted). */
+const pairsRange = (pairs: number[]) => `${pct(pairs[0])}–${pct(pairs[pairs.length - 1])}`;
 
 function markdown(s: any): string {
-  const spread = (r: any) => (r.ratio_pairs ? `${pct(r.ratio_pairs[0])}–${pct(r.ratio_pairs[r.ratio_pairs.length - 1])}` : '');
-  const rows = s.scenarios.map((r: any) => `| ${r.name} | ${r.rps} | ${r.p50_ms} | ${r.p99_ms} | ${r.errors} | ${r.floor_select1_rps} (${r.floor_measured ?? 'just before'}) | ${pct(r.ratio)} | ${spread(r)} | ${r.target} | ${r.met ? 'met' : '**missed**'} | ${r.rss_max_mb} |`);
+  const rows = s.scenarios.map((r: any) => `| ${r.name} | ${r.rps} | ${r.p50_ms} | ${r.p99_ms} | ${r.errors} | ${r.floor_select1_rps} (${r.floor_measured ?? 'just before'}) | ${pct(r.ratio)} | ${r.ratio_pairs ? pairsRange(r.ratio_pairs) : ''} | ${r.target} | ${r.met ? 'met' : '**missed**'} | ${r.rss_max_mb} |`);
   return [
     `Run ${s.run_at} at ${s.commit} on ${s.machine.cpus} cores (${s.machine.cpu_model}), Node ${s.machine.node}, PostgreSQL ${s.machine.postgres}; ${s.dataset.customers} customers, ${s.dataset.addresses} addresses; ${s.settings.duration_s} s per scenario${s.settings.pairs ? ` in ${s.settings.pairs} windows alternating with as many of the SELECT 1 floor` : ''}, ${s.settings.connections} connections.`,
     ...(s.machine.postgres_settings
