@@ -3,6 +3,7 @@
 // two floors and each scenario with autocannon, samples the server's RSS, and writes
 // bench/results/latest.json and latest.md (plus a dated copy).
 import { execSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import os from 'node:os';
@@ -51,7 +52,7 @@ function startServer(): ChildProcess {
     env: {
       ...process.env, NODE_ENV: 'production', PORT: args.port, HOST: '127.0.0.1', LOG_LEVEL: 'warn', BENCH_ROUTES: 'true',
       RATE_LIMIT_ENABLED: 'false', SCHEDULER_ENABLED: 'false', DEMO_SEED: 'false', JOBS_CONCURRENCY: process.env.JOBS_CONCURRENCY ?? '16',
-      JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123', DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE ?? '20',
+      JWT_SECRET: randomBytes(32).toString('base64url'), DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE ?? '20',
       MAIL_OUTBOX_DIR: 'var/bench-outbox',
     },
     stdio: ['ignore', 'inherit', 'inherit'],

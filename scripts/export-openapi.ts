@@ -19,8 +19,7 @@ export const EXPORT_ENV = {
   SCHEDULER_ENABLED: 'false',
   RATE_LIMIT_ENABLED: 'false',
   PUBLIC_BASE_URL: 'http://localhost:3000',
-  EMBEDDED_DB_DIR: 'memory://',
-  JWT_SECRET: 'openapi-export-only-openapi-export-only-0000',
+  EMBEDDED_DB_DIR: 'memory://', // and so a random JWT key of its own
 };
 
 /** Pretty JSON with object keys sorted at every depth: the same routes always give the same bytes. */

@@ -1,9 +1,14 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { z } from 'zod';
 import { FAULT_SPEC_RE } from './adapters/fault-spec.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const MIN_SECRET_BYTES = 32;
 
 const schema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -14,7 +19,7 @@ const schema = z.object({
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   EMBEDDED_DB_DIR: z.string().min(1).default('var/db'),
-  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  JWT_SECRET: z.string().refine((v) => Buffer.byteLength(v, 'utf8') >= MIN_SECRET_BYTES, 'must be at least 32 bytes').optional(),
   JWT_TTL_SECONDS: z.coerce.number().int().min(60).default(3600),
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
   MAIL_FROM: z.string().min(3).default('Support <support@netsvc.local>'),
@@ -58,12 +63,54 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (c.NODE_ENV === 'production' && !c.JWT_SECRET) {
     throw new ConfigError('invalid configuration: JWT_SECRET: required when NODE_ENV=production');
   }
+  let jwtSecret = c.JWT_SECRET;
   return {
     ...c,
     publicBaseUrl: (c.PUBLIC_BASE_URL ?? `http://${c.HOST}:${c.PORT}`).replace(/\/$/, ''),
-    // Development without a secret still works, but tokens die with the process.
-    jwtSecret: c.JWT_SECRET ?? `dev-only-${process.pid}-${Date.now()}-not-for-production-use`,
+    // Resolved on first use (the server reads it at start, see loadConfigOrExit), so tools that sign
+    // nothing (migrate, provider:webhook, seed:demo) run on DATABASE_URL without a key.
+    get jwtSecret() {
+      jwtSecret ??= missingJwtSecret(c);
+      return jwtSecret;
+    },
   };
+}
+
+function missingJwtSecret(c: { DATABASE_URL?: string; EMBEDDED_DB_DIR: string }): string {
+  if (c.DATABASE_URL) {
+    throw new ConfigError('invalid configuration: JWT_SECRET: required with DATABASE_URL (at least 32 random bytes, e.g. openssl rand -base64 48)');
+  }
+  return embeddedJwtSecret(c.EMBEDDED_DB_DIR);
+}
+
+/**
+ * The embedded demo database only: one random secret, generated on first use and kept next to the
+ * database folder (var/jwt-secret by default, owner-only), so tokens survive a restart. Never derived
+ * from anything an attacker can learn (a pid, a start time): a guessable key forges any account.
+ */
+function embeddedJwtSecret(dbDir: string): string {
+  const fresh = () => randomBytes(MIN_SECRET_BYTES).toString('base64url');
+  // A throwaway database gets a throwaway secret.
+  if (dbDir.startsWith('memory://')) return fresh();
+  const file = path.join(path.dirname(path.resolve(dbDir)), 'jwt-secret');
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  // Written aside, then linked into place: two processes starting at once cannot both win, and
+  // neither reads a half-written file; the loser reads the winner's secret.
+  const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+  writeFileSync(tmp, fresh(), { mode: 0o600, flag: 'wx' });
+  try {
+    linkSync(tmp, file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  } finally {
+    unlinkSync(tmp);
+  }
+  chmodSync(file, 0o600);
+  const secret = readFileSync(file, 'utf8').trim();
+  if (Buffer.byteLength(secret, 'utf8') < MIN_SECRET_BYTES) {
+    throw new ConfigError(`invalid configuration: JWT_SECRET: ${file} holds fewer than 32 bytes (delete it to generate a new one)`);
+  }
+  return secret;
 }
 
 export class ConfigError extends Error {}

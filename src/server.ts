@@ -7,7 +7,10 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 /** The configuration, or one readable line on stderr and exit code 1. */
 export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
   try {
-    return loadConfig(env);
+    const config = loadConfig(env);
+    // The server signs tokens: no start without a key (or, on the embedded database, its kept one).
+    void config.jwtSecret;
+    return config;
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\n`);

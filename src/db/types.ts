@@ -476,6 +476,7 @@ export interface UsageMonthly {
 
 export interface Users {
   created_at: Generated<Timestamp>;
+  disabled: Generated<boolean>;
   email: string;
   first_name: string | null;
   id: string;
@@ -485,6 +486,7 @@ export interface Users {
   provider_id: string | null;
   role: string;
   sp_role: string | null;
+  token_version: Generated<number>;
 }
 
 export interface VerificationCodes {

@@ -1,5 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
 describe('loadConfig', () => {
@@ -22,7 +24,8 @@ describe('loadConfig', () => {
     [{ PORT: 'eighty' }, /^invalid configuration: PORT: /],
     [{ DATABASE_URL: 'mysql://x' }, /^invalid configuration: DATABASE_URL: must be a postgres:\/\/ URL$/],
     [{ RATE_LIMIT_STORE: 'redis' }, /^invalid configuration: RATE_LIMIT_STORE: /],
-    [{ JWT_SECRET: 'short' }, /^invalid configuration: JWT_SECRET: must be at least 32 characters$/],
+    [{ JWT_SECRET: 'short' }, /^invalid configuration: JWT_SECRET: must be at least 32 bytes$/],
+    [{ JWT_SECRET: 'x'.repeat(31) }, /^invalid configuration: JWT_SECRET: must be at least 32 bytes$/],
     [{ DEMO_SEED: 'maybe' }, /^invalid configuration: DEMO_SEED: /],
     [{ DEMO_WEBHOOK_URL: 'not a url' }, /^invalid configuration: DEMO_WEBHOOK_URL: /],
     [{ WEBHOOK_UNRESPONSIVE_CONCURRENCY: '0' }, /^invalid configuration: WEBHOOK_UNRESPONSIVE_CONCURRENCY: /],
@@ -45,6 +48,53 @@ describe('loadConfig', () => {
   });
 });
 
+describe('the JWT signing secret (decisions.md, Safety: JWT)', () => {
+  const dirs: string[] = [];
+  const scratch = () => {
+    const d = mkdtempSync(path.join(tmpdir(), 'netsvc-secret-'));
+    dirs.push(d);
+    return d;
+  };
+  afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+  it('JWT_SECRET is taken as given when it holds at least 32 bytes (bytes, not characters)', () => {
+    expect(loadConfig({ JWT_SECRET: 'é'.repeat(16) }).jwtSecret).toBe('é'.repeat(16));
+    expect(loadConfig({ JWT_SECRET: 's'.repeat(32), DATABASE_URL: 'postgres://db.example:5432/app' }).jwtSecret).toBe('s'.repeat(32));
+  });
+
+  it('with DATABASE_URL and no JWT_SECRET: tools that sign nothing still load, the secret itself is refused with one line', () => {
+    const c = loadConfig({ DATABASE_URL: 'postgres://db.example:5432/app' });
+    expect(c.DATABASE_URL).toBe('postgres://db.example:5432/app');
+    expect(() => c.jwtSecret).toThrow(ConfigError);
+    expect(() => c.jwtSecret).toThrow(/^invalid configuration: JWT_SECRET: required with DATABASE_URL \(at least 32 random bytes[^\n]*$/);
+  });
+
+  it('on the embedded database without JWT_SECRET: one random secret is generated next to the database folder, owner-only, and reused', () => {
+    const dir = scratch();
+    const first = loadConfig({ EMBEDDED_DB_DIR: path.join(dir, 'db') }).jwtSecret;
+    const file = path.join(dir, 'jwt-secret');
+    expect(readFileSync(file, 'utf8')).toBe(first);
+    expect(Buffer.from(first, 'base64url')).toHaveLength(32);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(loadConfig({ EMBEDDED_DB_DIR: path.join(dir, 'db') }).jwtSecret).toBe(first);
+    // Another database folder, another random secret: nothing about it is derived.
+    expect(loadConfig({ EMBEDDED_DB_DIR: path.join(scratch(), 'db') }).jwtSecret).not.toBe(first);
+    const a = loadConfig({ EMBEDDED_DB_DIR: 'memory://' }).jwtSecret;
+    expect(a).not.toBe(loadConfig({ EMBEDDED_DB_DIR: 'memory://' }).jwtSecret);
+    expect(Buffer.from(a, 'base64url')).toHaveLength(32);
+  });
+
+  it('a kept secret file that others may read is narrowed to the owner; a truncated one is refused with one line', () => {
+    const dir = scratch();
+    writeFileSync(path.join(dir, 'jwt-secret'), 'k'.repeat(40), { mode: 0o644 });
+    expect(loadConfig({ EMBEDDED_DB_DIR: path.join(dir, 'db') }).jwtSecret).toBe('k'.repeat(40));
+    expect(statSync(path.join(dir, 'jwt-secret')).mode & 0o777).toBe(0o600);
+    const bad = scratch();
+    writeFileSync(path.join(bad, 'jwt-secret'), 'short', { mode: 0o600 });
+    expect(() => loadConfig({ EMBEDDED_DB_DIR: path.join(bad, 'db') }).jwtSecret).toThrow(/^invalid configuration: JWT_SECRET: .*jwt-secret holds fewer than 32 bytes/);
+  });
+});
+
 describe('documentation of the configuration', () => {
   // Every variable the schema reads, taken from the source so a new one cannot be forgotten.
   const variables = [...readFileSync('src/config.ts', 'utf8').matchAll(/^ {2}([A-Z][A-Z0-9_]+): /gm)].map((m) => m[1]);
@@ -52,6 +102,13 @@ describe('documentation of the configuration', () => {
   it('finds the variables of src/config.ts', () => {
     expect(variables).toEqual(expect.arrayContaining(['DATABASE_URL', 'PORT', 'DEMO_SEED', 'RATE_LIMIT_STORE']));
     expect(Object.keys(loadConfig({})).filter((k) => /^[A-Z]/.test(k)).every((k) => variables.includes(k))).toBe(true);
+  });
+
+  it('no JWT signing key is written in the deployment files: compose passes the environment\'s or generates one, .env.example leaves it empty', () => {
+    const compose = readFileSync('docker-compose.yml', 'utf8');
+    expect([...compose.matchAll(/^\s*JWT_SECRET:\s*(.*)$/gm)].map((m) => m[1])).toEqual(['${JWT_SECRET:-}']);
+    expect(compose).toContain('randomBytes(32)');
+    expect(readFileSync('.env.example', 'utf8')).toMatch(/^JWT_SECRET=$/m);
   });
 
   it('README.md has a configuration table row and .env.example an entry for every variable', () => {

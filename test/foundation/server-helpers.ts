@@ -1,6 +1,7 @@
 // Helpers for tests that run the project's scripts as child processes (npm start, seed:demo),
 // each on a fresh database of its own.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, vi } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,7 +31,8 @@ export async function childDb(): Promise<ChildDb> {
     await db.handle.close();
     return {
       dir,
-      env: { DATABASE_URL: db.url! },
+      // A real database needs a real key (the embedded one generates its own under the child's var/).
+      env: { DATABASE_URL: db.url!, JWT_SECRET: randomBytes(32).toString('base64url') },
       async cleanup() {
         await db.drop();
         rmSync(dir, { recursive: true, force: true });

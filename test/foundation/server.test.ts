@@ -8,6 +8,9 @@ const childDb = useChildDb();
 
 type Started = ReturnType<typeof collect> & { url: string };
 
+let firstStartToken = '';
+const embedded = !process.env.DATABASE_URL;
+
 async function start(env: Record<string, string> = {}): Promise<Started> {
   const p = runScript('scripts/start.ts', [], childDb().dir, { ...childDb().env, PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'development', ...env });
   try {
@@ -47,7 +50,9 @@ describe('npm start', () => {
       // The seeded accounts are what the server serves.
       const login = await fetch(`${p.url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(doc.providers.main.admin) });
       expect(login.status).toBe(200);
-      expect(((await login.json()) as { role: string }).role).toBe('service_provider');
+      const session = (await login.json()) as { role: string; access_token: string };
+      expect(session.role).toBe('service_provider');
+      firstStartToken = session.access_token;
     } finally {
       await stop(p);
     }
@@ -60,9 +65,28 @@ describe('npm start', () => {
       expect(p.out.stdout).toContain('demo dataset already loaded');
       expect(p.out.stdout).toContain(JSON.parse(before).providers.main.api_key);
       expect(readFileSync(path.join(childDb().dir, 'var/demo.json'), 'utf8')).toBe(before);
+      // The signing key survived the restart (the kept embedded secret, or the same JWT_SECRET).
+      const staff = await fetch(`${p.url}/api/v1/provider/users`, { headers: { authorization: `Bearer ${firstStartToken}` } });
+      expect(staff.status).toBe(200);
     } finally {
       await stop(p);
     }
+  });
+
+  it.skipIf(!embedded)('on the embedded database without JWT_SECRET: signs with one random secret kept next to the database, owner-only', () => {
+    const file = path.join(path.dirname(childDb().env.EMBEDDED_DB_DIR), 'jwt-secret');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(Buffer.from(readFileSync(file, 'utf8'), 'base64url')).toHaveLength(32);
+  });
+
+  it.each([
+    ['DATABASE_URL without JWT_SECRET', { DATABASE_URL: 'postgres://127.0.0.1:1/never-reached', JWT_SECRET: '' }, /^invalid configuration: JWT_SECRET: required with DATABASE_URL /],
+    ['a JWT_SECRET under 32 bytes', { JWT_SECRET: 'x'.repeat(31) }, /^invalid configuration: JWT_SECRET: must be at least 32 bytes$/],
+  ])('%s: refuses to start with one clear line on stderr and exit code 1', async (_, env, line) => {
+    const r = await runScript('scripts/start.ts', [], childDb().dir, { ...childDb().env, ...env }).done;
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(line)]);
   });
 
   it('a wrong configuration value stops it with one clear line on stderr and exit code 1', async () => {

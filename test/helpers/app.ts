@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type BuildOptions } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -35,7 +36,8 @@ export async function buildTestApp(
     JOBS_ENABLED: 'false',
     SCHEDULER_ENABLED: 'false',
     RATE_LIMIT_ENABLED: 'false',
-    JWT_SECRET: 'test-secret-test-secret-test-secret-0123456789',
+    // Random per app, like a real deployment's: no test can lean on a key written in the repo.
+    JWT_SECRET: randomBytes(32).toString('base64url'),
     MAIL_OUTBOX_DIR: 'var/test/outbox',
     PUBLIC_BASE_URL: 'http://api.test',
     ...opts.env,

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { SERVER_NODE_FLAGS } from '../../src/runtime.js';
 import { createServer } from 'node:net';
@@ -23,6 +24,9 @@ export interface ServerProcess {
   kill(): Promise<void>;
 }
 
+// Random per test file, and shared by the servers it starts: one deployment, one key.
+const SHARED_JWT_SECRET = randomBytes(32).toString('base64url');
+
 /** Starts `src/server.ts` as a real process (its own pool, worker and rate-limit store). */
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
   const port = await freePort();
@@ -34,7 +38,7 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
       HOST: '127.0.0.1',
       PORT: String(port),
       LOG_LEVEL: 'info',
-      JWT_SECRET: 'test-secret-test-secret-test-secret-0123456789',
+      JWT_SECRET: SHARED_JWT_SECRET,
       DEMO_SEED: 'false',
       SCHEDULER_ENABLED: 'false',
       ...env,

@@ -4,10 +4,12 @@
 // signed with another key, a JWT of the wrong role and a verified session of another customer.
 // Every route that takes an id answers a credential of another provider (or another subscriber)
 // exactly like an id that does not exist.
+import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../../src/lib/crypto.js';
 import { newId } from '../../src/lib/ids.js';
+import { createLinkToken } from '../../src/modules/auth/link-tokens.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import {
   createBuilding, createCheckoutSession, createInvoice, createLocation, createPlanVersion, createProvider, createSubscriber,
@@ -386,5 +388,141 @@ describe('authorization matrix', () => {
     }
     expect(mismatches).toEqual([]);
     expect(compared).toBeGreaterThan(15);
+  });
+});
+
+// decisions.md, Safety, JWT: a token is good only while its signature, `exp`, user and that user's
+// token_version all hold. Each case below is refused on every JWT route (both mounts) and on the
+// optional Bearer of POST /external-checkout/sessions, with 403 Invalid credentials.
+describe('revoked, forged and incomplete JWTs', () => {
+  type Kind = 'subscriber' | 'dashboard';
+  interface Pair { subscriber: { id: string; email: string; password: string | null }; staff: { id: string; email: string; password: string | null } }
+
+  function jwtRoutes() {
+    return uniqueRoutes().flatMap(({ method, url }) => {
+      const e = entryOf(method, url);
+      if (!e) return [];
+      if (['subscriber', 'dashboard', 'staffAdmin'].includes(e.auth)) return [{ method, url, e, kind: (e.auth === 'subscriber' ? 'subscriber' : 'dashboard') as Kind }];
+      if (entryOf(method, url) === MATRIX['POST /external-checkout/sessions']) return [{ method, url, e, kind: 'subscriber' as Kind }];
+      return [];
+    });
+  }
+
+  async function pair(): Promise<Pair> {
+    return {
+      subscriber: await createUser(t.db, { role: 'subscriber' }),
+      staff: await createUser(t.db, { role: 'service_provider', spRole: 'sp_admin', providerId: w.A.provider.id }),
+    };
+  }
+
+  /** A token as login issues it: from the user's row as it is now. */
+  async function issued(userId: string): Promise<string> {
+    const row = await t.db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirstOrThrow();
+    return (await t.deps.auth.issueJwt(row)).access_token;
+  }
+
+  /** A token signed by hand: the claims login would put in, minus or plus what the case says. */
+  async function signed(key: string, claims: { sub: string; role: string; exp?: boolean; ver?: number | null }) {
+    const now = Math.floor(t.clock.now().getTime() / 1000);
+    const body: Record<string, unknown> = { role: claims.role, sp_role: claims.role === 'subscriber' ? null : 'sp_admin', service_provider_id: claims.role === 'subscriber' ? null : w.A.provider.id };
+    if (claims.ver !== null) body.ver = claims.ver ?? 0;
+    const jwt = new SignJWT(body).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(claims.sub).setIssuer('netsvc-api').setIssuedAt(now);
+    if (claims.exp !== false) jwt.setExpirationTime(now + 600);
+    return jwt.sign(new TextEncoder().encode(key));
+  }
+
+  /** The tokens work before the case happens: otherwise a refusal afterwards would prove nothing. */
+  async function expectAccepted(tokens: Record<Kind, string>) {
+    const me = await t.app.inject({ method: 'GET', url: '/subscriber/status-history', headers: { authorization: `Bearer ${tokens.subscriber}` } });
+    expect(me.statusCode, me.body).toBe(200);
+    const staff = await t.app.inject({ method: 'GET', url: '/api/v1/provider/users', headers: { authorization: `Bearer ${tokens.dashboard}` } });
+    expect(staff.statusCode, staff.body).toBe(200);
+  }
+
+  async function expectRefusedEverywhere(tokens: Record<Kind, string>, what: string) {
+    const routes = jwtRoutes();
+    expect(routes.length).toBeGreaterThan(25);
+    expect(routes.map((r) => r.url)).toEqual(expect.arrayContaining(['/subscriber/me', '/api/v1/subscriber/me', '/external-checkout/sessions', '/api/v1/external-checkout/sessions']));
+    for (const { method, url, e, kind } of routes) {
+      const r = await call(method, url, e, w.A, { authorization: `Bearer ${tokens[kind]}` });
+      expect(r.statusCode, `${what}: ${method} ${url} answered ${r.body}`).toBe(403);
+      expect(r.json(), `${what}: ${method} ${url}`).toEqual({ detail: 'Invalid credentials' });
+    }
+  }
+
+  it('a token signed with the old time-and-pid secret or a rotated-away secret is refused on every JWT route', async () => {
+    const p = await pair();
+    const tokens = (key: string) => Promise.all([signed(key, { sub: p.subscriber.id, role: 'subscriber' }), signed(key, { sub: p.staff.id, role: 'service_provider' })])
+      .then(([subscriber, dashboard]) => ({ subscriber, dashboard }));
+    // The same claims under the real key are accepted: only the key differs.
+    await expectAccepted(await tokens(t.config.jwtSecret));
+    await expectRefusedEverywhere(await tokens(`dev-only-${process.pid}-${Date.now()}-not-for-production-use`), 'old derived secret');
+    await expectRefusedEverywhere(await tokens(randomBytes(32).toString('base64url')), 'rotated secret');
+  });
+
+  it('a token without exp, without a token version, or naming no user is refused on every JWT route, even under the real key', async () => {
+    const p = await pair();
+    const key = t.config.jwtSecret;
+    await expectRefusedEverywhere({
+      subscriber: await signed(key, { sub: p.subscriber.id, role: 'subscriber', exp: false }),
+      dashboard: await signed(key, { sub: p.staff.id, role: 'service_provider', exp: false }),
+    }, 'no exp');
+    await expectRefusedEverywhere({
+      subscriber: await signed(key, { sub: p.subscriber.id, role: 'subscriber', ver: null }),
+      dashboard: await signed(key, { sub: p.staff.id, role: 'service_provider', ver: null }),
+    }, 'no ver');
+    await expectRefusedEverywhere({
+      subscriber: await signed(key, { sub: newId(), role: 'subscriber' }),
+      dashboard: await signed(key, { sub: newId(), role: 'platform_admin' }),
+    }, 'no such user');
+  });
+
+  it('the tokens of a deleted user are refused on every JWT route', async () => {
+    const p = await pair();
+    const tokens = { subscriber: await issued(p.subscriber.id), dashboard: await issued(p.staff.id) };
+    await expectAccepted(tokens);
+    await t.db.deleteFrom('link_tokens').where('user_id', 'in', [p.subscriber.id, p.staff.id]).execute();
+    await t.db.deleteFrom('users').where('id', 'in', [p.subscriber.id, p.staff.id]).execute();
+    await expectRefusedEverywhere(tokens, 'deleted user');
+  });
+
+  it('the tokens of a disabled user are refused on every JWT route, and the user cannot log in', async () => {
+    const p = await pair();
+    const tokens = { subscriber: await issued(p.subscriber.id), dashboard: await issued(p.staff.id) };
+    await expectAccepted(tokens);
+    await t.db.updateTable('users').set({ disabled: true }).where('id', 'in', [p.subscriber.id, p.staff.id]).execute();
+    await expectRefusedEverywhere(tokens, 'disabled user');
+    // A token minted from the disabled row is refused as well (disabled, not only an older version).
+    await expectRefusedEverywhere({ subscriber: await issued(p.subscriber.id), dashboard: await issued(p.staff.id) }, 'token of a disabled row');
+    const login = await t.app.inject({ method: 'POST', url: '/auth/login', payload: { email: p.staff.email, password: p.staff.password } });
+    expect(login.statusCode).toBe(401);
+    expect(login.json()).toEqual({ detail: 'Invalid credentials' });
+  });
+
+  it('a token issued before a password change (PATCH /subscriber/me/password, POST /auth/set-password) is refused on every JWT route; a new login works', async () => {
+    const p = await pair();
+    const tokens = { subscriber: await issued(p.subscriber.id), dashboard: await issued(p.staff.id) };
+    await expectAccepted(tokens);
+    const change = await t.app.inject({
+      method: 'PATCH', url: '/subscriber/me/password', headers: { authorization: `Bearer ${tokens.subscriber}` },
+      payload: { current_password: p.subscriber.password, new_password: 'a-brand-new-password-1' },
+    });
+    expect(change.statusCode, change.body).toBe(200);
+    const { token } = await createLinkToken(t.db, t.clock, { purpose: 'password_reset', userId: p.staff.id });
+    const reset = await t.app.inject({ method: 'POST', url: '/api/v1/auth/set-password', payload: { token, password: 'another-new-password-2' } });
+    expect(reset.statusCode, reset.body).toBe(200);
+    await expectRefusedEverywhere(tokens, 'issued before the password change');
+    const relogin = async (email: string, password: string) =>
+      (await t.app.inject({ method: 'POST', url: '/auth/login', payload: { email, password } })).json().access_token as string;
+    await expectAccepted({ subscriber: await relogin(p.subscriber.email, 'a-brand-new-password-1'), dashboard: await relogin(p.staff.email, 'another-new-password-2') });
+  });
+
+  it('a token issued before a role change is refused on every JWT route', async () => {
+    const p = await pair();
+    const tokens = { subscriber: await issued(p.subscriber.id), dashboard: await issued(p.staff.id) };
+    await expectAccepted(tokens);
+    await t.db.updateTable('users').set({ sp_role: 'support' }).where('id', '=', p.staff.id).execute();
+    await t.db.updateTable('users').set({ role: 'service_provider', sp_role: 'sales', provider_id: w.A.provider.id }).where('id', '=', p.subscriber.id).execute();
+    await expectRefusedEverywhere(tokens, 'issued before the role change');
   });
 });

@@ -19,3 +19,7 @@ export const findUserByEmail = (db: Db, email: string) =>
   db.selectFrom('users').selectAll().where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase())).executeTakeFirst();
 
 export const findUserById = (db: Db, id: string) => db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+
+/** What a Bearer token is checked against on every request (by primary key). */
+export const findTokenUser = (db: Db, id: string) =>
+  db.selectFrom('users').select(['id', 'role', 'sp_role', 'provider_id', 'token_version', 'disabled']).where('id', '=', id).executeTakeFirst();

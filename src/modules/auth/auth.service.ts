@@ -72,9 +72,11 @@ export function createAuthService({ db, clock, jwtSecret, jwtTtlSeconds }: AuthD
     return { ok: true, principal: { providerId: row.id, prefix: parsed.prefix } };
   }
 
-  async function issueJwt(user: { id: string; role: string; sp_role: string | null; provider_id: string | null }) {
+  async function issueJwt(user: { id: string; role: string; sp_role: string | null; provider_id: string | null; token_version?: number }) {
     const now = Math.floor(clock.now().getTime() / 1000);
-    const token = await new SignJWT({ role: user.role, sp_role: user.sp_role, service_provider_id: user.provider_id })
+    // `ver`: the user's token_version at issue; a password change, a disabled account or a changed
+    // role bumps it (migration 20261125001000) and so revokes this token.
+    const token = await new SignJWT({ role: user.role, sp_role: user.sp_role, service_provider_id: user.provider_id, ver: user.token_version ?? 0 })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(user.id)
       .setIssuer(JWT_ISSUER)
@@ -88,36 +90,36 @@ export function createAuthService({ db, clock, jwtSecret, jwtTtlSeconds }: AuthD
     if (!header) return { ok: false, failure: 'missing' };
     const m = /^Bearer\s+(\S+)$/i.exec(header);
     if (!m) return { ok: false, failure: 'invalid' };
+    let payload;
     try {
-      const { payload } = await jwtVerify(m[1], key, {
+      ({ payload } = await jwtVerify(m[1], key, {
         algorithms: ['HS256'],
         issuer: JWT_ISSUER,
         currentDate: clock.now(),
-      });
-      const role = payload.role as Role;
-      if (!payload.sub || !isUuid(payload.sub) || !['subscriber', 'service_provider', 'platform_admin'].includes(role)) {
-        return { ok: false, failure: 'invalid' };
-      }
-      return {
-        ok: true,
-        principal: {
-          userId: payload.sub,
-          role,
-          spRole: (payload.sp_role as SpRole | null) ?? null,
-          providerId: (payload.service_provider_id as string | null) ?? null,
-        },
-      };
+        // jose checks exp only when present: a token without it would never expire.
+        requiredClaims: ['exp', 'sub'],
+      }));
     } catch (err) {
       if (err instanceof joseErrors.JOSEError) return { ok: false, failure: 'invalid' };
       throw err;
     }
+    if (!isUuid(payload.sub!) || !Number.isSafeInteger(payload.ver)) return { ok: false, failure: 'invalid' };
+    // One primary-key read per request, no cache, so a revocation holds from the next request on.
+    // The role and provider come from the row, not from the token.
+    const user = await repo.findTokenUser(db, payload.sub!);
+    if (!user || user.token_version !== payload.ver) return { ok: false, failure: 'invalid' };
+    if (user.disabled) return { ok: false, failure: 'disabled' };
+    return {
+      ok: true,
+      principal: { userId: user.id, role: user.role as Role, spRole: user.sp_role as SpRole | null, providerId: user.provider_id },
+    };
   }
 
   /** Email + password; the same answer for an unknown email and a wrong password. */
   async function login(email: string, password: string) {
     const user = await repo.findUserByEmail(db, email);
     const ok = await verifyPassword(user?.password_hash ?? null, password);
-    if (!user || !ok) return null;
+    if (!user || !ok || user.disabled) return null;
     return issueJwt(user);
   }
 

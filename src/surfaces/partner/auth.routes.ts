@@ -38,7 +38,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       operationId: 'setPassword',
       tags: ['auth'],
       summary: 'Choose a password with an emailed link token',
-      description: 'Consumes a single-use token from a password-reset (15 minutes), account set-up or staff invite (14 days) link. An unknown, used or expired token answers 400.',
+      description: 'Consumes a single-use token from a password-reset (15 minutes), account set-up or staff invite (14 days) link. An unknown, used or expired token answers 400. Login tokens issued before the new password stop working.',
       body: z.object({ token: z.string().min(10).max(200), password: z.string().min(10).max(200).describe('At least 10 characters') }),
       response: { 200: z.object({ success: z.literal(true), message: z.string() }), 400: Detail, 422: Detail },
     },

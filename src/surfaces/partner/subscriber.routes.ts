@@ -65,7 +65,7 @@ export const subscriberRoutes: FastifyPluginAsyncZod = async (app) => {
       summary: 'Change the password',
       description:
         'Needs the current password. A wrong current password answers 400 `Current password is incorrect`; a new password under ' +
-        '10 characters answers 422. Outstanding password-reset and activation links stop working. Existing tokens stay valid until they expire.',
+        '10 characters answers 422. Outstanding password-reset and activation links stop working, and so does every token issued before the change, this request\'s own included: log in again with the new password.',
       security,
       body: PasswordBody,
       response: { 200: PasswordResponse, 400: Detail.describe('`Current password is incorrect`'), ...AUTH, 422: Detail },
