@@ -21,7 +21,7 @@ async function order(o: { moveInDate?: string } = {}) {
   const person = subscriber();
   const r = await t.app.inject({
     method: 'POST', url: '/provisioning/provider-initiated', headers: w.hdr,
-    payload: { plan_version_id: w.plan.id, unit_id: third.units[unitIdx++].id, subscriber: person, ...(o.moveInDate ? { move_in_date: o.moveInDate } : {}) },
+    payload: { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: third.units[unitIdx++].id, subscriber: person, ...(o.moveInDate ? { move_in_date: o.moveInDate } : {}) },
   });
   expect(r.statusCode).toBe(201);
   return { ...r.json(), email: person.email, token: await tokenFor(person.email) } as { subscription_id: string; subscriber_id: string; email: string; token: string | null };
