@@ -68,9 +68,10 @@ export async function buildDemoDataset(o: DatasetOptions) {
   };
 
   // first_line: unit 0 is free with a known port (the document's location_hash, the pending
-  // session's port); unit 1 is free without a port (free_unit_id); units 2-4 are free with spare
-  // ports (one listed, two under the cancelled and expired sessions); unit 5 is free without a port
-  // (the suite-only session).
+  // session's port); unit 1 is free without a port (free_unit_id); units 2-4 are free with ports
+  // (2 listed as a spare, 3 and 4 under the cancelled and expired sessions); unit 5 is free without
+  // a port (the suite-only session); units 14-17 hold more spare ports, so walkthroughs and tests
+  // can provision several lines (the document asks for at least five spares).
   const portAt = (i: number) => {
     const unit = take(first, i);
     return { unit, port: b.port(main.id, first, unit.id) };
@@ -79,6 +80,7 @@ export async function buildDemoDataset(o: DatasetOptions) {
   const firstFree = take(first, 1);
   const spare = [portAt(2), portAt(3), portAt(4)];
   const suiteOnlyUnit = take(first, 5);
+  const moreSpares = [14, 15, 16, 17].map(portAt);
   const freeUnits: Record<string, BuiltBuilding['units'][number]> = {};
   for (const key of ['second_line', 'third_line', 'unclassified']) {
     const bl = built.get(key)!;
@@ -230,7 +232,7 @@ export async function buildDemoDataset(o: DatasetOptions) {
         ...buildingDoc(first, firstFree),
         location_hash: known.port.location_hash,
         location_identifier: known.port.location_identifier,
-        spare_location_hashes: [spare[0].port.location_hash],
+        spare_location_hashes: [spare[0], ...moreSpares].map((x) => x.port.location_hash),
         suite_only_unit_id: suiteOnlyUnit.id,
       },
       second_line: buildingDoc(second, freeUnits.second_line),
