@@ -3,7 +3,7 @@ import { newId } from '../lib/ids.js';
 import { calendarPosition, proratedDifferenceCents } from '../modules/plan-change/plan-change.quote.js';
 import { createBuilder, type Builder, type CustomerRef, type CustomerSpec } from './builder.js';
 import type { DemoBuilding, DemoCustomer, DemoDocument } from './document.js';
-import { MAIN_BUILDINGS, OTHER_BUILDING, LOOSE_COVERAGE, buildingRows, coverageRow, type BuiltBuilding } from './places.js';
+import { MAIN_BUILDINGS, OTHER_BUILDING, LOOSE_COVERAGE, buildingRows, coverageRow, REGION_TIME_ZONES, type BuiltBuilding } from './places.js';
 import { ALL_FEATURES, addPlan, addProvider, addUser } from './providers.js';
 import { seededRng } from './random.js';
 import { addVolumeCustomers } from './volume.js';
@@ -196,7 +196,7 @@ export async function buildDemoDataset(o: DatasetOptions) {
     return { ...doc(c), open_invoice_id: mine.find((i) => i.status === 'open')?.id, paid_invoice_id: mine.findLast((i) => i.status === 'paid')?.id };
   };
   const buildingDoc = (bl: BuiltBuilding, free: BuiltBuilding['units'][number]): DemoBuilding => ({
-    id: bl.id, address: bl.address, line_type: bl.spec.lineType,
+    id: bl.id, address: bl.address, line_type: bl.spec.lineType, region: bl.spec.region, time_zone: REGION_TIME_ZONES[bl.spec.region],
     structured: { street: bl.spec.street, house_number: bl.spec.houseNumber, postal_code: bl.spec.postalCode, city: bl.spec.city, province: bl.spec.province, country: bl.spec.country },
     free_unit_id: free.id, free_unit_label: free.label,
   });

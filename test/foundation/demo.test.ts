@@ -260,6 +260,16 @@ describe('buildings, coverage and sessions', () => {
     expect(await t.db.selectFrom('locations').select('id').where('unit_id', '=', bs.first_line.suite_only_unit_id).execute()).toHaveLength(0);
   });
 
+  it('each named building states its region\'s IANA time zone, and the regions table gives the same one (Berlin, Toronto)', async () => {
+    const bs = doc.buildings;
+    expect(bs.first_line.time_zone).toBe('Europe/Berlin');
+    expect(bs.third_line).toMatchObject({ region: 'CA-ON', time_zone: 'America/Toronto' });
+    for (const key of ['first_line', 'second_line', 'third_line', 'unclassified', 'other_provider'] as const) {
+      const row = await t.db.selectFrom('buildings as b').innerJoin('regions as r', 'r.code', 'b.region').select(['b.region', 'r.time_zone']).where('b.id', '=', bs[key].id).executeTakeFirstOrThrow();
+      expect(row).toEqual({ region: bs[key].region, time_zone: bs[key].time_zone });
+    }
+  });
+
   it('coverage holds German "12a" and "12 A" spellings (both normalised to 12A) and a Canadian A1A 1A1 postcode', async () => {
     const rows = await t.db.selectFrom('coverage_addresses').selectAll().where('provider_id', '=', doc.providers.main.id).execute();
     const de = rows.filter((r) => r.country === 'DE' && r.postal_code === '10115' && r.house_number_norm === '12A');
