@@ -335,6 +335,13 @@ export interface RateLimitBuckets {
   window_ends_at: Timestamp;
 }
 
+export interface Regions {
+  booking_window_days: number | null;
+  code: string;
+  created_at: Generated<Timestamp>;
+  time_zone: Generated<string>;
+}
+
 export interface SimBillingSchedules {
   next_send_date: string;
   reschedules: Generated<number>;
@@ -561,6 +568,7 @@ export interface DB {
   plans: Plans;
   providers: Providers;
   rate_limit_buckets: RateLimitBuckets;
+  regions: Regions;
   sim_billing_schedules: SimBillingSchedules;
   sim_switch_operations: SimSwitchOperations;
   sim_switch_ports: SimSwitchPorts;

@@ -3,7 +3,7 @@ import { newId } from '../lib/ids.js';
 import { calendarPosition, proratedDifferenceCents } from '../modules/plan-change/plan-change.quote.js';
 import { createBuilder, type Builder, type CustomerRef, type CustomerSpec } from './builder.js';
 import type { DemoBuilding, DemoCustomer, DemoDocument } from './document.js';
-import { MAIN_BUILDINGS, OTHER_BUILDING, LOOSE_COVERAGE, buildingRows, coverageRow, type BuiltBuilding } from './places.js';
+import { MAIN_BUILDINGS, OTHER_BUILDING, LOOSE_COVERAGE, buildingRows, coverageRow, REGION_TIME_ZONES, type BuiltBuilding } from './places.js';
 import { ALL_FEATURES, addPlan, addProvider, addUser } from './providers.js';
 import { seededRng } from './random.js';
 import { addVolumeCustomers } from './volume.js';
@@ -68,9 +68,10 @@ export async function buildDemoDataset(o: DatasetOptions) {
   };
 
   // first_line: unit 0 is free with a known port (the document's location_hash, the pending
-  // session's port); unit 1 is free without a port (free_unit_id); units 2-4 are free with spare
-  // ports (one listed, two under the cancelled and expired sessions); unit 5 is free without a port
-  // (the suite-only session).
+  // session's port); unit 1 is free without a port (free_unit_id); units 2-4 are free with ports
+  // (2 listed as a spare, 3 and 4 under the cancelled and expired sessions); unit 5 is free without
+  // a port (the suite-only session); units 14-17 hold more spare ports, so walkthroughs and tests
+  // can provision several lines (the document asks for at least five spares).
   const portAt = (i: number) => {
     const unit = take(first, i);
     return { unit, port: b.port(main.id, first, unit.id) };
@@ -79,6 +80,7 @@ export async function buildDemoDataset(o: DatasetOptions) {
   const firstFree = take(first, 1);
   const spare = [portAt(2), portAt(3), portAt(4)];
   const suiteOnlyUnit = take(first, 5);
+  const moreSpares = [14, 15, 16, 17].map(portAt);
   const freeUnits: Record<string, BuiltBuilding['units'][number]> = {};
   for (const key of ['second_line', 'third_line', 'unclassified']) {
     const bl = built.get(key)!;
@@ -194,7 +196,7 @@ export async function buildDemoDataset(o: DatasetOptions) {
     return { ...doc(c), open_invoice_id: mine.find((i) => i.status === 'open')?.id, paid_invoice_id: mine.findLast((i) => i.status === 'paid')?.id };
   };
   const buildingDoc = (bl: BuiltBuilding, free: BuiltBuilding['units'][number]): DemoBuilding => ({
-    id: bl.id, address: bl.address, line_type: bl.spec.lineType,
+    id: bl.id, address: bl.address, line_type: bl.spec.lineType, region: bl.spec.region, time_zone: REGION_TIME_ZONES[bl.spec.region],
     structured: { street: bl.spec.street, house_number: bl.spec.houseNumber, postal_code: bl.spec.postalCode, city: bl.spec.city, province: bl.spec.province, country: bl.spec.country },
     free_unit_id: free.id, free_unit_label: free.label,
   });
@@ -230,7 +232,7 @@ export async function buildDemoDataset(o: DatasetOptions) {
         ...buildingDoc(first, firstFree),
         location_hash: known.port.location_hash,
         location_identifier: known.port.location_identifier,
-        spare_location_hashes: [spare[0].port.location_hash],
+        spare_location_hashes: [spare[0], ...moreSpares].map((x) => x.port.location_hash),
         suite_only_unit_id: suiteOnlyUnit.id,
       },
       second_line: buildingDoc(second, freeUnits.second_line),

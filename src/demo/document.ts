@@ -34,6 +34,9 @@ export interface DemoBuilding {
   id: string;
   address: string;
   line_type: string | null;
+  /** ISO 3166-2 region and its IANA time zone (installation appointments are in local time). */
+  region: string;
+  time_zone: string;
   structured: { street: string; house_number: string; postal_code: string; city: string; province: string | null; country: string };
   free_unit_id: string;
   free_unit_label: string;

@@ -20,6 +20,12 @@ export interface BuildingSpec {
   unitsPerFloor: number;
 }
 
+/**
+ * The IANA zone of each demo region, as the regions table (seeded by migration 20261125006000)
+ * holds it: installation windows are offered in the building's local time.
+ */
+export const REGION_TIME_ZONES: Record<string, string> = { 'DE-BE': 'Europe/Berlin', 'DE-HH': 'Europe/Berlin', 'CA-ON': 'America/Toronto' };
+
 // The four named buildings of the document come first; the rest carry volume only.
 // Two German spellings of a suffixed house number ("12a" fused, "12 A" separated) and a Canadian
 // suffixed number with an A1A 1A1 postcode exercise the serviceability normalisation.

@@ -2,6 +2,7 @@
 // `mailer.enqueue(trx, { to, ...content })` or `mailer.send(...)`; the invoice copy also returns
 // its PDF attachment (attachments need `mailer.send`, or the `mail.invoice_copy` job).
 import { formatCents } from '../lib/money.js';
+import { formatLocal } from '../lib/zoned-time.js';
 import { oneLine, render, type Block, type MailBrand } from './layout.js';
 import { bookingUrl, paymentUrl, setPasswordUrl } from './links.js';
 import type { MailAttachment } from './types.js';
@@ -145,20 +146,22 @@ export function invoiceCopyMail(ctx: MailContext, i: InvoiceCopyInput): MailCont
 /** Third-line installation: book a four-hour weekday window at least 24 h ahead; move or cancel from the link. */
 export function installationBookingMail(
   ctx: MailContext,
-  i: { firstName?: string | null; token: string; address?: string | null; moveInDate?: string | null; expiresAt?: Date | null; minLeadHours?: number },
+  i: { firstName?: string | null; token: string; address?: string | null; moveInDate?: string | null; expiresAt?: Date | null; minLeadHours?: number; timeZone?: string },
 ): MailContent {
   const lead = i.minLeadHours ?? BOOKING_MIN_LEAD_HOURS;
+  // Appointments are in the building's own time zone, named so nobody reads them as theirs.
+  const zone = i.timeZone ?? 'UTC';
   const blocks: Block[] = [
     { kind: 'p', text: greeting(i.firstName) },
     {
       kind: 'p',
-      text: `a technician will install your ${ctx.brand.name} connection${i.address ? ` at ${oneLine(i.address)}` : ''}. Please book a four-hour appointment window on a weekday (Monday to Friday), at least ${lead} hours ahead:`,
+      text: `a technician will install your ${ctx.brand.name} connection${i.address ? ` at ${oneLine(i.address)}` : ''}. Please book a four-hour appointment window on a weekday (Monday to Friday), at least ${lead} hours ahead, starting at 08:00, 12:00 or 16:00 local time (${zone}):`,
     },
     { kind: 'button', label: 'Book my installation', url: bookingUrl(ctx.baseUrl, i.token) },
   ];
   if (i.moveInDate) blocks.push({ kind: 'p', text: `Windows start on your move-in day (${i.moveInDate}) at the earliest.` });
   blocks.push({ kind: 'p', text: 'Need another time? Open the same link to move or cancel your appointment.' });
-  if (i.expiresAt) blocks.push({ kind: 'small', text: `The link is valid until ${utc(i.expiresAt)}.` });
+  if (i.expiresAt) blocks.push({ kind: 'small', text: `The link is valid until ${i.timeZone ? formatLocal(i.timeZone, i.expiresAt) : utc(i.expiresAt)}.` });
   return mail(ctx, MAIL_TAGS.installationBooking, 'Book your installation appointment', 'Book your installation appointment', blocks);
 }
 

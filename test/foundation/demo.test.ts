@@ -260,6 +260,16 @@ describe('buildings, coverage and sessions', () => {
     expect(await t.db.selectFrom('locations').select('id').where('unit_id', '=', bs.first_line.suite_only_unit_id).execute()).toHaveLength(0);
   });
 
+  it('each named building states its region\'s IANA time zone, and the regions table gives the same one (Berlin, Toronto)', async () => {
+    const bs = doc.buildings;
+    expect(bs.first_line.time_zone).toBe('Europe/Berlin');
+    expect(bs.third_line).toMatchObject({ region: 'CA-ON', time_zone: 'America/Toronto' });
+    for (const key of ['first_line', 'second_line', 'third_line', 'unclassified', 'other_provider'] as const) {
+      const row = await t.db.selectFrom('buildings as b').innerJoin('regions as r', 'r.code', 'b.region').select(['b.region', 'r.time_zone']).where('b.id', '=', bs[key].id).executeTakeFirstOrThrow();
+      expect(row).toEqual({ region: bs[key].region, time_zone: bs[key].time_zone });
+    }
+  });
+
   it('coverage holds German "12a" and "12 A" spellings (both normalised to 12A) and a Canadian A1A 1A1 postcode', async () => {
     const rows = await t.db.selectFrom('coverage_addresses').selectAll().where('provider_id', '=', doc.providers.main.id).execute();
     const de = rows.filter((r) => r.country === 'DE' && r.postal_code === '10115' && r.house_number_norm === '12A');
@@ -307,3 +317,31 @@ describe('volume', () => {
     expect(overdue).toHaveLength(0);
   });
 });
+
+describe('spare first-line ports', () => {
+  it('lists at least five spare ports of the first-line building that no seeded session or customer uses, and each provisions at once', async () => {
+    const spares = doc.buildings.first_line.spare_location_hashes;
+    expect(spares.length).toBeGreaterThanOrEqual(5);
+    expect(new Set([...spares, doc.buildings.first_line.location_hash]).size).toBe(spares.length + 1);
+    const locs = await t.db.selectFrom('locations').selectAll().where('location_hash', 'in', spares).execute();
+    expect(locs).toHaveLength(spares.length);
+    for (const loc of locs) {
+      expect(loc).toMatchObject({ building_id: doc.buildings.first_line.id, provider_id: doc.providers.main.id });
+      expect(loc.switch_port).toBeTruthy();
+      expect(loc.unit_id).not.toBeNull();
+      expect(await t.db.selectFrom('subscriptions').select('id').where((eb) => eb.or([eb('location_id', '=', loc.id), eb('unit_id', '=', loc.unit_id!)])).execute()).toEqual([]);
+      expect(await t.db.selectFrom('checkout_sessions').select('id').where((eb) => eb.or([eb('location_id', '=', loc.id), eb('unit_id', '=', loc.unit_id!)])).execute()).toEqual([]);
+    }
+    // Each one provisions a line of its own (route provision, ACTIVE); run last in this file, it changes the data.
+    for (const [i, hash] of spares.entries()) {
+      const r = await t.app.inject({
+        method: 'POST', url: '/provisioning/provider-initiated', headers: { 'x-api-key': doc.providers.main.api_key },
+        payload: { plan_version_id: doc.plans.basic.plan_version_id, location_hash: hash, subscriber: { email: `spare-${i}@example.test`, first_name: 'Spare', last_name: `Port${i}` } },
+      });
+      expect(r.statusCode, hash).toBe(201);
+      expect(r.json().route).toBe('provision');
+      expect((await sub(r.json().subscription_id)).status).toBe('ACTIVE');
+    }
+  });
+});
+

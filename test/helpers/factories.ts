@@ -52,13 +52,13 @@ export async function createPlanVersion(db: Db, providerId: string, o: { name?: 
 export async function createBuilding(
   db: Db,
   providerId: string,
-  o: { lineType?: 'first_line' | 'second_line' | 'third_line' | null; street?: string; houseNumber?: string; postalCode?: string; city?: string; country?: string; units?: string[] } = {},
+  o: { lineType?: 'first_line' | 'second_line' | 'third_line' | null; street?: string; houseNumber?: string; postalCode?: string; city?: string; country?: string; region?: string | null; units?: string[] } = {},
 ) {
   const id = newId();
   await db.insertInto('buildings').values({
     id, provider_id: providerId, name: null,
     street: o.street ?? 'Hauptstraße', house_number: o.houseNumber ?? String(1 + Math.floor(Math.random() * 200)),
-    postal_code: o.postalCode ?? '10115', city: o.city ?? 'Berlin', province: null, country: o.country ?? 'DE',
+    postal_code: o.postalCode ?? '10115', city: o.city ?? 'Berlin', province: null, country: o.country ?? 'DE', region: o.region ?? null,
     line_type: o.lineType === undefined ? 'first_line' : o.lineType,
   }).execute();
   const units: { id: string; label: string }[] = [];
@@ -68,6 +68,17 @@ export async function createBuilding(
     units.push({ id: uid, label });
   }
   return { id, units };
+}
+
+/**
+ * A booking region with its time zone (and optionally its own booking window). The migration seeds
+ * the German and Canadian ones (DE-BE → Europe/Berlin, CA-ON → America/Toronto, ...); a building
+ * without a region takes its country's row (DE → Europe/Berlin).
+ */
+export async function createRegion(db: Db, o: { timeZone: string; code?: string; bookingWindowDays?: number | null }) {
+  const code = o.code ?? `T-${randomAlnum(8).toUpperCase()}`;
+  await db.insertInto('regions').values({ code, time_zone: o.timeZone, booking_window_days: o.bookingWindowDays ?? null }).execute();
+  return { code };
 }
 
 export async function createLocation(db: Db, providerId: string, buildingId: string, unitId: string | null, o: { port?: string | null } = {}) {

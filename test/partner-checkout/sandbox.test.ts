@@ -90,6 +90,29 @@ describe('sandbox checkout page', () => {
     expect((await row(w.session.session_id)).subscription_id).toBeNull();
   });
 
+  it('the page\'s Cancel button cancels the session it read (redirected → cancelled); the page then answers 410 "Session cancelled" and Pay completes nothing', async () => {
+    const w = await sandboxWorld();
+    const page = await t.app.inject({ method: 'GET', url: `/sandbox/checkout?session_id=${w.session.session_id}` });
+    expect(page.body).toContain('action="/sandbox/checkout/cancel"');
+    const r = await t.app.inject({
+      method: 'POST', url: '/sandbox/checkout/cancel', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: form({ session_id: w.session.session_id }),
+    });
+    expect(r.statusCode).toBe(200);
+    expect(r.body).toContain('Checkout cancelled');
+    expect((await row(w.session.session_id)).status).toBe('cancelled');
+    const again = await t.app.inject({ method: 'GET', url: `/sandbox/checkout?session_id=${w.session.session_id}` });
+    expect(again.statusCode).toBe(410);
+    expect(again.body).toContain('Session cancelled');
+    const pay = await t.app.inject({
+      method: 'POST', url: '/sandbox/checkout/pay', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: form({ session_id: w.session.session_id, email: 'late@example.test', first_name: 'L', last_name: 'Ate' }),
+    });
+    expect(pay.statusCode).toBe(410);
+    expect(await t.db.selectFrom('subscriptions').select('id').where('location_id', '=', w.loc.id).execute()).toEqual([]);
+    expect((await t.app.inject({ method: 'POST', url: '/sandbox/checkout/cancel', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form({ session_id: 'x' }) })).statusCode).toBe(422);
+  });
+
   it('is hidden from the OpenAPI document', async () => {
     const spec = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     expect(Object.keys(spec.paths).some((p) => p.startsWith('/sandbox'))).toBe(false);

@@ -383,3 +383,63 @@ describe('GET /external-checkout/sessions/{id}/status (no auth)', () => {
   });
 });
 
+
+describe('POST /external-checkout/sessions/{id}/cancel', () => {
+  const cancelSession = (id: string, secret?: string, prefix = '') =>
+    t.app.inject({ method: 'POST', url: `${prefix}/external-checkout/sessions/${id}/cancel`, headers: secret ? { 'x-webhook-secret': secret } : {} });
+
+  it('moves a redirected session to cancelled (both mounts); then GET, PATCH, status, complete and a second cancel answer 410 "Session cancelled"', async () => {
+    const w = await world();
+    for (const prefix of MOUNTS) {
+      const id = (await createSession({ provider_id: w.p.id, plan_version_id: w.plan.id, location_hash: w.loc.locationHash })).json().session_id;
+      expect((await getSession(id, w.p.webhookSecret)).json().status).toBe('redirected');
+      const r = await cancelSession(id, w.p.webhookSecret, prefix);
+      expect(r.statusCode).toBe(200);
+      expect(r.json()).toEqual({ session_id: id, status: 'cancelled', subscription_status: null });
+      expect(await row(id)).toMatchObject({ status: 'cancelled', subscription_id: null, completed_at: null });
+      const after = [
+        await getSession(id, w.p.webhookSecret, prefix),
+        await patchSession(id, { partner_reference: 'x' }, w.p.webhookSecret, prefix),
+        await sessionStatus(id, prefix),
+        await t.app.inject({ method: 'POST', url: `${prefix}/external-checkout/complete`, headers: { 'x-webhook-secret': w.p.webhookSecret },
+          payload: { session_id: id, subscriber: { email: 'buyer@example.test', first_name: 'A', last_name: 'B' } } }),
+        await cancelSession(id, w.p.webhookSecret, prefix),
+      ];
+      for (const a of after) {
+        expect(a.statusCode).toBe(410);
+        expect(a.json()).toEqual(CANCELLED);
+      }
+      expect(await row(id)).toMatchObject({ status: 'cancelled', partner_reference: null, subscription_id: null });
+      expect(await t.db.selectFrom('subscriptions').select('id').where('location_id', '=', w.loc.id).execute()).toEqual([]);
+    }
+  });
+
+  it('only a redirected session is cancellable: pending and completed answer 409 and stay as they were; expired 410', async () => {
+    const w = await world();
+    const pending = await createCheckoutSession(t.db, { providerId: w.p.id, planVersionId: w.plan.id, buildingId: w.building.id, createdAt: hoursAgo(1) });
+    const completed = await createCheckoutSession(t.db, { providerId: w.p.id, planVersionId: w.plan.id, buildingId: w.building.id, status: 'completed', createdAt: hoursAgo(1) });
+    for (const s of [pending, completed]) {
+      const r = await cancelSession(s.id, w.p.webhookSecret);
+      expect(r.statusCode).toBe(409);
+      expect(typeof r.json().detail).toBe('string');
+    }
+    expect((await row(pending.id))!.status).toBe('pending');
+    expect((await row(completed.id))!.status).toBe('completed');
+    const stale = await createCheckoutSession(t.db, { providerId: w.p.id, planVersionId: w.plan.id, buildingId: w.building.id, createdAt: hoursAgo(3) });
+    const r = await cancelSession(stale.id);
+    expect(r.statusCode).toBe(410);
+    expect(r.json()).toEqual(EXPIRED);
+    expect((await row(stale.id))!.status).toBe('expired');
+  });
+
+  it('needs the secret of the session\'s provider: missing 401, another provider\'s 404; the session stays redirected', async () => {
+    const w = await world();
+    const other = await createProvider(t.db);
+    const s = await createCheckoutSession(t.db, { providerId: w.p.id, planVersionId: w.plan.id, buildingId: w.building.id, status: 'redirected', createdAt: hoursAgo(1) });
+    expect((await cancelSession(s.id)).statusCode).toBe(401);
+    const r = await cancelSession(s.id, other.webhookSecret);
+    expect(r.statusCode).toBe(404);
+    expect((await cancelSession('not-a-uuid', w.p.webhookSecret)).statusCode).toBe(422);
+    expect((await row(s.id))!.status).toBe('redirected');
+  });
+});

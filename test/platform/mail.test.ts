@@ -133,6 +133,13 @@ describe('mail templates over real SMTP', () => {
     expectBranded(m);
   });
 
+  it('installation booking in the building\'s zone: window hours and the link\'s expiry in local time, the zone named', async () => {
+    const m = await deliver(to(), installationBookingMail(ctx, { firstName: 'Erika', token: 'tok_book', expiresAt: new Date('2027-01-15T10:00:00Z'), timeZone: 'America/Toronto' }));
+    expect(m.text).toContain('starting at 08:00, 12:00 or 16:00 local time (America/Toronto)');
+    expect(m.text).toContain('valid until 2027-01-15 05:00 America/Toronto');
+    expect(m.text).not.toContain('UTC');
+  });
+
   it('payment link for the first invoice: a /pay/<token> link with number and amount', async () => {
     const rcpt = to();
     const m = await deliver(rcpt, paymentLinkMail(ctx, { firstName: 'Erika', token: 'tok_pay', invoiceNumber: 'INV-9', totalCents: 5998, currency: 'eur', dueDate: '2026-11-30' }));

@@ -169,7 +169,7 @@ describe('anonymous-complete', () => {
     expect(a.statusCode).toBe(201);
     expect(a.json()).toMatchObject({ route: 'install', job_id: null, idempotent_replay: false });
     expect(await subscriptionRow(t, a.json().subscription_id)).toMatchObject({ origin: 'anonymous', external_subscription_id: ext, checkout_session_id: s.id });
-    const b = await anonymous({ plan_version_id: w.plan.id, unit_id: w.unclassified.units[3].id, external_subscription_id: ext, subscriber: subscriber() });
+    const b = await anonymous({ plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.unclassified.units[3].id, external_subscription_id: ext, subscriber: subscriber() });
     expect(b.statusCode).toBe(200);
     expect(b.json()).toEqual({ subscription_id: a.json().subscription_id, subscriber_id: a.json().subscriber_id, message: expect.any(String), idempotent_replay: true });
     expect(await t.db.selectFrom('subscriptions').select('id').where('unit_id', '=', w.unclassified.units[3].id).execute()).toEqual([]);
@@ -185,9 +185,9 @@ describe('anonymous-complete', () => {
   });
 
   it('takes the same X-Webhook-Secret as complete', async () => {
-    const r = await anonymous({ plan_version_id: w.plan.id, unit_id: w.unclassified.units[5].id, subscriber: subscriber() }, {});
+    const r = await anonymous({ plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.unclassified.units[5].id, subscriber: subscriber() }, {});
     expect(r.statusCode).toBe(401);
-    const ok = await anonymous({ plan_version_id: w.plan.id, unit_id: w.unclassified.units[5].id, subscriber: subscriber() }, w.whs);
+    const ok = await anonymous({ plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.unclassified.units[5].id, subscriber: subscriber() }, w.whs);
     expect(ok.statusCode).toBe(201);
     expect(ok.json().idempotent_replay).toBe(false);
   });

@@ -22,7 +22,7 @@ const nonTerminalOnUnit = async (unitId: string) =>
 describe('concurrent provisioning of one unit', () => {
   it('two different subscribers at once: exactly one 201 and one 409, one subscription on the unit', async () => {
     const unit = w.second.units[0].id;
-    const rs = await Promise.all([0, 1].map(() => provision({ plan_version_id: w.plan.id, unit_id: unit, subscriber: subscriber() })));
+    const rs = await Promise.all([0, 1].map(() => provision({ plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: unit, subscriber: subscriber() })));
     expect(rs.map((r) => r.statusCode).sort()).toEqual([201, 409]);
     expect(rs.find((r) => r.statusCode === 409)!.json()).toEqual({ detail: 'Unit already has a pending or active subscription' });
     const subs = await nonTerminalOnUnit(unit);
@@ -76,7 +76,7 @@ describe('concurrent duplicates are one subscription', () => {
 
   it('one new subscriber ordering two units at once is created once (unique (provider, lower(email)))', async () => {
     const person = subscriber();
-    const rs = await Promise.all([w.second.units[1].id, w.second.units[2].id].map((unit_id) => provision({ plan_version_id: w.plan.id, unit_id, subscriber: person })));
+    const rs = await Promise.all([w.second.units[1].id, w.second.units[2].id].map((unit_id) => provision({ plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id, subscriber: person })));
     expect(rs.map((r) => r.statusCode)).toEqual([201, 201]);
     expect(rs[0].json().subscriber_id).toBe(rs[1].json().subscriber_id);
     expect(await t.db.selectFrom('subscribers').select('id').where('email', '=', person.email).execute()).toHaveLength(1);
@@ -111,7 +111,7 @@ describe('concurrent duplicates are one subscription', () => {
     const ext = `ext-race-${Date.now()}`;
     const units = w.unclassified.units.slice(0, 4).map((u) => u.id);
     const rs = await Promise.all(units.map((unit_id) =>
-      t.app.inject({ method: 'POST', url: '/external-checkout/anonymous-complete', headers: w.whs, payload: { plan_version_id: w.plan.id, unit_id, external_subscription_id: ext, subscriber: subscriber() } })));
+      t.app.inject({ method: 'POST', url: '/external-checkout/anonymous-complete', headers: w.whs, payload: { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id, external_subscription_id: ext, subscriber: subscriber() } })));
     expect(rs.filter((r) => r.statusCode === 201)).toHaveLength(1);
     expect(rs.filter((r) => r.statusCode === 200 && r.json().idempotent_replay === true)).toHaveLength(3);
     expect(await t.db.selectFrom('subscriptions').select('id').where('external_subscription_id', '=', ext).execute()).toHaveLength(1);

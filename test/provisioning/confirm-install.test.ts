@@ -25,7 +25,7 @@ const confirm = (subscription_id: string, headers: Record<string, string> = staf
 async function installed(status: string = 'SHIPPED', o: { port?: boolean } = {}) {
   const unit = building.units[unitIdx++];
   const loc = o.port === false ? null : await createLocation(t.db, w.provider.id, building.id, unit.id);
-  const r = await t.app.inject({ method: 'POST', url: '/provisioning/provider-initiated', headers: w.hdr, payload: { plan_version_id: w.plan.id, unit_id: unit.id, subscriber: subscriber() } });
+  const r = await t.app.inject({ method: 'POST', url: '/provisioning/provider-initiated', headers: w.hdr, payload: { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: unit.id, subscriber: subscriber() } });
   expect(r.statusCode).toBe(201);
   await t.db.updateTable('install_jobs').set({ status }).where('subscription_id', '=', r.json().subscription_id).execute();
   return { id: r.json().subscription_id as string, unitId: unit.id, locationId: loc?.id ?? null };

@@ -105,7 +105,7 @@ describe('provider-initiated: the new-subscriber statement and its logins', () =
   it('an existing subscriber login of the email (another provider\'s customer) is linked, not duplicated', async () => {
     const email = `login-${newId().slice(0, 8)}@example.test`;
     const login = await createUser(t.db, { email, role: 'subscriber', password: null });
-    const r = await provision({ plan_version_id: w.plan.id, unit_id: w.second.units[0].id, subscriber: { email: email.toUpperCase(), first_name: 'L', last_name: 'M' } });
+    const r = await provision({ plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.second.units[0].id, subscriber: { email: email.toUpperCase(), first_name: 'L', last_name: 'M' } });
     expect(r.statusCode).toBe(201);
     const sub = await t.db.selectFrom('subscribers').select('user_id').where('id', '=', r.json().subscriber_id).executeTakeFirstOrThrow();
     expect(sub.user_id).toBe(login.id);
@@ -116,7 +116,7 @@ describe('provider-initiated: the new-subscriber statement and its logins', () =
   it('a staff account with the email is never linked: the subscriber has no login', async () => {
     const email = `staff-${newId().slice(0, 8)}@example.test`;
     await createUser(t.db, { email, role: 'service_provider', providerId: w.provider.id, spRole: 'support', password: null });
-    const r = await provision({ plan_version_id: w.plan.id, unit_id: w.second.units[1].id, subscriber: { email, first_name: 'S', last_name: 'T' } });
+    const r = await provision({ plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.second.units[1].id, subscriber: { email, first_name: 'S', last_name: 'T' } });
     expect(r.statusCode).toBe(201);
     const sub = await t.db.selectFrom('subscribers').select('user_id').where('id', '=', r.json().subscriber_id).executeTakeFirstOrThrow();
     expect(sub.user_id).toBeNull();
@@ -222,18 +222,18 @@ describe('provider-initiated: the read keeps the documented answer order', () =>
     await t.db.updateTable('plan_versions').set({ active: false }).where('id', '=', retired.id).execute();
     const r2 = await provision({ plan_version_id: retired.id, location_hash: w.ports[4].locationHash, subscriber: subscriber() });
     expect(r2.json()).toEqual({ detail: 'plan_version_id: this plan version is no longer orderable' });
-    expect((await provision({ plan_version_id: w.plan.id, subscriber: subscriber() })).json().detail).toMatch(/^Provide location_hash/);
+    expect((await provision({ plan_version_id: w.plan.id, subscriber: subscriber() })).json().detail).toMatch(/^location_hash: required for delivery_mode direct \(the default\)/);
     expect((await provision({ plan_version_id: w.plan.id, delivery_mode: 'direct', unit_id: w.first.units[4].id, subscriber: subscriber() })).json().detail).toBe('location_hash: required for delivery_mode direct');
     expect((await provision({ plan_version_id: w.plan.id, delivery_mode: 'home_drop', location_hash: w.ports[4].locationHash, subscriber: subscriber() })).json().detail).toBe('unit_id: required for delivery_mode home_drop');
     expect((await provision({ plan_version_id: w.plan.id, location_hash: 'loc_does_not_exist', subscriber: subscriber() })).json().detail).toBe('location_hash: unknown location for this provider');
-    expect((await provision({ plan_version_id: w.plan.id, unit_id: newId(), subscriber: subscriber() })).json().detail).toBe('unit_id: unknown unit for this provider');
+    expect((await provision({ plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: newId(), subscriber: subscriber() })).json().detail).toBe('unit_id: unknown unit for this provider');
   });
 
   it('another provider\'s port, unit and plan are unknown; a building out of coverage is 422', async () => {
     const other = await createWorld(t);
     expect((await provision({ plan_version_id: other.plan.id, location_hash: w.ports[5].locationHash, subscriber: subscriber() })).json().detail).toBe('plan_version_id: unknown plan version for this provider');
     expect((await provision({ plan_version_id: w.plan.id, location_hash: other.ports[0].locationHash, subscriber: subscriber() })).json().detail).toBe('location_hash: unknown location for this provider');
-    expect((await provision({ plan_version_id: w.plan.id, unit_id: other.second.units[0].id, subscriber: subscriber() })).json().detail).toBe('unit_id: unknown unit for this provider');
+    expect((await provision({ plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: other.second.units[0].id, subscriber: subscriber() })).json().detail).toBe('unit_id: unknown unit for this provider');
     const out = await createBuilding(t.db, w.provider.id, { lineType: 'first_line', units: ['9Z'] });
     await t.db.updateTable('buildings').set({ in_coverage: false }).where('id', '=', out.id).execute();
     const port = await createLocation(t.db, w.provider.id, out.id, out.units[0].id);

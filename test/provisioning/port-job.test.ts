@@ -48,7 +48,7 @@ describe('webhook sequence', () => {
   });
 
   it('install path: subscription.pending_install only (never subscription.activated)', async () => {
-    const r = await provision({ plan_version_id: w.plan.id, unit_id: w.second.units[0].id, subscriber: subscriber() });
+    const r = await provision({ plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.second.units[0].id, subscriber: subscriber() });
     await t.deps.jobs.drain();
     expect(eventsOf(r.json().subscription_id).map((e) => e.type)).toEqual(['subscription.pending_install']);
     expect(eventsOf(r.json().subscription_id)[0].data).toMatchObject({ status: 'PENDING_INSTALL', route: 'install' });

@@ -40,7 +40,7 @@ describe('idempotent per (subscriber email, plan version, location)', () => {
   });
 
   it('an install-path repeat answers the existing PENDING_INSTALL subscription (job_id null); a SUSPENDED one still counts as existing', async () => {
-    const body = { plan_version_id: w.plan.id, unit_id: w.second.units[0].id, subscriber: subscriber() };
+    const body = { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.second.units[0].id, subscriber: subscriber() };
     const first = await provision(body);
     expect(first.statusCode).toBe(201);
     const again = await provision(body);
@@ -85,7 +85,7 @@ describe('idempotent per (subscriber email, plan version, location)', () => {
   });
 
   it('Idempotency-Key: the same key and body replays the stored first answer (201), another body with it answers 422', async () => {
-    const body = { plan_version_id: w.plan.id, unit_id: w.second.units[1].id, subscriber: subscriber() };
+    const body = { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.second.units[1].id, subscriber: subscriber() };
     const headers = { ...w.hdr, 'idempotency-key': `k-${Date.now()}` };
     const a = await provision(body, headers);
     const b = await provision(body, headers);
@@ -103,11 +103,11 @@ describe('POST /provisioning/bulk', () => {
     const person = subscriber();
     const items = [
       { plan_version_id: w.plan.id, location_hash: w.ports[4].locationHash, subscriber: person },
-      { plan_version_id: w.plan.id, unit_id: w.third.units[1].id, subscriber: subscriber() },
+      { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.third.units[1].id, subscriber: subscriber() },
       { plan_version_id: w.plan.id, location_hash: w.ports[4].locationHash, subscriber: person },
       { plan_version_id: w.plan.id, subscriber: subscriber() },
-      { plan_version_id: 'bad', unit_id: w.third.units[2].id, subscriber: subscriber() },
-      { plan_version_id: w.plan.id, unit_id: w.third.units[1].id, subscriber: subscriber() },
+      { plan_version_id: 'bad', delivery_mode: 'home_drop', unit_id: w.third.units[2].id, subscriber: subscriber() },
+      { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.third.units[1].id, subscriber: subscriber() },
       'not an object',
     ];
     const r = await t.app.inject({ method: 'POST', url: '/provisioning/bulk', headers: w.hdr, payload: { items } });

@@ -36,7 +36,7 @@ describe('routing table: first-line with a port', () => {
 
 describe('routing table: install path', () => {
   it('first-line with only a unit (no port) takes the install path: PENDING_INSTALL, technician visit, job_id null', async () => {
-    const r = await provision({ plan_version_id: w.plan.id, unit_id: w.first.units[5].id, subscriber: subscriber() });
+    const r = await provision({ plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.first.units[5].id, subscriber: subscriber() });
     expect(r.statusCode).toBe(201);
     expect(r.json()).toMatchObject({ route: 'install', job_id: null });
     const id = r.json().subscription_id;
@@ -57,7 +57,7 @@ describe('routing table: install path', () => {
   });
 
   it('a third-line building raises a technician visit and mails a booking link at once (no move-in date)', async () => {
-    const r = await provision({ plan_version_id: w.plan.id, unit_id: w.third.units[0].id, subscriber: subscriber() });
+    const r = await provision({ plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.third.units[0].id, subscriber: subscriber() });
     expect(r.statusCode).toBe(201);
     const { subscription_id: id, subscriber_id: sid } = r.json();
     expect(await installJobOf(t, id)).toMatchObject({ kind: 'technician_visit', status: 'BOOKING_SENT', booking_invite_sent_at: t.clock.now() });
@@ -67,7 +67,7 @@ describe('routing table: install path', () => {
   });
 
   it('an unclassified (NULL line type) building takes the install path with a technician visit', async () => {
-    const r = await provision({ plan_version_id: w.plan.id, unit_id: w.unclassified.units[0].id, subscriber: subscriber() });
+    const r = await provision({ plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.unclassified.units[0].id, subscriber: subscriber() });
     expect(r.statusCode).toBe(201);
     expect(r.json()).toMatchObject({ route: 'install', job_id: null });
     expect(await installJobOf(t, r.json().subscription_id)).toMatchObject({ kind: 'technician_visit', status: 'CREATED' });
@@ -108,16 +108,37 @@ describe('routing table: fail closed (422)', () => {
     expect(b.json().detail).toMatch(/^unit_id: /);
   });
 
+  it('delivery_mode defaults to direct: a unit_id without delivery_mode is 422 naming delivery_mode (provider-initiated, bulk, explicit complete), never a silent home_drop', async () => {
+    const unit = (await createBuilding(t.db, w.provider.id, { lineType: 'second_line', units: ['Z1'] })).units[0].id;
+    const pi = await provision({ plan_version_id: w.plan.id, unit_id: unit, subscriber: subscriber() });
+    expect(pi.statusCode).toBe(422);
+    expect(pi.json()).toEqual({ detail: expect.stringMatching(/^delivery_mode: .*location_hash/) });
+    const bulk = await t.app.inject({ method: 'POST', url: '/provisioning/bulk', headers: w.hdr, payload: { items: [{ plan_version_id: w.plan.id, unit_id: unit, subscriber: subscriber() }] } });
+    expect(bulk.statusCode).toBe(200);
+    expect(bulk.json().results[0]).toMatchObject({ index: 0, status: 'error', error: expect.stringMatching(/^delivery_mode: /) });
+    const complete = await t.app.inject({ method: 'POST', url: '/external-checkout/complete', headers: w.whs, payload: { plan_version_id: w.plan.id, unit_id: unit, subscriber: subscriber() } });
+    expect(complete.statusCode).toBe(422);
+    expect(complete.json().detail).toMatch(/^delivery_mode: /);
+    expect(await t.db.selectFrom('subscriptions').select('id').where('unit_id', '=', unit).execute()).toEqual([]);
+    // Neither field: the default (direct) asks for location_hash.
+    const none = await provision({ plan_version_id: w.plan.id, subscriber: subscriber() });
+    expect(none.json().detail).toMatch(/^location_hash: .*default/);
+    // Stated, the same unit takes the install path.
+    const ok = await provision({ plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: unit, subscriber: subscriber() });
+    expect(ok.statusCode).toBe(201);
+    expect(ok.json().route).toBe('install');
+  });
+
   it('unknown plan, location or unit, another provider\'s plan, a building out of coverage: 422', async () => {
     const other = await createProvider(t.db);
     const otherPlan = await createPlanVersion(t.db, other.id);
     const out = await createBuilding(t.db, w.provider.id, { lineType: 'second_line', units: ['Z'] });
     await t.db.updateTable('buildings').set({ in_coverage: false }).where('id', '=', out.id).execute();
     const cases = [
-      { plan_version_id: otherPlan.id, unit_id: w.second.units[2].id },
+      { plan_version_id: otherPlan.id, delivery_mode: 'home_drop', unit_id: w.second.units[2].id },
       { plan_version_id: w.plan.id, location_hash: 'loc_nope' },
-      { plan_version_id: w.plan.id, unit_id: '00000000-0000-4000-8000-000000000000' },
-      { plan_version_id: w.plan.id, unit_id: out.units[0].id },
+      { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: '00000000-0000-4000-8000-000000000000' },
+      { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: out.units[0].id },
     ];
     for (const c of cases) {
       const r = await provision({ ...c, subscriber: subscriber() });
@@ -126,13 +147,13 @@ describe('routing table: fail closed (422)', () => {
   });
 
   it('schema failures answer 422 "<field>: <message>"', async () => {
-    const r = await provision({ plan_version_id: 'nope', unit_id: w.second.units[2].id, subscriber: subscriber() });
+    const r = await provision({ plan_version_id: 'nope', delivery_mode: 'home_drop', unit_id: w.second.units[2].id, subscriber: subscriber() });
     expect(r.statusCode).toBe(422);
     expect(r.json().detail).toMatch(/^plan_version_id: /);
     const m = await provision({ plan_version_id: w.plan.id, location_hash: w.ports[4].locationHash, mac_address: 'zz', subscriber: subscriber() });
     expect(m.statusCode).toBe(422);
     expect(m.json().detail).toMatch(/^mac_address: /);
-    const e = await provision({ plan_version_id: w.plan.id, unit_id: w.second.units[2].id, subscriber: { ...subscriber(), email: 'not-an-email' } });
+    const e = await provision({ plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.second.units[2].id, subscriber: { ...subscriber(), email: 'not-an-email' } });
     expect(e.statusCode).toBe(422);
     expect(e.json().detail).toMatch(/^subscriber\.email: /);
   });
@@ -144,13 +165,13 @@ describe('unit occupancy', () => {
     const s = await createSubscriber(t.db, w.provider.id);
     for (const [i, status] of (['PENDING_INSTALL', 'ACTIVE', 'SUSPENDED'] as const).entries()) {
       await createSubscription(t.db, { providerId: w.provider.id, subscriberId: s.id, planVersionId: w.plan.id, buildingId: b.id, unitId: b.units[i].id, status });
-      const r = await provision({ plan_version_id: w.plan.id, unit_id: b.units[i].id, subscriber: subscriber() });
+      const r = await provision({ plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: b.units[i].id, subscriber: subscriber() });
       expect(r.statusCode).toBe(409);
       expect(r.json()).toEqual({ detail: 'Unit already has a pending or active subscription' });
     }
     // A CANCELLED subscription frees the unit.
     await createSubscription(t.db, { providerId: w.provider.id, subscriberId: s.id, planVersionId: w.plan.id, buildingId: b.id, unitId: b.units[3].id, status: 'CANCELLED' });
-    const ok = await provision({ plan_version_id: w.plan.id, unit_id: b.units[3].id, subscriber: subscriber() });
+    const ok = await provision({ plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: b.units[3].id, subscriber: subscriber() });
     expect(ok.statusCode).toBe(201);
     const rows = await t.db.selectFrom('subscriptions').select('status').where('unit_id', '=', b.units[3].id).orderBy('created_at').execute();
     expect(rows.map((r) => r.status).sort()).toEqual(['CANCELLED', 'PENDING_INSTALL']);
@@ -160,14 +181,14 @@ describe('unit occupancy', () => {
 describe('subscriber creation', () => {
   it('a new subscriber gets a customer number and a subscriber login without password; a second order by the same email (any case) reuses it', async () => {
     const email = `Reuse-${Date.now()}@Example.test`;
-    const a = await provision({ plan_version_id: w.plan.id, unit_id: w.second.units[3].id, subscriber: { email, first_name: 'Ada', last_name: 'Lovelace', phone: '030 1234567' } });
+    const a = await provision({ plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.second.units[3].id, subscriber: { email, first_name: 'Ada', last_name: 'Lovelace', phone: '030 1234567' } });
     expect(a.statusCode).toBe(201);
     const sub = await t.db.selectFrom('subscribers').selectAll().where('id', '=', a.json().subscriber_id).executeTakeFirstOrThrow();
     expect(sub.customer_number).toMatch(/^[A-Z]{4}-\d{4}$/);
     expect(sub).toMatchObject({ provider_id: w.provider.id, email, first_name: 'Ada', phone_e164: '+49301234567' });
     const user = await t.db.selectFrom('users').selectAll().where('id', '=', sub.user_id!).executeTakeFirstOrThrow();
     expect(user).toMatchObject({ role: 'subscriber', password_hash: null, email });
-    const b = await provision({ plan_version_id: w.plan.id, unit_id: w.second.units[4].id, subscriber: { email: email.toLowerCase(), first_name: 'Other', last_name: 'Name' } });
+    const b = await provision({ plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.second.units[4].id, subscriber: { email: email.toLowerCase(), first_name: 'Other', last_name: 'Name' } });
     expect(b.statusCode).toBe(201);
     expect(b.json().subscriber_id).toBe(a.json().subscriber_id);
     const again = await t.db.selectFrom('subscribers').select('first_name').where('id', '=', a.json().subscriber_id).executeTakeFirstOrThrow();
@@ -177,7 +198,7 @@ describe('subscriber creation', () => {
 
 describe('authentication', () => {
   it('no key 401, wrong key 403, a key without provisioning:write 403', async () => {
-    const body = { plan_version_id: w.plan.id, unit_id: w.second.units[5].id, subscriber: subscriber() };
+    const body = { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.second.units[5].id, subscriber: subscriber() };
     expect((await provision(body, '', {})).statusCode).toBe(401);
     expect((await provision(body, '', { 'x-api-key': `${w.provider.apiKey.slice(0, 13)}${'x'.repeat(40)}` })).statusCode).toBe(403);
     const limited = await createProvider(t.db, { features: ['serviceability:read'] });

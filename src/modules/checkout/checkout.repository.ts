@@ -63,6 +63,17 @@ export async function markSessionCompleted(db: Executor, id: string, subscriptio
   return Number(r.numUpdatedRows) > 0;
 }
 
+/** redirected → cancelled (the state table's only way in); returns whether it moved. */
+export async function markSessionCancelled(db: Executor, id: string, now: Date): Promise<boolean> {
+  const r = await db
+    .updateTable('checkout_sessions')
+    .set({ status: 'cancelled', updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'redirected')
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
 export const updateSessionFields = (db: Executor, id: string, fields: { plan_version_id?: string; partner_reference?: string | null }, now: Date) =>
   db.updateTable('checkout_sessions').set({ ...fields, updated_at: now }).where('id', '=', id).execute();
 

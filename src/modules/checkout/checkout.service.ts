@@ -214,6 +214,33 @@ export function createCheckoutService(deps: Pick<Deps, 'db' | 'clock'>) {
     return toSessionView(await loadView(id));
   }
 
+  /**
+   * The checkout page's cancel, or the marketplace abandoning the session: redirected → cancelled,
+   * after which every endpoint answers 410 `Session cancelled`. The state table moves only a
+   * redirected session there: a pending one (never opened by the checkout page) expires on its own
+   * and answers 409, as does a completed one; expired and cancelled answer their 410.
+   */
+  async function cancel(id: string, providerId: string) {
+    const outcome = await db.transaction().execute(async (trx) => {
+      const now = clock.now();
+      const s = await repo.lockSessionById(trx, id);
+      if (!s || s.provider_id !== providerId) throw sessionNotFoundError();
+      if (isPastTtl(s, now)) {
+        await repo.markSessionExpired(trx, id, now);
+        return 'expired' as const;
+      }
+      assertNotGone(s);
+      if (s.status === 'completed') throw conflict('conflict', 'Session already completed; it can no longer be cancelled');
+      if (s.status !== 'redirected') {
+        throw conflict('conflict', 'Session not opened by the checkout page yet; only a redirected session can be cancelled (a pending one expires 2 hours after creation)');
+      }
+      await repo.markSessionCancelled(trx, id, now);
+      return 'cancelled' as const;
+    });
+    if (outcome === 'expired') throw sessionExpiredError();
+    return { session_id: id, status: 'cancelled' as const, subscription_status: null };
+  }
+
   /** Browser-safe status poll (no auth): never moves the session to redirected. */
   async function status(id: string) {
     const s = await gateSessionAt(db, id, clock.now());
@@ -222,7 +249,7 @@ export function createCheckoutService(deps: Pick<Deps, 'db' | 'clock'>) {
     return { session_id: v.id, status: v.status as repo.SessionStatus, subscription_status: v.subscription_status ?? null };
   }
 
-  return { create, gate, read, patch, status, loadView };
+  return { create, gate, read, patch, cancel, status, loadView };
 }
 
 export type CheckoutService = ReturnType<typeof createCheckoutService>;

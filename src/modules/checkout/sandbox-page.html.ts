@@ -10,6 +10,8 @@ export interface SandboxPageView {
   session?: SessionView;
   /** Where the Pay form posts; null hides the form. */
   payAction: string | null;
+  /** Where the Cancel form posts (shown with the Pay form); absent hides it. */
+  cancelAction?: string | null;
   values?: { email?: string; first_name?: string; last_name?: string; phone?: string };
   result?: { subscription_id: string; subscriber_id: string; route?: string; statusUrl: string };
 }
@@ -56,6 +58,10 @@ export function renderSandboxCheckout(v: SandboxPageView): string {
       `<button type="submit">Pay ${escapeHtml(s.plan.monthly_price)} ${escapeHtml(s.plan.currency)}</button></form>` +
       '<p class="hint">Sandbox: no money moves. Pay completes the session on the provider\'s behalf, as its checkout page would.</p>'
     : '';
+  const cancel = v.payAction && v.cancelAction && s
+    ? `<form method="post" action="${escapeHtml(v.cancelAction)}"><input type="hidden" name="session_id" value="${escapeHtml(s.session_id)}">` +
+      '<button type="submit" class="secondary">Cancel checkout</button></form>'
+    : '';
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex"><title>${escapeHtml(v.title)} – ${brand}</title>
@@ -63,7 +69,7 @@ export function renderSandboxCheckout(v: SandboxPageView): string {
 table{border-collapse:collapse;margin:1rem 0}th{text-align:left;font-weight:normal;color:#4b5563;padding:.25rem 1rem .25rem 0;vertical-align:top}
 label{display:block;margin-top:.75rem}input{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}
 button{margin-top:1rem;padding:.75rem 1.25rem;background:${color};color:#fff;border:0;border-radius:4px;font-size:1rem}
-.error{color:#b91c1c}.ok{color:#166534}.hint{color:#4b5563;font-size:.9rem}.badge{display:inline-block;background:#fef3c7;color:#92400e;padding:.1rem .5rem;border-radius:4px;font-size:.8rem}</style></head>
-<body><main><p><strong>${brand}</strong> <span class="badge">SANDBOX</span></p><h1>${escapeHtml(v.title)}</h1>${message}${facts}${result}${form}</main></body></html>
+button.secondary{background:#fff;color:#374151;border:1px solid #9ca3af}.error{color:#b91c1c}.ok{color:#166534}.hint{color:#4b5563;font-size:.9rem}.badge{display:inline-block;background:#fef3c7;color:#92400e;padding:.1rem .5rem;border-radius:4px;font-size:.8rem}</style></head>
+<body><main><p><strong>${brand}</strong> <span class="badge">SANDBOX</span></p><h1>${escapeHtml(v.title)}</h1>${message}${facts}${result}${form}${cancel}</main></body></html>
 `;
 }

@@ -54,7 +54,13 @@ export function createSandboxCheckoutService(deps: Pick<Deps, 'db' | 'clock' | '
       : { replay: true, subscription_id: outcome.replay.subscription_id, subscriber_id: outcome.replay.subscriber_id, route: undefined, message: outcome.replay.message, session };
   }
 
-  return { view, pay };
+  /** The Cancel button: the buyer abandons the checkout (redirected → cancelled). */
+  async function cancel(sessionId: string) {
+    const providerId = await sandboxProvider(sessionId);
+    return checkout.cancel(sessionId, providerId);
+  }
+
+  return { view, pay, cancel };
 }
 
 /** The readable text of an error for the HTML page (410 carries a nested detail). */

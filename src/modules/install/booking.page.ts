@@ -1,11 +1,13 @@
+import { localDate, localTime } from '../../lib/zoned-time.js';
 import type { BookingView } from './booking.service.js';
 
 const esc = (s: string | null | undefined) =>
   String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-const fmtDay = (iso: string) =>
-  new Date(iso).toLocaleDateString('en-GB', { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
-const fmtTime = (iso: string) => iso.slice(11, 16);
+// Days and times as the building's wall clock: a calendar date is formatted at its own noon UTC,
+// so no zone can move it to a neighbouring day.
+const fmtDay = (date: string) =>
+  new Date(`${date}T12:00:00Z`).toLocaleDateString('en-GB', { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
 
 export interface PageContext {
   provider_name: string;
@@ -24,22 +26,25 @@ export interface PageContext {
 export function renderBookingPage(token: string, ctx: PageContext, v: BookingView): string {
   const address = [[ctx.street, ctx.house_number].filter(Boolean).join(' '), [ctx.postal_code, ctx.city].filter(Boolean).join(' ')]
     .filter(Boolean).join(', ');
+  const zone = v.time_zone;
+  const fmtTime = (iso: string) => localTime(zone, new Date(iso));
+  const dayOf = (iso: string) => localDate(zone, new Date(iso));
   const byDay = new Map<string, BookingView['windows']>();
   for (const w of v.windows) {
-    const day = w.starts_at.slice(0, 10);
+    const day = dayOf(w.starts_at);
     byDay.set(day, [...(byDay.get(day) ?? []), w]);
   }
   const current = v.booking
-    ? `<section class="current"><h2>Your appointment</h2><p><strong>${esc(fmtDay(v.booking.starts_at))}, ${fmtTime(v.booking.starts_at)}–${fmtTime(v.booking.ends_at)} UTC</strong></p>
+    ? `<section class="current"><h2>Your appointment</h2><p><strong>${esc(fmtDay(dayOf(v.booking.starts_at)))}, ${fmtTime(v.booking.starts_at)}–${fmtTime(v.booking.ends_at)} (${esc(zone)} time)</strong></p>
 <button type="button" data-cancel>Cancel appointment</button><p class="hint">To move it, choose another window below.</p></section>`
     : '';
-  const days = [...byDay.entries()].map(([day, ws]) => `<li><span class="day">${esc(fmtDay(`${day}T00:00:00Z`))}</span> ${ws
+  const days = [...byDay.entries()].map(([day, ws]) => `<li><span class="day">${esc(fmtDay(day))}</span> ${ws
     .map((w) => `<button type="button" data-start="${esc(w.starts_at)}">${fmtTime(w.starts_at)}–${fmtTime(w.ends_at)}</button>`).join(' ')}</li>`).join('\n');
   const body = !v.bookable
     ? `<p>This installation can no longer be booked through this link (status ${esc(v.status)}). Please contact ${esc(ctx.provider_name)} support.</p>`
     : `${current}<section><h2>${v.booking ? 'Move to another window' : 'Choose a window'}</h2>
 ${v.windows.length ? `<ul class="windows">${days}</ul>` : '<p>No free windows at the moment; please try again later.</p>'}
-<p class="hint">Four-hour windows on weekdays, times in UTC, at least 24 hours ahead${v.move_in_date ? `, from your move-in day ${esc(v.move_in_date)}` : ''}.</p></section>`;
+<p class="hint">Four-hour windows on weekdays, times in the building's local time (${esc(zone)}), at least 24 hours ahead${v.move_in_date ? `, from your move-in day ${esc(v.move_in_date)}` : ''}.</p></section>`;
   const base = `./${encodeURIComponent(token)}`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

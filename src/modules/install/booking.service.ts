@@ -1,7 +1,8 @@
 import type { Deps } from '../../container.js';
 import { AppError } from '../../lib/errors.js';
 import { findLinkToken } from '../auth/link-tokens.js';
-import { candidateWindows, earliestStart, HORIZON_DAYS, isChangeable, WINDOW_CAPACITY, WINDOW_HOURS, type Window } from './booking.slots.js';
+import { timeZoneOr } from '../../lib/zoned-time.js';
+import { candidateWindows, earliestStart, HORIZON_DAYS, isChangeable, WINDOW_CAPACITY, type Window } from './booking.slots.js';
 import * as repo from './install.repository.js';
 
 const LINK_NOT_FOUND = 'Booking link not found or expired';
@@ -10,6 +11,8 @@ const OPEN_STATES = ['BOOKING_SENT', 'BOOKED'];
 
 export interface BookingView {
   status: string;
+  /** IANA zone of the building: windows are offered in its local time (the instants themselves are UTC). */
+  time_zone: string;
   bookable: boolean;
   move_in_date: string | null;
   booking: { starts_at: string; ends_at: string } | null;
@@ -32,13 +35,13 @@ export function createBookingService(deps: Pick<Deps, 'db' | 'clock'>) {
     }
     const ctx = await repo.findBookingContext(db, link.reference_id);
     if (!ctx) throw new AppError(404, 'not_found', LINK_NOT_FOUND);
-    return ctx;
+    return { ...ctx, time_zone: timeZoneOr(ctx.time_zone) };
   }
 
-  /** Free windows: offered (weekday, aligned, lead time, not before move-in) and below capacity. */
-  async function freeWindows(ctx: { id: string; provider_id: string; move_in_date: string | null }) {
-    const earliest = earliestStart(clock.now(), ctx.move_in_date);
-    const all = candidateWindows(earliest, HORIZON_DAYS);
+  /** Free windows: offered (local weekday and hours, lead time, not before move-in) and below capacity. */
+  async function freeWindows(ctx: { id: string; provider_id: string; move_in_date: string | null; time_zone: string }) {
+    const earliest = earliestStart(clock.now(), ctx.move_in_date, ctx.time_zone);
+    const all = candidateWindows(earliest, ctx.time_zone, HORIZON_DAYS);
     if (all.length === 0) return [];
     const to = new Date(all[all.length - 1].starts_at.getTime() + 1);
     const counts = await repo.bookedCounts(db, ctx.provider_id, all[0].starts_at, to, ctx.id);
@@ -51,6 +54,7 @@ export function createBookingService(deps: Pick<Deps, 'db' | 'clock'>) {
     const windows = bookable ? await freeWindows(ctx) : [];
     const v: BookingView = {
       status: ctx.status,
+      time_zone: ctx.time_zone,
       bookable,
       move_in_date: ctx.move_in_date,
       booking: ctx.booking_starts_at && ctx.booking_ends_at && ctx.status === 'BOOKED'
@@ -72,17 +76,17 @@ export function createBookingService(deps: Pick<Deps, 'db' | 'clock'>) {
       if (job.status === 'BOOKED' && job.booking_starts_at && !isChangeable(job.booking_starts_at, now)) {
         throw new AppError(409, 'conflict', 'The appointment starts in less than 24 hours and can no longer be moved; contact support');
       }
-      const earliest = earliestStart(now, job.move_in_date);
-      const offered = candidateWindows(earliest, HORIZON_DAYS).find((w) => w.starts_at.getTime() === startsAt.getTime());
+      const earliest = earliestStart(now, job.move_in_date, ctx.time_zone);
+      const offered = candidateWindows(earliest, ctx.time_zone, HORIZON_DAYS).find((w) => w.starts_at.getTime() === startsAt.getTime());
       if (!offered) {
         throw new AppError(422, 'unprocessable',
-          `starts_at: not an offered window (weekdays, four-hour windows starting 08:00, 12:00 or 16:00 UTC, at least 24 hours ahead${job.move_in_date ? ', not before the move-in date' : ''})`);
+          `starts_at: not an offered window (weekdays, four-hour windows starting 08:00, 12:00 or 16:00 ${ctx.time_zone} time, at least 24 hours ahead${job.move_in_date ? ', not before the move-in date' : ''})`);
       }
       const counts = await repo.bookedCounts(trx, job.provider_id, offered.starts_at, new Date(offered.starts_at.getTime() + 1), job.id);
       if ((counts.get(offered.starts_at.toISOString()) ?? 0) >= WINDOW_CAPACITY) {
         throw new AppError(409, 'conflict', 'This window has just been fully booked; choose another one');
       }
-      const endsAt = new Date(offered.starts_at.getTime() + WINDOW_HOURS * 3_600_000);
+      const endsAt = offered.ends_at;
       await repo.updateInstallJob(trx, job.id, { status: 'BOOKED', booking_starts_at: offered.starts_at, booking_ends_at: endsAt, at: now });
       return { status: 'BOOKED', booking: { starts_at: offered.starts_at.toISOString(), ends_at: endsAt.toISOString() } };
     });

@@ -1,9 +1,13 @@
-// The installation calendar: pure functions over UTC instants (the clock is passed in).
+// The installation calendar: pure functions (the clock is passed in), in the building's own time
+// zone (ARCHITECTURE.md rule 8): windows start at local hours, weekdays are local weekdays, the
+// move-in day starts at local midnight. Instants stay UTC Dates; only the calendar is local.
+import { addDays } from '../../lib/dates.js';
+import { localDate, weekdayOf, zonedInstant } from '../../lib/zoned-time.js';
 
-/** Four-hour windows starting at these UTC hours, Monday to Friday. */
-export const WINDOW_START_HOURS_UTC = [8, 12, 16] as const;
+/** Four-hour windows starting at these local hours, Monday to Friday. */
+export const WINDOW_START_HOURS = [8, 12, 16] as const;
 export const WINDOW_HOURS = 4;
-/** A window must start at least this long after "now" (booking, moving and cancelling alike). */
+/** A window must start at least this long after "now" (booking, moving and cancelling alike): elapsed hours, so a DST night does not shorten it. */
 export const MIN_LEAD_HOURS = 24;
 /** Technician crews per provider and window: a window with this many bookings is full. */
 export const WINDOW_CAPACITY = 3;
@@ -11,43 +15,37 @@ export const WINDOW_CAPACITY = 3;
 export const HORIZON_DAYS = 28;
 
 const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
 
 export interface Window {
   starts_at: Date;
   ends_at: Date;
 }
 
-const isWeekday = (d: Date) => d.getUTCDay() >= 1 && d.getUTCDay() <= 5;
-const dayStart = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));
+const isWeekday = (date: string) => weekdayOf(date) >= 1 && weekdayOf(date) <= 5;
 
-/** The first instant a window may start: lead time from now, and not before the move-in day. */
-export function earliestStart(now: Date, moveInDate: string | null): Date {
+/** The first instant a window may start: lead time from now, and not before local midnight of the move-in day. */
+export function earliestStart(now: Date, moveInDate: string | null, zone: string): Date {
   const lead = new Date(now.getTime() + MIN_LEAD_HOURS * HOUR);
   if (!moveInDate) return lead;
-  const moveIn = new Date(`${moveInDate}T00:00:00.000Z`);
+  const moveIn = zonedInstant(zone, moveInDate, 0);
   return moveIn > lead ? moveIn : lead;
 }
 
-/** Every weekday window from `earliest` over the horizon (capacity not considered). */
-export function candidateWindows(earliest: Date, horizonDays = HORIZON_DAYS): Window[] {
+/** Every weekday window from `earliest` over the horizon of local days (capacity not considered). */
+export function candidateWindows(earliest: Date, zone: string, horizonDays = HORIZON_DAYS): Window[] {
   const out: Window[] = [];
-  const first = dayStart(earliest);
+  const first = localDate(zone, earliest);
   for (let d = 0; d <= horizonDays; d++) {
-    const day = new Date(first.getTime() + d * DAY);
+    const day = addDays(first, d);
     if (!isWeekday(day)) continue;
-    for (const h of WINDOW_START_HOURS_UTC) {
-      const starts = new Date(day.getTime() + h * HOUR);
+    for (const h of WINDOW_START_HOURS) {
+      const starts = zonedInstant(zone, day, h);
       if (starts < earliest) continue;
-      out.push({ starts_at: starts, ends_at: new Date(starts.getTime() + WINDOW_HOURS * HOUR) });
+      // The end is a local hour too: start + 4 h, since DST changes happen at night.
+      out.push({ starts_at: starts, ends_at: zonedInstant(zone, day, h + WINDOW_HOURS) });
     }
   }
   return out;
-}
-
-/** Whether `startsAt` is exactly the start of an offered window (aligned, weekday, lead, horizon). */
-export function isOfferedStart(startsAt: Date, earliest: Date, horizonDays = HORIZON_DAYS): boolean {
-  return candidateWindows(earliest, horizonDays).some((w) => w.starts_at.getTime() === startsAt.getTime());
 }
 
 /** A booked window can be moved or cancelled only while it still starts at least the lead time ahead. */

@@ -60,11 +60,41 @@ export function findBookingContext(db: Executor, installJobId: string) {
     .innerJoin('providers as p', 'p.id', 'j.provider_id')
     .leftJoin('units as u', 'u.id', 'j.unit_id')
     .leftJoin('buildings as b', 'b.id', 's.building_id')
-    .select([
+    .leftJoin('regions as r', 'r.code', 'b.region')
+    .leftJoin('regions as rc', 'rc.code', 'b.country')
+    .select((eb) => [
       'j.id', 'j.provider_id', 'j.status', 'j.kind', 'j.move_in_date', 'j.booking_starts_at', 'j.booking_ends_at',
       'sb.first_name', 'sb.email', 'p.name as provider_name', 'p.support_email', 'p.branding', 'u.label as unit_label',
       'b.street', 'b.house_number', 'b.postal_code', 'b.city',
+      eb.fn.coalesce('r.time_zone', 'rc.time_zone').as('time_zone'),
     ])
+    .where('j.id', '=', installJobId)
+    .executeTakeFirst();
+}
+
+/**
+ * The calendar of a unit's building: its region's time zone and booking window (the region row
+ * named by buildings.region, else the row of the building's country; nulls when neither exists).
+ */
+export function findUnitCalendar(db: Executor, unitId: string) {
+  return db.selectFrom('units as u')
+    .innerJoin('buildings as b', 'b.id', 'u.building_id')
+    .leftJoin('regions as r', 'r.code', 'b.region')
+    .leftJoin('regions as rc', 'rc.code', 'b.country')
+    .select((eb) => [
+      eb.fn.coalesce('r.time_zone', 'rc.time_zone').as('time_zone'),
+      eb.fn.coalesce('r.booking_window_days', 'rc.booking_window_days').as('booking_window_days'),
+    ])
+    .where('u.id', '=', unitId)
+    .executeTakeFirst();
+}
+
+/** The held invitation's install job with its subscriber and subscription status (the scheduled release). */
+export function findInvitationTarget(db: Executor, installJobId: string) {
+  return db.selectFrom('install_jobs as j')
+    .innerJoin('subscriptions as s', 's.id', 'j.subscription_id')
+    .innerJoin('subscribers as sb', 'sb.id', 's.subscriber_id')
+    .select(['j.status', 'sb.id as subscriber_id', 'sb.email', 'sb.first_name', 's.status as subscription_status'])
     .where('j.id', '=', installJobId)
     .executeTakeFirst();
 }

@@ -1,10 +1,11 @@
 import type { Transaction } from 'kysely';
 import type { Deps } from '../../container.js';
 import type { DB } from '../../db/types.js';
-import { addDays, isoDate, parseIsoDate } from '../../lib/dates.js';
+import { addDays } from '../../lib/dates.js';
 import { newId } from '../../lib/ids.js';
 import { createLinkToken } from '../auth/link-tokens.js';
 import { installationBookingMail, mailBrand } from '../../mail/templates.js';
+import { localDate, timeZoneOr, zonedInstant } from '../../lib/zoned-time.js';
 import { MIN_LEAD_HOURS } from './booking.slots.js';
 import * as repo from './install.repository.js';
 
@@ -14,6 +15,7 @@ type InstallDeps = Pick<Deps, 'clock' | 'jobs' | 'mailer' | 'config'>;
 
 export interface RaiseInstallJob {
   providerId: string;
+  /** The provider's booking window; the building's region may set its own. */
   bookingWindowDays: number;
   subscriptionId: string;
   unitId: string;
@@ -26,9 +28,10 @@ export interface RaiseInstallJob {
 
 /**
  * The install job of a new PENDING_INSTALL subscription, in the caller's transaction.
- * Third-line: the booking invitation goes out now when the move-in date is inside the provider's
- * booking window (or unknown), otherwise the job is BOOKING_HELD and a scheduled job sends it on
- * the first day the move-in date is inside the window.
+ * Third-line: the booking invitation goes out now when the move-in date is inside the booking
+ * window of the building's region (the provider's when the region sets none), or unknown;
+ * otherwise the job is BOOKING_HELD and a scheduled job sends it at local midnight of the first
+ * day the move-in date is inside the window (days counted in the building's time zone).
  */
 export async function raiseInstallJob(trx: Transaction<DB>, deps: InstallDeps, r: RaiseInstallJob) {
   const now = deps.clock.now();
@@ -36,12 +39,15 @@ export async function raiseInstallJob(trx: Transaction<DB>, deps: InstallDeps, r
   let status: repo.InstallStatus = 'CREATED';
   let sendAt: Date | null = null;
   if (r.bookingLink) {
-    const today = isoDate(now);
-    const releaseDay = r.moveInDate ? addDays(r.moveInDate, -r.bookingWindowDays) : today;
+    const calendar = await repo.findUnitCalendar(trx, r.unitId);
+    const zone = timeZoneOr(calendar?.time_zone);
+    const windowDays = calendar?.booking_window_days ?? r.bookingWindowDays;
+    const today = localDate(zone, now);
+    const releaseDay = r.moveInDate ? addDays(r.moveInDate, -windowDays) : today;
     if (releaseDay <= today) status = 'BOOKING_SENT';
     else {
       status = 'BOOKING_HELD';
-      sendAt = parseIsoDate(releaseDay);
+      sendAt = zonedInstant(zone, releaseDay, 0);
     }
   }
   await repo.insertInstallJob(trx, {
@@ -72,7 +78,7 @@ export async function sendBookingInvitation(
     .filter(Boolean).join(', ') + (ctx.unit_label ? `, unit ${ctx.unit_label}` : '');
   const content = installationBookingMail(
     { brand: mailBrand({ name: ctx.provider_name, support_email: ctx.support_email, branding: ctx.branding }), baseUrl: deps.config.publicBaseUrl },
-    { firstName: subscriber.firstName, token, address: address || null, moveInDate: job.move_in_date, expiresAt, minLeadHours: MIN_LEAD_HOURS },
+    { firstName: subscriber.firstName, token, address: address || null, moveInDate: job.move_in_date, expiresAt, minLeadHours: MIN_LEAD_HOURS, timeZone: timeZoneOr(ctx.time_zone) },
   );
   await deps.mailer.enqueue(trx, { to: subscriber.email, ...content });
   await repo.updateInstallJob(trx, installJobId, { status: 'BOOKING_SENT', booking_invite_sent_at: now, at: now });
@@ -85,12 +91,7 @@ export function registerInstallJobs(deps: Pick<Deps, 'db' | 'clock' | 'jobs' | '
     async run(job) {
       const installJobId = String(job.payload.install_job_id ?? '');
       return deps.db.transaction().execute(async (trx) => {
-        const row = await trx.selectFrom('install_jobs as j')
-          .innerJoin('subscriptions as s', 's.id', 'j.subscription_id')
-          .innerJoin('subscribers as sb', 'sb.id', 's.subscriber_id')
-          .select(['j.status', 'sb.id as subscriber_id', 'sb.email', 'sb.first_name', 's.status as subscription_status'])
-          .where('j.id', '=', installJobId)
-          .executeTakeFirst();
+        const row = await repo.findInvitationTarget(trx, installJobId);
         if (!row || row.status !== 'BOOKING_HELD' || row.subscription_status !== 'PENDING_INSTALL') return { sent: false };
         const sent = await sendBookingInvitation(trx, deps, installJobId, { id: row.subscriber_id, email: row.email, firstName: row.first_name });
         return { sent };

@@ -18,6 +18,19 @@ export type RouteDecision =
 export const NO_PORT_NO_UNIT = 'Neither a provisionable port (location_hash) nor a unit_id is known: send unit_id (home_drop) for the install path';
 
 /**
+ * The 422 of an explicit-fields body without a port under delivery_mode direct (stated or the
+ * default). A unit_id sent without delivery_mode names delivery_mode: guessing home_drop from the
+ * fields would let a mistyped body take the install path silently.
+ */
+export function missingPortMessage(r: { delivery_mode?: string; unit_id?: string }): string {
+  if (r.delivery_mode === undefined && r.unit_id) {
+    return 'delivery_mode: required with unit_id; the default, direct, needs location_hash. Send delivery_mode home_drop with unit_id for the install path';
+  }
+  if (r.delivery_mode === undefined) return 'location_hash: required for delivery_mode direct (the default); or send delivery_mode home_drop with unit_id';
+  return 'location_hash: required for delivery_mode direct';
+}
+
+/**
  * The routing table, failing closed: only an explicit first-line building with a resolvable port
  * (a location that has a switch port) is provisioned unattended. Everything else that names a
  * unit takes the install path; with neither a port nor a unit the request is refused.

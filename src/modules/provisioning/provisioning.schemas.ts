@@ -21,7 +21,7 @@ const MacAddress = z.string().trim().max(64).describe('Optional MAC binding of t
 export const ExplicitFields = {
   plan_version_id: z.uuid().describe('A plan version of your provider (must be orderable)'),
   delivery_mode: z.enum(['direct', 'home_drop']).optional()
-    .describe('`direct`: you hold a port (location_hash); `home_drop`: you hold a unit (unit_id). Defaults to direct when location_hash is sent, else home_drop. The building\'s line type still decides, a mismatch answers 422'),
+    .describe('`direct`: you hold a port (location_hash); `home_drop`: you hold a unit (unit_id). Defaults to direct (as the partner document says): a body with unit_id must say home_drop, else 422 naming delivery_mode. The building\'s line type still decides, a mismatch answers 422'),
   location_hash: z.string().trim().min(1).max(200).optional().describe('The port (captive portal location) for delivery_mode direct'),
   unit_id: z.uuid().optional().describe('The unit (suite) for delivery_mode home_drop'),
   mac_address: MacAddress.optional(),

@@ -8,7 +8,7 @@ import { customerNumber, newId } from '../../lib/ids.js';
 import type { Actor } from '../audit/audit.repository.js';
 import { raiseInstallJob } from '../install/install.service.js';
 import * as repo from './provisioning.repository.js';
-import { decideExplicitRoute, decideRoute, type ResolvedTarget, type RouteDecision } from './provisioning.routing.js';
+import { decideExplicitRoute, decideRoute, missingPortMessage, type ResolvedTarget, type RouteDecision } from './provisioning.routing.js';
 import { findOrCreateSubscriber, toE164, type KnownSubscriber, type SubscriberInput } from './provisioning.subscribers.js';
 
 export const PORT_JOB_MAX_ATTEMPTS = 6;
@@ -108,7 +108,8 @@ export function createProvisioningService(deps: Pick<Deps, 'db' | 'clock' | 'job
 
   /**
    * Explicit fields (provider-initiated, bulk, legacy complete). delivery_mode defaults to
-   * `direct` when a location_hash is sent and to `home_drop` when only a unit_id is. One read
+   * `direct` as the partner document says, never guessed from the fields sent: a unit_id without
+   * delivery_mode is a 422 naming delivery_mode rather than a silent home_drop. One read
    * (provisioning_explicit_snapshot) brings the plan, the port or unit with its building, the
    * subscriber of `email` and, for provisionExplicit, the idempotency and occupancy answers; the
    * checks below run in the documented order (plan, delivery mode, port/unit, coverage, line type).
@@ -116,7 +117,7 @@ export function createProvisioningService(deps: Pick<Deps, 'db' | 'clock' | 'job
   async function resolveExplicit(providerId: string, r: ExplicitRequest): Promise<Resolved & {
     mode: 'direct' | 'home_drop'; locationId: string | null; unitId: string | null; snapshot: repo.ExplicitSnapshot;
   }> {
-    const mode = r.delivery_mode ?? (r.location_hash ? 'direct' : r.unit_id ? 'home_drop' : null);
+    const mode = r.delivery_mode ?? 'direct';
     const snap = await repo.explicitSnapshot(db, {
       providerId, planVersionId: r.plan_version_id, email: r.subscriber.email.trim(),
       locationHash: mode === 'direct' ? (r.location_hash ?? null) : null,
@@ -124,8 +125,7 @@ export function createProvisioningService(deps: Pick<Deps, 'db' | 'clock' | 'job
     });
     if (!snap.plan_found) throw new AppError(422, 'unprocessable', 'plan_version_id: unknown plan version for this provider');
     if (!snap.plan_active) throw new AppError(422, 'unprocessable', 'plan_version_id: this plan version is no longer orderable');
-    if (!mode) throw new AppError(422, 'unprocessable', 'Provide location_hash (delivery_mode direct) or unit_id (delivery_mode home_drop)');
-    if (mode === 'direct' && !r.location_hash) throw new AppError(422, 'unprocessable', 'location_hash: required for delivery_mode direct');
+    if (mode === 'direct' && !r.location_hash) throw new AppError(422, 'unprocessable', missingPortMessage(r));
     if (mode === 'home_drop' && !r.unit_id) throw new AppError(422, 'unprocessable', 'unit_id: required for delivery_mode home_drop');
     if (!snap.target_found) {
       throw new AppError(422, 'unprocessable', mode === 'direct' ? 'location_hash: unknown location for this provider' : 'unit_id: unknown unit for this provider');

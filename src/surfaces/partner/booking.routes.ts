@@ -12,17 +12,19 @@ const Window = z.object({
   ends_at: z.string().describe('RFC 3339 UTC, four hours after starts_at'),
 });
 const SlotsResponse = z.object({
+  time_zone: z.string().describe('IANA time zone of the building (e.g. Europe/Berlin, America/Toronto): windows start at its local 08:00, 12:00 and 16:00'),
   status: z.string().describe('The install job: BOOKING_SENT (no appointment), BOOKED, or a state in which the link no longer changes anything'),
   bookable: z.boolean().describe('Whether the link can still book, move or cancel'),
   move_in_date: z.string().nullable(),
   booking: Window.nullable().describe('The booked window, if any'),
-  windows: z.array(Window).describe('Free windows (weekdays, 08:00/12:00/16:00 UTC starts, at least 24 hours ahead, not before move-in, 4 weeks ahead)'),
+  windows: z.array(Window).describe('Free windows (local weekdays, 08:00/12:00/16:00 local starts in time_zone, at least 24 hours ahead, not before the local move-in day, 4 weeks ahead)'),
 });
 const BookingResponse = z.object({ status: z.string(), booking: Window.nullable() });
 
 const RULES =
-  'The link of a third-line installation invitation (no other credential). Four-hour windows on weekdays (starting 08:00, 12:00 ' +
-  'and 16:00 UTC), at least 24 hours ahead, not before the move-in date, offered four weeks ahead, three bookings per window ' +
+  'The link of a third-line installation invitation (no other credential). Four-hour windows on weekdays in the building\'s own ' +
+  'time zone (`time_zone`; starting 08:00, 12:00 and 16:00 local time, across daylight-saving changes), at least 24 hours ahead, ' +
+  'not before the move-in date (local midnight), offered four weeks ahead, three bookings per window ' +
   'and provider. The same link books, moves (book another window) and cancels, until 24 hours before the appointment. ' +
   'An unknown or expired link answers 404.';
 

@@ -101,6 +101,26 @@ export const checkoutRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   }, async (request) => service.patch(request.params.session_id, request.webhookProvider!.providerId, request.body));
 
+  app.post('/external-checkout/sessions/:session_id/cancel', {
+    preValidation: sessionAccess,
+    config: { rateLimit: limit('checkout.partner') },
+    schema: {
+      operationId: 'cancelCheckoutSession',
+      tags: ['checkout'],
+      summary: 'Cancel a checkout session (the buyer cancelled, or the marketplace abandons it)',
+      description:
+        '`X-Webhook-Secret` of the session\'s provider (another provider\'s secret answers 404, like an unknown id). Call it when the ' +
+        'buyer cancels on your checkout page or the marketplace abandons a session it redirected. Moves a redirected session to ' +
+        'cancelled and answers 200 `{session_id, status: "cancelled", subscription_status: null}`; from then on GET, PATCH, status ' +
+        'and complete answer 410 `{detail: {code: "session_cancelled", detail: "Session cancelled"}}`, and so does a second cancel. ' +
+        'A pending session (the checkout page never read it) answers 409: it expires on its own 2 hours after creation; a ' +
+        'completed session answers 409. No body. ' + TTL_NOTE,
+      security: [{ webhookSecret: [] }],
+      params: SessionIdParams,
+      response: { 200: SessionStatusResponse, 401: Detail, 403: Detail, 404: Detail, 409: Detail, 410: GoneDetail, 422: Detail },
+    },
+  }, async (request) => service.cancel(request.params.session_id, request.webhookProvider!.providerId));
+
   app.get('/external-checkout/sessions/:session_id/status', {
     config: { rateLimit: limit('checkout.public') },
     schema: {

@@ -63,7 +63,7 @@ export const completionRoutes: FastifyPluginAsyncZod = async (app) => {
         '`delivery_mode` is ignored. The session must belong to the secret\'s provider (another provider\'s session answers 404 like an unknown one). An expired or cancelled session ' +
         'answers 410 (checked before the secret). A session completed before answers 200 `{subscription_id, subscriber_id, message}` ' +
         '(idempotent replay, no job_id). Explicit-fields (legacy, no session_id): `plan_version_id`, `delivery_mode` `direct` ' +
-        '(default with location_hash) or `home_drop` (unit_id), `location_hash` / `unit_id`, optional `mac_address`; the building\'s ' +
+        '(the default) or `home_drop` (with unit_id; a unit_id without delivery_mode answers 422 naming delivery_mode), `location_hash` / `unit_id`, optional `mac_address`; the building\'s ' +
         'line type still decides and a mismatch (direct on a building that is not first-line or on a location without a switch port) ' +
         'answers 422; a repeat for the same (subscriber email, plan version, location) answers 200 like a replay. New: 201. ' + ROUTING,
       security: [{ webhookSecret: [] }],

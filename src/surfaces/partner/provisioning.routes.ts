@@ -29,7 +29,7 @@ const ROUTING =
   'then provisioning.completed or provisioning.failed). A unit (unit_id) of any building, including a first-line building ' +
   'ordered by suite, takes the install path: PENDING_INSTALL, an install job (a CPE shipment for second-line buildings, a ' +
   'technician visit otherwise; third-line subscribers are emailed a booking link, held until `move_in_date` is inside the ' +
-  'provider\'s booking window), `route: install`, `job_id: null`, webhook subscription.pending_install. `delivery_mode` ' +
+  'booking window of the building\'s region; windows are in the building\'s local time zone), `route: install`, `job_id: null`, webhook subscription.pending_install. `delivery_mode` ' +
   'direct on a building that is not first-line or on a location without a switch port answers 422; neither a port nor a ' +
   'unit answers 422; a unit (or port) already held by a pending, pending-install, active or suspended subscription answers ' +
   '409 `Unit already has a pending or active subscription`. Branch on `route`, never on job_id presence. ' +
@@ -51,7 +51,8 @@ export const provisioningRoutes: FastifyPluginAsyncZod = async (app) => {
       summary: 'Provision a subscriber from your own storefront (CKO-04)',
       description:
         'Creates the subscriber (or reuses it by email) and the subscription for `plan_version_id` at a port (`location_hash`, ' +
-        'delivery_mode direct, the default when location_hash is sent) or a unit (`unit_id`, delivery_mode home_drop). ' + ROUTING + ' ' +
+        'delivery_mode direct, the default) or a unit (`unit_id` with delivery_mode home_drop: a unit_id without delivery_mode answers ' +
+        '422 naming delivery_mode). ' + ROUTING + ' ' +
         'Idempotent per (subscriber email, plan version, location): a repeat answers 200 with the existing subscription and ' +
         '`Subscription already exists (idempotent replay)`, or `Provisioning already in progress` while its port job is queued ' +
         'or running; the same subscriber and plan at another location provisions a second line (201). Concurrent duplicates ' +

@@ -9,6 +9,7 @@ import { createSandboxCheckoutService, pageErrorOf, SANDBOX_CHECKOUT_PATH } from
 const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 
 const PageQuery = z.object({ session_id: z.uuid() });
+const CancelBody = z.object({ session_id: z.uuid() });
 const PayBody = z.object({
   session_id: z.uuid(),
   email: z.email().max(254),
@@ -21,7 +22,8 @@ const PayBody = z.object({
  * The sandbox's fake payment page (config.SANDBOX only; hidden from OpenAPI). The demo provider's
  * external_checkout_url points here. The page reads the session the way a provider's checkout
  * page would, and its Pay button posts to a sandbox-only route that completes the session on the
- * provider's behalf through the provisioning module (a browser holds no X-Webhook-Secret).
+ * provider's behalf through the provisioning module (a browser holds no X-Webhook-Secret); its
+ * Cancel button moves the session to cancelled, as a provider's page calls the cancel endpoint.
  */
 export const sandboxRoutes: FastifyPluginAsyncZod = async (app) => {
   if (!app.deps.config.SANDBOX) return;
@@ -55,7 +57,23 @@ export const sandboxRoutes: FastifyPluginAsyncZod = async (app) => {
       if (session.status === 'completed') {
         return send(reply, 200, { title: 'Already paid', message: 'This checkout is complete.', session, payAction: null });
       }
-      return send(reply, 200, { title: 'Confirm and pay', session, payAction: `${pagePath(request)}/pay` });
+      return send(reply, 200, { title: 'Confirm and pay', session, payAction: `${pagePath(request)}/pay`, cancelAction: `${pagePath(request)}/cancel` });
+    } catch (err) {
+      return failure(reply, err);
+    }
+  });
+
+  app.post(`${SANDBOX_CHECKOUT_PATH}/cancel`, {
+    config: { rateLimit: limit('checkout.public') },
+    attachValidation: true,
+    schema: { hide: true, body: CancelBody },
+  }, async (request, reply) => {
+    if (request.validationError) {
+      return send(reply, 422, { title: 'Session not found', message: 'The form has no valid session_id.', error: true, payAction: null });
+    }
+    try {
+      await service.cancel(request.body.session_id);
+      return send(reply, 200, { title: 'Checkout cancelled', message: 'Session cancelled. Nothing was charged.', payAction: null });
     } catch (err) {
       return failure(reply, err);
     }
