@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type RouteOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
 import { createDb, type DbHandle } from './db/database.js';
@@ -19,7 +19,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     deps: Deps;
     /** Every route as registered (both mounts), for the authorization matrix and the docs checks. */
-    routeTable: { method: string; url: string; hidden: boolean }[];
+    routeTable: { method: string; url: string; hidden: boolean; options: RouteOptions }[];
   }
 }
 
@@ -85,7 +85,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
       if (method === 'HEAD') continue;
-      routeTable.push({ method, url: route.url, hidden: Boolean((route.schema as { hide?: boolean } | undefined)?.hide) });
+      // `options` is the route's own object: the hooks of nested scopes that run after this one change it in place.
+      routeTable.push({ method, url: route.url, hidden: Boolean((route.schema as { hide?: boolean } | undefined)?.hide), options: route });
     }
   });
 

@@ -84,6 +84,7 @@ await capture('profile.txt', 'verified profile read: ownership, session and prof
 const today = new Date().toISOString().slice(0, 10);
 const snapshot = previewSnapshotCall({
   providerId: d.provider_id, subscriptionId: s.subscription_id, subscriberId: s.customer_id, planVersionId: d.plan_version_ids[2], today, month: `${today.slice(0, 7)}-01`,
+  perSubscription: false,
 });
 const preview = ownedWithSessionSql(d.provider_id, s.customer_id, tokenHash, 'agent_owned_customer', snapshot).compile(compiler);
 await capture('plan-change-preview.txt', 'plan-change preview: ownership, session and the snapshot in one statement (plan_change_preview_snapshot)', preview.sql, [...preview.parameters]);

@@ -279,6 +279,7 @@ export interface PlanChanges {
   created_at: Generated<Timestamp>;
   from_plan_version_id: string;
   id: string;
+  override_reason: string | null;
   provider_id: string;
   source: string;
   subscriber_id: string;

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
+import { deriveRouteContract } from './route-contract.js';
 
 type Spec = Record<string, any>;
 
@@ -36,21 +37,44 @@ const SECURITY_SCHEMES = {
 
 const isAgentPath = (p: string) => p === '/agent' || p.startsWith('/agent/');
 
-function pick(spec: Spec, keep: (path: string) => boolean, info: Spec): Spec {
-  const paths = Object.fromEntries(Object.entries(spec.paths ?? {}).filter(([p]) => keep(p)));
-  const usedTags = new Set(Object.values(paths).flatMap((ops: any) => Object.values(ops).flatMap((o: any) => o.tags ?? [])));
+// Relative URLs: the documents are served by the same host they describe (its PUBLIC_BASE_URL).
+const AGENT_SERVERS = [{ url: '/', description: 'This service (the /agent paths are below its base)' }];
+const PARTNER_SERVERS = [
+  { url: '/', description: 'The partner base ({base_url}), preferred' },
+  { url: '/api/v1', description: 'The same partner routers under the internal API base ({api_v1_base}), identical auth' },
+];
+// Internal API routes exist only under /api/v1 and are listed with it in their path: the base alone serves them.
+const INTERNAL_ONLY_SERVERS = [{ url: '/', description: 'Internal API routes exist only under /api/v1 (already in the path)' }];
+
+// On each operation rather than the path item, so a reader iterating a path item's keys meets only methods.
+const internalOnly = (item: Spec): Spec => Object.fromEntries(Object.entries(item).map(([m, op]) => [m, { ...op, servers: INTERNAL_ONLY_SERVERS }]));
+
+function pick(spec: Spec, keep: (path: string) => boolean, info: Spec, servers: Spec[]): Spec {
+  const paths = Object.fromEntries(
+    Object.entries(spec.paths ?? {})
+      .filter(([p]) => keep(p))
+      .map(([p, item]) => [p, servers.length > 1 && p.startsWith('/api/v1/') ? internalOnly(item as Spec) : item]),
+  );
+  const ops = Object.values(paths).flatMap((item: any) => Object.values(item).filter((o: any) => o && typeof o === 'object' && !Array.isArray(o)));
+  const usedTags = new Set(ops.flatMap((o: any) => o.tags ?? []));
+  const usedSchemes = new Set(ops.flatMap((o: any) => (o.security ?? []).flatMap((r: Spec) => Object.keys(r))));
+  const schemes = spec.components?.securitySchemes ?? {};
   return {
     ...spec,
     info,
+    servers,
+    components: { ...spec.components, securitySchemes: Object.fromEntries(Object.entries(schemes).filter(([name]) => usedSchemes.has(name))) },
     tags: (spec.tags ?? []).filter((t: any) => usedTags.has(t.name)),
     paths,
   };
 }
 
-export const agentSpec = (app: FastifyInstance): Spec => pick(app.swagger() as Spec, isAgentPath, AGENT_INFO);
-export const partnerSpec = (app: FastifyInstance): Spec => pick(app.swagger() as Spec, (p) => !isAgentPath(p), PARTNER_INFO);
+export const agentSpec = (app: FastifyInstance): Spec => pick(app.swagger() as Spec, isAgentPath, AGENT_INFO, AGENT_SERVERS);
+export const partnerSpec = (app: FastifyInstance): Spec => pick(app.swagger() as Spec, (p) => !isAgentPath(p), PARTNER_INFO, PARTNER_SERVERS);
 
 export async function registerDocs(app: FastifyInstance) {
+  // Before any route: every route's security and 401/403/429 responses come from its hooks and limit.
+  app.addHook('onRoute', deriveRouteContract);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

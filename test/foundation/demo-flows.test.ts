@@ -16,7 +16,7 @@ const key = () => ({ 'x-api-key': doc.providers.main.api_key });
 describe('the demo through the API', () => {
   it('plan-change preview: an amount for invoiced, null with a note for cases a, b and c', async () => {
     const preview = (c: { subscription_id: string }) =>
-      t.app.inject({ url: `/subscriptions/${c.subscription_id}/change-plan/preview?plan_version_id=${doc.plans.faster.plan_version_id}`, headers: key() });
+      t.app.inject({ url: `/partner/subscriptions/${c.subscription_id}/change-plan/preview?plan_version_id=${doc.plans.faster.plan_version_id}`, headers: key() });
     const invoiced = await preview(doc.customers.invoiced);
     expect(invoiced.statusCode).toBe(200);
     expect(invoiced.json()).toMatchObject({ eligible: true, one_time_adjustment: { type: 'next_invoice_line' } });
@@ -29,7 +29,7 @@ describe('the demo through the API', () => {
 
   it('changed_today: a second plan change today answers 409', async () => {
     const r = await t.app.inject({
-      method: 'POST', url: `/subscriptions/${doc.customers.changed_today.subscription_id}/change-plan`, headers: key(),
+      method: 'POST', url: `/partner/subscriptions/${doc.customers.changed_today.subscription_id}/change-plan`, headers: key(),
       payload: { plan_version_id: doc.plans.faster.plan_version_id },
     });
     expect(r.statusCode).toBe(409);

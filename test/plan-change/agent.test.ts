@@ -273,6 +273,27 @@ describe('agent plan-change apply: confirmation-gated, applied in one transactio
     expect(next.json()).toMatchObject({ effective_date: '2026-11-17', one_time_adjustment: { type: 'credit', amount: '9.33', days: 14 } });
   });
 
+  it('the limit is per customer: after one line changed (by the agent or the partner), another line answers 409 plan_change_limit', async () => {
+    const c = await verifiedCustomer(w, { records: 'invoiced' });
+    const second = { ...c, subscriptionId: (await createCustomer(t.db, w, { records: 'invoiced', subscriberId: c.subscriberId })).subscriptionId };
+    expect((await apply(c, w.plans.faster.id)).statusCode).toBe(200);
+    const r = await apply(second, w.plans.faster.id);
+    expect(r.statusCode).toBe(409);
+    expect(r.json().error).toMatchObject({ code: 'plan_change_limit', message: expect.stringMatching(/^This customer already changed plan today/) });
+    expect((await preview(second, w.plans.faster.id)).json().error.code).toBe('plan_change_limit');
+    expect(await changesOf(second.subscriptionId)).toHaveLength(0);
+
+    // a partner change of one line counts for the customer as well
+    const d = await verifiedCustomer(w, { records: 'invoiced' });
+    const other = { ...d, subscriptionId: (await createCustomer(t.db, w, { records: 'invoiced', subscriberId: d.subscriberId })).subscriptionId };
+    const partner = await t.app.inject({
+      method: 'POST', url: `/partner/subscriptions/${d.subscriptionId}/change-plan`, headers: { 'x-api-key': w.provider.apiKey }, payload: { plan_version_id: w.plans.faster.id },
+    });
+    expect(partner.statusCode).toBe(200);
+    expect((await apply(other, w.plans.faster.id)).statusCode).toBe(409);
+    expect(await changesOf(other.subscriptionId)).toHaveLength(0);
+  });
+
   it('refuses a subscription that is not ACTIVE (409 subscription_not_active) and the current plan (409 same_plan)', async () => {
     const s = await verifiedCustomer(w, { status: 'SUSPENDED' });
     const r1 = await apply(s, w.plans.faster.id);
@@ -390,7 +411,7 @@ describe('agent plan-change preview: one round trip', () => {
   it('a prefetched read counts only for the target it was read for', async () => {
     const service = createPlanChangeService(t.app.deps);
     const c = await verifiedCustomer(w, { records: 'invoiced' });
-    const target = { providerId: w.provider.id, customerId: c.subscriberId, subscriptionId: c.subscriptionId, planVersionId: w.plans.faster.id };
+    const target = { providerId: w.provider.id, customerId: c.subscriberId, subscriptionId: c.subscriptionId, planVersionId: w.plans.faster.id, source: 'agent' as const };
     // A row read for another plan version (here: none found) must not answer for this one.
     const stale = { read: service.previewRead({ ...target, planVersionId: other.plans.faster.id }), row: null };
     const p = await service.preview(target, stale);

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createPlanVersion } from '../helpers/factories.js';
 import { resetAllFaults, simulatorsOf } from '../../src/adapters/index.js';
-import { createCustomer, createWorld, writeCounts, type World } from './fixtures.js';
+import { createCustomer, createVerifiedSession, createWorld, writeCounts, type World } from './fixtures.js';
 
 let t: TestApp;
 let w: World;
@@ -21,7 +21,7 @@ afterEach(() => {
 const change = (subscriptionId: string, planVersionId: unknown, o: { key?: string | null; prefix?: string; headers?: Record<string, string> } = {}) =>
   t.app.inject({
     method: 'POST',
-    url: `${o.prefix ?? ''}/subscriptions/${subscriptionId}/change-plan`,
+    url: `${o.prefix ?? ''}/partner/subscriptions/${subscriptionId}/change-plan`,
     headers: { ...(o.key === null ? {} : { 'x-api-key': o.key ?? w.provider.apiKey }), ...o.headers },
     payload: { plan_version_id: planVersionId },
   });
@@ -29,7 +29,7 @@ const change = (subscriptionId: string, planVersionId: unknown, o: { key?: strin
 const preview = (subscriptionId: string, planVersionId: string, o: { key?: string; prefix?: string } = {}) =>
   t.app.inject({
     method: 'GET',
-    url: `${o.prefix ?? ''}/subscriptions/${subscriptionId}/change-plan/preview?plan_version_id=${planVersionId}`,
+    url: `${o.prefix ?? ''}/partner/subscriptions/${subscriptionId}/change-plan/preview?plan_version_id=${planVersionId}`,
     headers: { 'x-api-key': o.key ?? w.provider.apiKey },
   });
 
@@ -155,7 +155,7 @@ describe('partner preview: eligibility and quote, writing nothing', () => {
   });
 });
 
-describe('partner change-plan: once per subscriber per UTC calendar day', () => {
+describe('partner change-plan: once per subscription per UTC calendar day', () => {
   it('a second change the same day answers 409 and writes nothing; the next UTC day works', async () => {
     const c = await createCustomer(t.db, w, { records: 'invoiced' });
     t.clock.set('2026-11-16T00:00:05Z');
@@ -164,7 +164,7 @@ describe('partner change-plan: once per subscriber per UTC calendar day', () => 
     const before = await writeCounts(t.db);
     const second = await change(c.subscriptionId, w.plans.basic.id);
     expect(second.statusCode).toBe(409);
-    expect(second.json()).toEqual({ detail: 'This customer already changed plan today (UTC calendar day); the next change is possible from tomorrow' });
+    expect(second.json()).toEqual({ detail: 'This subscription already changed plan today (UTC calendar day); the next change is possible from tomorrow' });
     expect(await writeCounts(t.db)).toEqual(before);
     expect((await preview(c.subscriptionId, w.plans.basic.id)).json()).toMatchObject({ eligible: false, reasons: ['already_changed_today'] });
 
@@ -176,13 +176,46 @@ describe('partner change-plan: once per subscriber per UTC calendar day', () => 
     expect((await changesOf(c.subscriptionId)).map((p) => p.change_date).sort()).toEqual(['2026-11-16', '2026-11-17']);
   });
 
-  it('counts per customer: a second subscription of the same customer cannot change the same day', async () => {
+  it('counts per subscription: both lines of one subscriber change the same day (200, 200); the first line again answers 409', async () => {
     const a = await createCustomer(t.db, w, { records: 'invoiced' });
     const b = await createCustomer(t.db, w, { records: 'invoiced', subscriberId: a.subscriberId });
     expect((await change(a.subscriptionId, w.plans.faster.id)).statusCode).toBe(200);
-    const r = await change(b.subscriptionId, w.plans.faster.id);
+    expect((await preview(b.subscriptionId, w.plans.faster.id)).json()).toMatchObject({ eligible: true, reasons: [] });
+    const second = await change(b.subscriptionId, w.plans.faster.id);
+    expect(second.statusCode).toBe(200);
+    expect(second.json()).toMatchObject({ subscription_id: b.subscriptionId, plan_version_id: w.plans.faster.id, effective_date: '2026-11-16' });
+    expect(await planOf(b.subscriptionId)).toBe(w.plans.faster.id);
+    const again = await change(a.subscriptionId, w.plans.basic.id);
+    expect(again.statusCode).toBe(409);
+    expect(again.json().detail).toMatch(/^This subscription already changed plan today/);
+    expect(await planOf(a.subscriptionId)).toBe(w.plans.faster.id);
+    const rows = await t.db.selectFrom('plan_changes').select(['subscription_id', 'source']).where('subscriber_id', '=', a.subscriberId).execute();
+    expect(rows.map((r) => r.subscription_id).sort()).toEqual([a.subscriptionId, b.subscriptionId].sort());
+  });
+
+  it('a change made through the support agent counts for that subscription too (409 on the partner route)', async () => {
+    const c = await createCustomer(t.db, w, { records: 'invoiced' });
+    const session = await createVerifiedSession(t.db, w.provider.id, c.subscriberId, t.clock.now());
+    const agent = await t.app.inject({
+      method: 'POST', url: `/agent/customers/${c.subscriberId}/plan-change`,
+      headers: { 'x-api-key': w.provider.apiKey, 'x-verified-session': session },
+      payload: { subscription_id: c.subscriptionId, plan_version_id: w.plans.faster.id, confirm: true },
+    });
+    expect(agent.statusCode).toBe(200);
+    const r = await change(c.subscriptionId, w.plans.basic.id);
     expect(r.statusCode).toBe(409);
-    expect(await planOf(b.subscriptionId)).toBe(w.plans.fast.id);
+    expect(await planOf(c.subscriptionId)).toBe(w.plans.faster.id);
+  });
+
+  it('the old paths without /partner are gone (404), at the base and under /api/v1', async () => {
+    const c = await createCustomer(t.db, w);
+    for (const prefix of ['', '/api/v1']) {
+      const post = await t.app.inject({ method: 'POST', url: `${prefix}/subscriptions/${c.subscriptionId}/change-plan`, headers: { 'x-api-key': w.provider.apiKey }, payload: { plan_version_id: w.plans.faster.id } });
+      expect(post.statusCode).toBe(404);
+      const get = await t.app.inject({ url: `${prefix}/subscriptions/${c.subscriptionId}/change-plan/preview?plan_version_id=${w.plans.faster.id}`, headers: { 'x-api-key': w.provider.apiKey } });
+      expect(get.statusCode).toBe(404);
+    }
+    expect(await changesOf(c.subscriptionId)).toHaveLength(0);
   });
 });
 
@@ -289,12 +322,19 @@ describe('partner change-plan: provider scoping and credentials', () => {
     const r = await change(c.subscriptionId, 'not-a-uuid');
     expect(r.statusCode).toBe(422);
     expect(r.json().detail).toMatch(/^plan_version_id: /);
-    const noBody = await t.app.inject({ method: 'POST', url: `/subscriptions/${c.subscriptionId}/change-plan`, headers: { 'x-api-key': w.provider.apiKey }, payload: {} });
+    const noBody = await t.app.inject({ method: 'POST', url: `/partner/subscriptions/${c.subscriptionId}/change-plan`, headers: { 'x-api-key': w.provider.apiKey }, payload: {} });
     expect(noBody.statusCode).toBe(422);
+    // an override is the platform administrator's: a partner sending a reason is refused, not silently ignored
+    const override = await t.app.inject({
+      method: 'POST', url: `/partner/subscriptions/${c.subscriptionId}/change-plan`, headers: { 'x-api-key': w.provider.apiKey },
+      payload: { plan_version_id: w.plans.faster.id, override_reason: 'please' },
+    });
+    expect(override.statusCode).toBe(422);
+    expect(await changesOf(c.subscriptionId)).toHaveLength(0);
     const badId = await change('123', w.plans.faster.id);
     expect(badId.statusCode).toBe(422);
     expect(badId.json().detail).toMatch(/^id: /);
-    const noQuery = await t.app.inject({ method: 'GET', url: `/subscriptions/${c.subscriptionId}/change-plan/preview`, headers: { 'x-api-key': w.provider.apiKey } });
+    const noQuery = await t.app.inject({ method: 'GET', url: `/partner/subscriptions/${c.subscriptionId}/change-plan/preview`, headers: { 'x-api-key': w.provider.apiKey } });
     expect(noQuery.statusCode).toBe(422);
     expect(noQuery.json().detail).toMatch(/plan_version_id/);
   });

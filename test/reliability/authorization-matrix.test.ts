@@ -24,7 +24,8 @@ type Auth =
   | 'webhookSecret'
   | 'subscriber' // subscriber JWT
   | 'dashboard' // provider staff or platform admin JWT
-  | 'staffAdmin'; // provider staff with sp_role sp_admin (or none)
+  | 'staffAdmin' // provider staff with sp_role sp_admin (or none)
+  | 'platformAdmin'; // platform administrator JWT
 
 interface World {
   A: Party;
@@ -52,6 +53,7 @@ interface Party {
   subscriberJwt: string;
   adminJwt: string;
   supportJwt: string;
+  platformJwt: string;
 }
 
 interface Entry {
@@ -94,8 +96,8 @@ const MATRIX: Record<string, Entry> = {
   'POST /auth/login': { auth: 'none' },
   'POST /auth/set-password': { auth: 'none' },
   // partner: plan change
-  'GET /subscriptions/:id/change-plan/preview': { auth: 'partnerKey', scope: 'provisioning:write', params: (p) => ({ id: p.subscription }), query: (p) => `plan_version_id=${p.planB}`, crossId: 'path' },
-  'POST /subscriptions/:id/change-plan': { auth: 'partnerKey', scope: 'provisioning:write', params: (p) => ({ id: p.subscription }), body: (p) => ({ plan_version_id: p.planB }), crossId: 'path' },
+  'GET /partner/subscriptions/:id/change-plan/preview': { auth: 'partnerKey', scope: 'provisioning:write', params: (p) => ({ id: p.subscription }), query: (p) => `plan_version_id=${p.planB}`, crossId: 'path' },
+  'POST /partner/subscriptions/:id/change-plan': { auth: 'partnerKey', scope: 'provisioning:write', params: (p) => ({ id: p.subscription }), body: (p) => ({ plan_version_id: p.planB }), crossId: 'path' },
   // serviceability
   'GET /serviceability/autocomplete': { auth: 'partnerKey', scope: 'serviceability:read', query: () => 'q=Hauptstr' },
   'POST /serviceability/check': { auth: 'partnerKey', scope: 'serviceability:read', body: () => ({ address: 'Hauptstraße 5, 10115 Berlin' }) },
@@ -146,6 +148,9 @@ const MATRIX: Record<string, Entry> = {
   'POST /api/v1/provider/users/invite': { auth: 'staffAdmin', body: () => ({ email: 'invitee@example.test', sp_role: 'support' }) },
   'GET /api/v1/provider/users': { auth: 'staffAdmin' },
   'POST /api/v1/provider/users/:user_id/resend-invite': { auth: 'staffAdmin', params: (p) => ({ user_id: p.staffUser }), crossId: 'path' },
+  'POST /api/v1/admin/subscriptions/:id/change-plan': {
+    auth: 'platformAdmin', params: (p) => ({ id: p.subscription }), body: (p) => ({ plan_version_id: p.planB, override_reason: 'matrix: limit override' }),
+  },
 };
 
 const SERVICE_ROUTES = new Set(['GET /openapi.json', 'GET /agent/openapi.json']);
@@ -171,6 +176,7 @@ async function party(t: TestApp): Promise<Party> {
   const session = await createCheckoutSession(t.db, { providerId: provider.id, planVersionId: planA.id, buildingId: building.id, unitId: building.units[1].id, createdAt: t.clock.now() });
   const staff = await createUser(t.db, { role: 'service_provider', spRole: 'support', providerId: provider.id, password: null });
   const admin = await createUser(t.db, { role: 'service_provider', spRole: 'sp_admin', providerId: provider.id });
+  const platform = await createUser(t.db, { role: 'platform_admin' });
   const token = `vs_matrix_${newId()}`;
   const otherToken = `vs_matrix_${newId()}`;
   const expires = new Date(t.clock.now().getTime() + 600_000);
@@ -186,6 +192,7 @@ async function party(t: TestApp): Promise<Party> {
     subscriberJwt: await jwt(user, 'subscriber', null, null),
     adminJwt: await jwt(admin, 'service_provider', 'sp_admin', provider.id),
     supportJwt: await jwt(staff, 'service_provider', 'support', provider.id),
+    platformJwt: await jwt(platform, 'platform_admin', null, null),
   };
 }
 
@@ -241,6 +248,8 @@ function goodHeaders(e: Entry, p: Party): Record<string, string> {
     case 'dashboard':
     case 'staffAdmin':
       return { authorization: p.adminJwt };
+    case 'platformAdmin':
+      return { authorization: p.platformJwt };
     default:
       return {};
   }
@@ -321,7 +330,7 @@ describe('authorization matrix', () => {
     try {
       for (const { method, url } of uniqueRoutes()) {
         const e = entryOf(method, url);
-        if (!e || !['subscriber', 'dashboard', 'staffAdmin'].includes(e.auth)) continue;
+        if (!e || !['subscriber', 'dashboard', 'staffAdmin', 'platformAdmin'].includes(e.auth)) continue;
         const label = `${method} ${url}`;
         const missing = await call(method, url, e, w.A, {});
         expect(missing.statusCode, label).toBe(401);
@@ -337,12 +346,14 @@ describe('authorization matrix', () => {
     }
     for (const { method, url } of uniqueRoutes()) {
       const e = entryOf(method, url);
-      if (!e || !['subscriber', 'dashboard', 'staffAdmin'].includes(e.auth)) continue;
+      if (!e || !['subscriber', 'dashboard', 'staffAdmin', 'platformAdmin'].includes(e.auth)) continue;
       const label = `${method} ${url}`;
       // subscribers never reach dashboard routes; staff sub-roles other than sp_admin never manage staff
       const wrong = e.auth === 'subscriber' ? null : w.A.subscriberJwt;
       if (wrong) expect((await call(method, url, e, w.A, { authorization: wrong })).statusCode, `${label} as subscriber`).toBe(403);
       if (e.auth === 'staffAdmin') expect((await call(method, url, e, w.A, { authorization: w.A.supportJwt })).statusCode, `${label} as support`).toBe(403);
+      // only a platform administrator overrides: provider staff (even sp_admin) are refused
+      if (e.auth === 'platformAdmin') expect((await call(method, url, e, w.A, { authorization: w.A.adminJwt })).statusCode, `${label} as provider admin`).toBe(403);
     }
   });
 

@@ -77,7 +77,7 @@ describe.skipIf(!usingPostgres())('two server processes on one database behave a
     const cust = await createSubscriber(db, p.id);
     const sub = await createSubscription(db, { providerId: p.id, subscriberId: cust.id, planVersionId: basic.id, serviceBilled: false });
     const change = (server: ServerProcess, plan: string) =>
-      fetch(`${server.url}/subscriptions/${sub.id}/change-plan`, {
+      fetch(`${server.url}/partner/subscriptions/${sub.id}/change-plan`, {
         method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': p.apiKey }, body: JSON.stringify({ plan_version_id: plan }),
       });
     const results = await Promise.all([change(servers[0], fast.id), change(servers[1], faster.id)]);

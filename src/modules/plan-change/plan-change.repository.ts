@@ -9,16 +9,21 @@ const SUBSCRIPTION_COLUMNS = [
 
 export type SubscriptionRow = Awaited<ReturnType<typeof findSubscription>> & {};
 
-/** A subscription of the provider (and, when given, of that subscriber), or undefined. */
-export const findSubscription = (db: Executor, providerId: string, subscriptionId: string, subscriberId?: string) => {
-  let q = db.selectFrom('subscriptions').select(SUBSCRIPTION_COLUMNS).where('id', '=', subscriptionId).where('provider_id', '=', providerId);
+/**
+ * A subscription of the provider (null: of any provider, for a platform administrator only) and,
+ * when given, of that subscriber; or undefined.
+ */
+export const findSubscription = (db: Executor, providerId: string | null, subscriptionId: string, subscriberId?: string) => {
+  let q = db.selectFrom('subscriptions').select(SUBSCRIPTION_COLUMNS).where('id', '=', subscriptionId);
+  if (providerId !== null) q = q.where('provider_id', '=', providerId);
   if (subscriberId) q = q.where('subscriber_id', '=', subscriberId);
   return q.executeTakeFirst();
 };
 
 /** Same as findSubscription, holding the row lock until the transaction ends. */
-export const lockSubscription = (trx: Transaction<DB>, providerId: string, subscriptionId: string, subscriberId?: string) => {
-  let q = trx.selectFrom('subscriptions').select(SUBSCRIPTION_COLUMNS).where('id', '=', subscriptionId).where('provider_id', '=', providerId);
+export const lockSubscription = (trx: Transaction<DB>, providerId: string | null, subscriptionId: string, subscriberId?: string) => {
+  let q = trx.selectFrom('subscriptions').select(SUBSCRIPTION_COLUMNS).where('id', '=', subscriptionId);
+  if (providerId !== null) q = q.where('provider_id', '=', providerId);
   if (subscriberId) q = q.where('subscriber_id', '=', subscriberId);
   return q.forUpdate().executeTakeFirst();
 };
@@ -32,8 +37,13 @@ export const findPlanVersion = (db: Executor, id: string) =>
 
 export type PlanVersionRow = NonNullable<Awaited<ReturnType<typeof findPlanVersion>>>;
 
-export const findChangeOfDay = (db: Executor, subscriberId: string, changeDate: string) =>
-  db.selectFrom('plan_changes').select(['id', 'subscription_id']).where('subscriber_id', '=', subscriberId).where('change_date', '=', changeDate).executeTakeFirst();
+/** What a daily limit counts: every change (any source) of one subscription, or of one subscriber. */
+export type ChangesOf = { subscriptionId: string } | { subscriberId: string };
+
+export const findChangeOfDay = (db: Executor, of: ChangesOf, changeDate: string) => {
+  const q = db.selectFrom('plan_changes').select(['id', 'subscription_id']).where('change_date', '=', changeDate);
+  return ('subscriptionId' in of ? q.where('subscription_id', '=', of.subscriptionId) : q.where('subscriber_id', '=', of.subscriberId)).executeTakeFirst();
+};
 
 /** Whether the month's monthly invoice and billing document of the subscription exist. */
 export async function monthBillingRecords(db: Executor, subscriptionId: string, month: string) {
@@ -63,10 +73,10 @@ export const pendingCarried = (db: Executor, subscriptionId: string, opts: { loc
 const PLAN_VERSION_COLUMNS = ['id', 'provider_id', 'name', 'monthly_price_cents', 'currency', 'active', 'download_mbps', 'upload_mbps'] as const;
 
 /**
- * What a preview reads, in one call of plan_change_preview_snapshot (migration 1130, a prepared
+ * What a preview reads, in one call of plan_change_preview_snapshot (migration 7000, a prepared
  * generic plan) instead of seven statements: the subscription (of the provider and, when given, of
- * that subscriber), the target and the current plan version, whether the subscriber already changed
- * plan on `today`, whether the month's monthly invoice and billing document exist, and the pending
+ * that subscriber), the target and the current plan version, whether the subscription
+ * (`perSubscription`) or else the subscriber already changed plan on `today`, whether the month's monthly invoice and billing document exist, and the pending
  * carried corrections. The same rows findSubscription, findPlanVersion, findChangeOfDay,
  * monthBillingRecords and pendingCarried read one by one (apply reads them that way, under its locks).
  */
@@ -75,12 +85,14 @@ export async function previewSnapshot(db: Executor, t: SnapshotTarget) {
   return snapshotOf(r.rows[0]);
 }
 
-export interface SnapshotTarget { providerId: string; subscriptionId: string; subscriberId?: string; planVersionId: string; today: string; month: string }
+export interface SnapshotTarget {
+  providerId: string; subscriptionId: string; subscriberId?: string; planVersionId: string; today: string; month: string; perSubscription: boolean;
+}
 
 /** The call of plan_change_preview_snapshot, for a statement that reads it beside something else. */
 export const previewSnapshotCall = (t: SnapshotTarget) =>
   sql<SnapshotRow>`plan_change_preview_snapshot(${t.providerId}::uuid, ${t.subscriptionId}::uuid,
-    ${t.subscriberId ?? null}::uuid, ${t.planVersionId}::uuid, ${t.today}::date, ${t.month}::date)`;
+    ${t.subscriberId ?? null}::uuid, ${t.planVersionId}::uuid, ${t.today}::date, ${t.month}::date, ${t.perSubscription}::boolean)`;
 
 /** A row of plan_change_preview_snapshot (as returned, or as its to_json object), or undefined. */
 export function snapshotOf(row: SnapshotRow | null | undefined) {
@@ -115,6 +127,8 @@ export interface NewPlanChange {
   to_plan_version_id: string;
   change_date: string;
   source: 'agent' | 'partner' | 'admin';
+  /** Only on a platform administrator's override (source 'admin'); the database demands it there. */
+  override_reason: string | null;
   adjustment_type: 'next_invoice_line' | 'credit' | 'none' | null;
   adjustment_cents: number | null;
   bandwidth_status: 'pending' | 'no_port';
@@ -122,7 +136,7 @@ export interface NewPlanChange {
   created_at: Date;
 }
 
-/** Raises the unique violation of (subscriber_id, change_date) on a second change of the day. */
+/** Raises a unique violation of a daily limit (migration 7000) when a concurrent change of the day won. */
 export const insertPlanChange = (trx: Transaction<DB>, row: NewPlanChange) => trx.insertInto('plan_changes').values(row).execute();
 
 export const setSubscriptionPlan = (trx: Transaction<DB>, subscriptionId: string, planVersionId: string, now: Date) =>

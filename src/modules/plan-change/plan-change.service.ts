@@ -13,15 +13,25 @@ import { writeAdjustment } from './plan-change.adjustments.js';
 
 export { NOTES, type Reason } from './plan-change.rules.js';
 
-/** The Postgres name of UNIQUE (subscriber_id, change_date) on plan_changes. */
-export const ONE_CHANGE_PER_DAY_CONSTRAINT = 'plan_changes_subscriber_id_change_date_key';
+/** Who asks for the change: the /agent surface, a partner API key, or a platform administrator's override. */
+export type Source = 'agent' | 'partner' | 'admin';
 
-export function reasonError(reason: Reason, status?: string): AppError {
+/**
+ * The daily limit each surface enforces (decisions.md): a partner changes a subscription once per UTC
+ * day, the /agent a customer once per UTC day; a platform administrator's override has none.
+ */
+export type DailyLimit = 'subscription' | 'customer';
+const LIMIT_OF = { partner: 'subscription', agent: 'customer' } as const satisfies Record<Exclude<Source, 'admin'>, DailyLimit>;
+
+/** The unique indexes (migration 7000) that settle a race on each limit; a violation is the same 409. */
+export const DAILY_LIMIT_INDEXES = ['plan_changes_subscription_day_key', 'plan_changes_agent_customer_day_key'] as const;
+
+export function reasonError(reason: Reason, status?: string, limit: DailyLimit = 'customer'): AppError {
   switch (reason) {
     case 'not_active':
       return new AppError(409, 'subscription_not_active', `The subscription is ${status ?? 'not ACTIVE'}; only an ACTIVE subscription can change plan`);
     case 'already_changed_today':
-      return new AppError(409, 'plan_change_limit', 'This customer already changed plan today (UTC calendar day); the next change is possible from tomorrow');
+      return new AppError(409, 'plan_change_limit', `This ${limit === 'customer' ? 'customer' : 'subscription'} already changed plan today (UTC calendar day); the next change is possible from tomorrow`);
     case 'same_plan':
       return new AppError(409, 'same_plan', 'The subscription is already on this plan version');
     case 'plan_not_available':
@@ -35,7 +45,15 @@ export interface PlanChangeTarget {
   planVersionId: string;
   /** /agent: the verified customer; the subscription must be theirs. */
   customerId?: string;
+  /** Decides the daily limit checked (LIMIT_OF). */
+  source: 'agent' | 'partner';
 }
+
+/** An apply: a surface's change, or a platform administrator's override of the daily limit (any provider, with a reason). */
+export type ApplyTarget = Omit<PlanChangeTarget, 'providerId' | 'source'> & { actor: Actor; requestId: string | null } & (
+  | { source: 'agent' | 'partner'; providerId: string }
+  | { source: 'admin'; providerId: null; overrideReason: string }
+);
 
 /** A preview's read, prepared to travel with another statement (previewRead). */
 export interface PreviewRead {
@@ -45,7 +63,8 @@ export interface PreviewRead {
 }
 
 const sameTarget = (a: PlanChangeTarget, b: PlanChangeTarget) =>
-  a.providerId === b.providerId && a.subscriptionId === b.subscriptionId && a.planVersionId === b.planVersionId && a.customerId === b.customerId;
+  a.providerId === b.providerId && a.subscriptionId === b.subscriptionId && a.planVersionId === b.planVersionId && a.customerId === b.customerId &&
+  a.source === b.source;
 
 export interface Quote {
   billingState: BillingState;
@@ -65,6 +84,8 @@ export interface PreviewResult {
   newPlan: repo.PlanVersionRow;
   effectiveDate: string;
   reasons: Reason[];
+  /** The daily limit that was checked (null: an override, none). */
+  limit: DailyLimit | null;
   /** null when a reason forbids the change. */
   quote: Quote | null;
 }
@@ -93,8 +114,10 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
     return { currentPlan, newPlan };
   }
 
-  async function eligibility(ex: Executor, sub: NonNullable<repo.SubscriptionRow>, currentPlan: repo.PlanVersionRow, newPlan: repo.PlanVersionRow, pos: CalendarPosition) {
-    return reasonsFor(sub, currentPlan, newPlan, Boolean(await repo.findChangeOfDay(ex, sub.subscriber_id, pos.today)));
+  async function changedToday(ex: Executor, sub: NonNullable<repo.SubscriptionRow>, limit: DailyLimit | null, pos: CalendarPosition) {
+    if (limit === null) return false;
+    const of = limit === 'subscription' ? { subscriptionId: sub.id } : { subscriberId: sub.subscriber_id };
+    return Boolean(await repo.findChangeOfDay(ex, of, pos.today));
   }
 
   async function quote(ex: Executor, sub: NonNullable<repo.SubscriptionRow>, currentPlan: repo.PlanVersionRow, newPlan: repo.PlanVersionRow, pos: CalendarPosition, lock = false): Promise<Quote> {
@@ -108,6 +131,7 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
    */
   const snapshotTarget = (t: PlanChangeTarget, pos: CalendarPosition): repo.SnapshotTarget => ({
     providerId: t.providerId, subscriptionId: t.subscriptionId, subscriberId: t.customerId, planVersionId: t.planVersionId, today: pos.today, month: pos.month,
+    perSubscription: LIMIT_OF[t.source] === 'subscription',
   });
 
   /**
@@ -130,31 +154,34 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
     if (!currentPlan) throw new Error(`subscription ${sub.id} references a missing plan version`);
     const reasons = reasonsFor(sub, currentPlan, newPlan, snap.changedToday);
     const q = reasons.length === 0 ? quoteOf(sub, currentPlan, newPlan, pos, billingStateOf(sub, snap.records), snap.carried) : null;
-    return { subscriptionId: sub.id, subscriptionStatus: sub.status, currentPlan, newPlan, effectiveDate: pos.today, reasons, quote: q };
+    return { subscriptionId: sub.id, subscriptionStatus: sub.status, currentPlan, newPlan, effectiveDate: pos.today, reasons, limit: LIMIT_OF[t.source], quote: q };
   }
 
   /** The first refusal of a preview as the error apply would answer. */
   function refusalOf(p: PreviewResult): AppError | null {
-    return p.reasons.length ? reasonError(p.reasons[0], p.subscriptionStatus) : null;
+    return p.reasons.length ? reasonError(p.reasons[0], p.subscriptionStatus, p.limit ?? undefined) : null;
   }
 
   /**
-   * Applies the change in ONE transaction: the plan_changes row (its UNIQUE (subscriber_id,
-   * change_date) settles a race between two requests), the subscription's plan, the adjustment
-   * (upgrade line, credit note or carried correction), the audit entry, the webhook and the
-   * bandwidth retry job. After the commit the switch is asked once, briefly, for the new bandwidth.
+   * Applies the change in ONE transaction: the plan_changes row (the daily limit's unique index
+   * settles a race between two requests), the subscription's plan, the adjustment (upgrade line,
+   * credit note or carried correction), the audit entry, the webhook and the bandwidth retry job.
+   * After the commit the switch is asked once, briefly, for the new bandwidth. An override (source
+   * 'admin') skips only the daily limit; every other reason still refuses it.
    */
-  async function apply(t: PlanChangeTarget & { source: 'agent' | 'partner'; actor: Actor; requestId: string | null }): Promise<ApplyResult> {
+  async function apply(t: ApplyTarget): Promise<ApplyResult> {
     const now = clock.now();
     const pos = calendarPosition(now);
+    const limit = t.source === 'admin' ? null : LIMIT_OF[t.source];
+    const overrideReason = t.source === 'admin' ? t.overrideReason : null;
     let done: Omit<ApplyResult, 'bandwidthUpdated'> & { locationId: string | null; speed: { down: number; up: number } };
     try {
       done = await db.transaction().execute(async (trx) => {
         const sub = await repo.lockSubscription(trx, t.providerId, t.subscriptionId, t.customerId);
         if (!sub) throw subscriptionNotFound();
         const { currentPlan, newPlan } = await loadPlans(trx, sub, t.planVersionId);
-        const reasons = await eligibility(trx, sub, currentPlan, newPlan, pos);
-        if (reasons.length) throw reasonError(reasons[0], sub.status);
+        const reasons = reasonsFor(sub, currentPlan, newPlan, await changedToday(trx, sub, limit, pos));
+        if (reasons.length) throw reasonError(reasons[0], sub.status, limit ?? undefined);
         const q = await quote(trx, sub, currentPlan, newPlan, pos, true);
         const adj = q.adjustment;
         const planChangeId = newId();
@@ -168,6 +195,7 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
           to_plan_version_id: newPlan.id,
           change_date: pos.today,
           source: t.source,
+          override_reason: overrideReason,
           adjustment_type: adj?.type ?? null,
           adjustment_cents: adj ? adj.amountCents : null,
           bandwidth_status: sub.location_id ? 'pending' : 'no_port',
@@ -184,13 +212,14 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
         await recordAudit(trx, {
           ...t.actor,
           providerId: sub.provider_id,
-          action: 'subscription.plan_change',
+          action: overrideReason === null ? 'subscription.plan_change' : 'subscription.plan_change_override',
           entityType: 'subscription',
           entityId: sub.id,
           before: { plan_version_id: currentPlan.id, plan_name: currentPlan.name, monthly_price: formatCents(currentPlan.monthly_price_cents), currency: currentPlan.currency },
           after: {
             plan_version_id: newPlan.id, plan_name: newPlan.name, monthly_price: formatCents(newPlan.monthly_price_cents), currency: newPlan.currency,
             plan_change_id: planChangeId, source: t.source, effective_date: pos.today, billing_state: q.billingState, one_time_adjustment: adjustmentSummary,
+            ...(overrideReason === null ? {} : { override_reason: overrideReason }),
           },
           requestId: t.requestId,
           at: now,
@@ -222,12 +251,12 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
           });
         }
         return {
-          planChangeId, subscriptionId: sub.id, subscriptionStatus: sub.status, currentPlan, newPlan, effectiveDate: pos.today, reasons: [], quote: q,
+          planChangeId, subscriptionId: sub.id, subscriptionStatus: sub.status, currentPlan, newPlan, effectiveDate: pos.today, reasons: [], limit, quote: q,
           locationId: sub.location_id, speed: { down: newPlan.download_mbps, up: newPlan.upload_mbps },
         };
       });
     } catch (err) {
-      if (isUniqueViolation(err, ONE_CHANGE_PER_DAY_CONSTRAINT)) throw reasonError('already_changed_today');
+      if (limit !== null && DAILY_LIMIT_INDEXES.some((name) => isUniqueViolation(err, name))) throw reasonError('already_changed_today', undefined, limit);
       throw err;
     }
     const { locationId, speed, ...result } = done;

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { useAgentErrors } from '../../plugins/error-handlers.js';
 import { agentApiKey } from '../../plugins/auth.js';
+import { recordScopeHook } from '../../plugins/route-contract.js';
 import { agentPlanChangeRoutes } from './plan-change.routes.js';
 import { searchRoutes } from './search.routes.js';
 import { verifyRoutes } from './verify.routes.js';
@@ -11,7 +12,9 @@ import { ticketRoutes } from './tickets.routes.js';
 /** The /agent surface: every call carries an agent API key; every error is the envelope. */
 export const agentSurface: FastifyPluginAsync = async (app) => {
   useAgentErrors(app);
-  app.addHook('onRequest', agentApiKey());
+  const apiKey = agentApiKey();
+  app.addHook('onRequest', apiKey);
+  recordScopeHook(app, apiKey);
   await app.register(agentPlanChangeRoutes);
   await app.register(searchRoutes);
   await app.register(verifyRoutes);

@@ -44,7 +44,7 @@ export const agentPlanChangeRoutes: FastifyPluginAsyncZod = async (app) => {
     const subscriptionId = body?.subscription_id;
     const planVersionId = body?.plan_version_id;
     if (typeof subscriptionId !== 'string' || typeof planVersionId !== 'string' || !isUuid(subscriptionId) || !isUuid(planVersionId)) return undefined;
-    const read = service.previewRead({ providerId, customerId, subscriptionId, planVersionId });
+    const read = service.previewRead({ providerId, customerId, subscriptionId, planVersionId, source: 'agent' });
     return { call: read.call, context: read };
   });
 
@@ -76,6 +76,7 @@ export const agentPlanChangeRoutes: FastifyPluginAsyncZod = async (app) => {
       customerId: request.agentCustomer!.id,
       subscriptionId: request.body.subscription_id,
       planVersionId: request.body.plan_version_id,
+      source: 'agent',
     }, attached && { read: attached.context as PreviewRead, row: attached.row });
     const refusal = service.refusalOf(p);
     if (refusal) throw refusal;

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RawBuilder } from 'kysely';
 import { AppError } from '../../lib/errors.js';
+import { checksCredential } from '../../plugins/route-contract.js';
 import { findOwnedCustomerWithSession, type OwnedSource, type Profile } from '../../modules/customers/customers.repository.js';
 import { customerNotFound } from '../../modules/customers/customers.errors.js';
 import { judgeSession, sessionTokenHash, type SessionRow } from '../../modules/verification/verification.service.js';
@@ -87,7 +88,7 @@ export const requireOwnedCustomerWith = (attach: Attach): PreHandler => ownedCus
  * add `preValidation: [requireOwnedCustomer]` so a foreign customer id answers 404 even before
  * the body is validated (the /agent routes of this folder do).
  */
-export const requireVerifiedSession: PreHandler = async (request, reply) => {
+export const requireVerifiedSession: PreHandler = checksCredential<PreHandler>(async (request, reply) => {
   // Already checked in preValidation (so a foreign id answers 404 even before body validation)?
   if (!request.agentCustomer || request.agentCustomer.id !== customerIdOf(request)) await requireOwnedCustomer(request, reply);
   const token = sessionTokenOf(request);
@@ -102,4 +103,7 @@ export const requireVerifiedSession: PreHandler = async (request, reply) => {
   if (result === 'mismatch') {
     throw new AppError(403, 'session_customer_mismatch', 'The verified session belongs to another customer; verify this customer first');
   }
-};
+}, {
+  scheme: 'verifiedSession',
+  statuses: { 401: '`verification_required` (no X-Verified-Session) or `session_invalid` (unknown or expired)', 403: '`session_customer_mismatch`' },
+});

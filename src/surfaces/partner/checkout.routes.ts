@@ -3,7 +3,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { unprocessable } from '../../lib/errors.js';
 import { sessionNotFoundError } from '../../modules/checkout/checkout.sessions.js';
 import { isUuid } from '../../lib/ids.js';
-import { bearer, webhookSecret } from '../../plugins/auth.js';
+import { bearer, webhookSecret, WEBHOOK_SECRET } from '../../plugins/auth.js';
+import { checksCredential } from '../../plugins/route-contract.js';
 import { limit } from '../../plugins/rate-limit.js';
 import { createCheckoutService } from '../../modules/checkout/checkout.service.js';
 import {
@@ -23,13 +24,13 @@ export const checkoutRoutes: FastifyPluginAsyncZod = async (app) => {
   const secret = webhookSecret();
 
   /** TTL gate (410, before auth), then X-Webhook-Secret of the session's own provider. */
-  async function sessionAccess(request: FastifyRequest, reply: FastifyReply) {
+  const sessionAccess = checksCredential(async (request: FastifyRequest, reply: FastifyReply) => {
     const id = (request.params as { session_id?: string }).session_id;
     const owner = id && isUuid(id) ? await service.gate(id) : null;
     await secret(request, reply);
     // Another provider's valid secret learns nothing: the session answers like an unknown id.
     if (owner && owner.providerId !== request.webhookProvider!.providerId) throw sessionNotFoundError();
-  }
+  }, WEBHOOK_SECRET);
 
   /** PATCH accepts exactly two fields: name the first other one (after auth, so no field oracle). */
   async function patchWhitelist(request: FastifyRequest) {

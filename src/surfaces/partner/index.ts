@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { usePartnerErrors } from '../../plugins/error-handlers.js';
 import { authRoutes } from './auth.routes.js';
-import { partnerPlanChangeRoutes } from './plan-change.routes.js';
+import { adminPlanChangeRoutes, partnerPlanChangeRoutes } from './plan-change.routes.js';
 import { serviceabilityRoutes } from './serviceability.routes.js';
 import { locationRoutes } from './location.routes.js';
 import { checkoutRoutes } from './checkout.routes.js';
@@ -47,4 +47,5 @@ export const internalSurface: FastifyPluginAsync = async (app) => {
   await app.register(creditNoteRoutes);
   await app.register(cancellationRoutes);
   await app.register(staffRoutes);
+  await app.register(adminPlanChangeRoutes);
 };
