@@ -1,15 +1,7 @@
 import type { Deps } from '../../container.js';
 import { PermanentJobError, type JobRecord } from '../../jobs/types.js';
 import { registerInstallJobs } from '../install/install.service.js';
-import { PORT_JOB_KIND } from './provisioning.repository.js';
-
-/**
- * Why a port is provisioned. Only `activate` (the unattended first-line activation) reports to the
- * provider with provisioning.completed / provisioning.failed; `install` (staff confirmed an
- * installation) and `restore` (after a suspension) fire no webhook, as the partner document says.
- */
-export type PortReason = 'activate' | 'install' | 'restore';
-const REASONS: PortReason[] = ['activate', 'install', 'restore'];
+import { PORT_JOB_KIND, PORT_REASONS, type PortReason } from './port-job.js';
 
 /** Retry delays: 15 s, 1 min, 4 min, 16 min, 1 h (then the job fails for good). */
 export function portBackoffMs(attempt: number): number {
@@ -19,7 +11,7 @@ export function portBackoffMs(attempt: number): number {
 function payloadOf(job: JobRecord): { subscriptionId: string; reason: PortReason } {
   const subscriptionId = typeof job.payload.subscription_id === 'string' ? job.payload.subscription_id : job.subscription_id;
   const reason = job.payload.reason as PortReason;
-  if (!subscriptionId || !REASONS.includes(reason)) throw new PermanentJobError('provisioning.port payload needs subscription_id and reason activate|install|restore');
+  if (!subscriptionId || !PORT_REASONS.includes(reason)) throw new PermanentJobError('provisioning.port payload needs subscription_id and reason activate|install|restore');
   return { subscriptionId, reason };
 }
 
@@ -46,8 +38,11 @@ export function registerProvisioningJobs(deps: Pick<Deps, 'db' | 'clock' | 'jobs
         .where('s.id', '=', subscriptionId)
         .executeTakeFirst();
       if (!row) throw new PermanentJobError('Subscription not found');
-      // A restore overtaken by a new suspension (or a cancellation) has nothing left to do.
-      if (reason === 'restore' && row.status !== 'ACTIVE') return { skipped: `subscription is ${row.status}` };
+      // install and restore are queued by the transaction that made the subscription ACTIVE; one
+      // overtaken by a suspension or a cancellation has nothing left to do (a later restore queues
+      // its own). An install job of an older release, queued at confirmation before the payment,
+      // finds PENDING_INSTALL: the payment's activation queues the port, so this one stands down.
+      if (reason !== 'activate' && row.status !== 'ACTIVE') return { skipped: `subscription is ${row.status}` };
       if (row.status !== 'ACTIVE') throw new PermanentJobError(`Subscription is ${row.status}; the port was not provisioned`);
       if (!row.location_id) throw new PermanentJobError('Subscription has no switch port (location)');
       await adapters.switchController.provisionPort({

@@ -8,7 +8,8 @@ import { isForeignKeyViolation, isUniqueViolation } from '../../lib/errors.js';
 
 /** Subscription statuses that occupy a unit/port and count as "existing" for idempotency. */
 export const NON_TERMINAL = ['PENDING', 'PENDING_INSTALL', 'ACTIVE', 'SUSPENDED'] as const;
-export const PORT_JOB_KIND = 'provisioning.port';
+export { PORT_JOB_KIND } from './port-job.js';
+import { PORT_JOB_KIND } from './port-job.js';
 
 export function findProvider(db: Executor, id: string) {
   return db.selectFrom('providers')

@@ -11,7 +11,8 @@ import * as repo from './provisioning.repository.js';
 import { decideExplicitRoute, decideRoute, type ResolvedTarget, type RouteDecision } from './provisioning.routing.js';
 import { findOrCreateSubscriber, toE164, type KnownSubscriber, type SubscriberInput } from './provisioning.subscribers.js';
 
-export const PORT_JOB_MAX_ATTEMPTS = 6;
+export { PORT_JOB_MAX_ATTEMPTS } from './port-job.js';
+import { PORT_JOB_MAX_ATTEMPTS } from './port-job.js';
 
 export const MSG = {
   provisioned: 'Subscription created and active; the port is being provisioned (poll the job or wait for provisioning.completed)',

@@ -3,10 +3,8 @@ import { AdapterError } from '../../adapters/types.js';
 import { conflict, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { recordAudit, type Actor } from '../audit/audit.repository.js';
+import { enqueuePortJob } from '../provisioning/port-job.js';
 import * as repo from './subscription-status.repository.js';
-
-/** The port job the provisioning module registers; restore re-queues it. */
-export const PORT_JOB_KIND = 'provisioning.port';
 
 export type StatusAction = 'suspend' | 'restore';
 
@@ -86,12 +84,7 @@ export function createSubscriptionStatusService(deps: Pick<Deps, 'db' | 'clock' 
       await repo.setStatus(trx, s.id, { status: 'ACTIVE', suspended_reason: null }, now);
       let jobId: string | null = null;
       if (s.location_id) {
-        jobId = (await jobs.enqueue(trx, {
-          kind: PORT_JOB_KIND,
-          payload: { subscription_id: s.id, reason: 'restore' },
-          providerId,
-          subscriptionId: s.id,
-        })).id;
+        jobId = (await enqueuePortJob(trx, jobs, { subscriptionId: s.id, providerId, reason: 'restore' })).id;
       }
       await recordAudit(trx, {
         ...actor, providerId, action: 'subscription.restore', entityType: 'subscription', entityId: s.id,
