@@ -25,6 +25,22 @@ function portErrorOf(err: unknown): string {
   return 'Switch controller refused the change; the port was not set to the captive portal';
 }
 
+const SERVICE_BILLED_DETAIL = 'This subscription is billed by the service, not by the provider: it is suspended automatically '
+  + 'when an invoice stays unpaid past the grace period and restored automatically when it is paid. '
+  + 'suspend and restore apply only to subscriptions whose billing the provider owns';
+
+/**
+ * Section 1: suspend/restore is for "when the provider owns billing"; when the service bills, its
+ * own dunning suspends and a payment restores. A provider suspension of a service-billed
+ * subscription would never be lifted by a payment, so both actions answer 409 — except restoring a
+ * provider suspension made before this rule, so such a subscription is not stuck.
+ */
+function refuseServiceBilled(s: { service_billed: boolean; status: string; suspended_reason: string | null }, action: StatusAction) {
+  if (!s.service_billed) return;
+  if (action === 'restore' && s.status === 'SUSPENDED' && s.suspended_reason === 'provider') return;
+  throw conflict('conflict', SERVICE_BILLED_DETAIL);
+}
+
 /**
  * Provider-owned billing's suspend/restore (X-Webhook-Secret). suspend: ACTIVE → SUSPENDED
  * (reason 'provider'), then the port goes to the captive portal; restore: SUSPENDED → ACTIVE with
@@ -39,6 +55,7 @@ export function createSubscriptionStatusService(deps: Pick<Deps, 'db' | 'clock' 
     const sub = await db.transaction().execute(async (trx) => {
       const s = await repo.lockProviderSubscription(trx, providerId, subscriptionId);
       if (!s) throw notFound('Subscription not found');
+      refuseServiceBilled(s, 'suspend');
       if (s.status !== 'ACTIVE') {
         throw conflict('conflict', `Cannot suspend a subscription in status ${s.status}; only ACTIVE subscriptions can be suspended`);
       }
@@ -74,6 +91,7 @@ export function createSubscriptionStatusService(deps: Pick<Deps, 'db' | 'clock' 
     return db.transaction().execute(async (trx) => {
       const s = await repo.lockProviderSubscription(trx, providerId, subscriptionId);
       if (!s) throw notFound('Subscription not found');
+      refuseServiceBilled(s, 'restore');
       if (s.status === 'ACTIVE') {
         return { subscription_id: s.id, status: 'ACTIVE', port_changed: false, port_error: null, message: 'Subscription is already ACTIVE; nothing to restore' };
       }
