@@ -4,11 +4,14 @@ import type { UserPrincipal } from '../auth/auth.service.js';
 import { recordAudit, type Actor } from '../audit/audit.repository.js';
 import { collectFirstPayment } from '../billing/first-payment.service.js';
 import { lockInstallJobOfSubscription, updateInstallJob } from '../install/install.repository.js';
+import { isoDate } from '../../lib/dates.js';
+import { findOccupant } from './occupancy.repository.js';
 import * as repo from './provisioning.repository.js';
 
 type ConfirmDeps = Pick<Deps, 'db' | 'clock' | 'jobs' | 'mailer' | 'adapters' | 'config' | 'log'>;
 
 const notFound = () => new AppError(404, 'not_found', 'Subscription not found');
+const portHeld = () => new AppError(409, 'conflict', 'The unit\'s port is held by another subscription (pending, active, suspended, or cancelled and not yet ended)');
 
 /**
  * Staff confirm an installation (install job SHIPPED). In one transaction: the install job is
@@ -42,6 +45,8 @@ export function createConfirmInstallService(deps: ConfirmDeps) {
         const current = sub.location_id ? await repo.findLocationById(trx, sub.location_id) : undefined;
         const port = current?.switch_port ? { id: current.id } : sub.unit_id ? await repo.findPortLocationOfUnit(trx, sub.unit_id) : undefined;
         if (!port) throw new AppError(409, 'conflict', 'No switch port is registered for the unit; register the installed port before confirming');
+        // A cancelled subscription keeps the port until its ended_at: never provision over it.
+        if (await findOccupant(trx, { locationId: port.id, today: isoDate(now), exceptId: sub.id })) throw portHeld();
 
         await updateInstallJob(trx, install.id, { status: 'COMPLETED', at: now });
         await trx.updateTable('subscriptions').set({ location_id: port.id, updated_at: now }).where('id', '=', sub.id).execute();
@@ -66,7 +71,7 @@ export function createConfirmInstallService(deps: ConfirmDeps) {
       });
     } catch (err) {
       if (isUniqueViolation(err, 'subscriptions_location_occupied_key')) {
-        throw new AppError(409, 'conflict', 'The unit\'s port is held by another pending or active subscription');
+        throw portHeld();
       }
       throw err;
     }

@@ -6,7 +6,10 @@ import type { Write } from '../../db/together.js';
 import { newId } from '../../lib/ids.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../lib/errors.js';
 
-/** Subscription statuses that occupy a unit/port and count as "existing" for idempotency. */
+/**
+ * Subscription statuses that count as "existing" for idempotency (and the predicate of the occupancy
+ * unique indexes). Occupancy itself is subscription_occupies (occupancy.repository.ts).
+ */
 export const NON_TERMINAL = ['PENDING', 'PENDING_INSTALL', 'ACTIVE', 'SUSPENDED'] as const;
 export { PORT_JOB_KIND } from './port-job.js';
 import { PORT_JOB_KIND } from './port-job.js';
@@ -83,7 +86,7 @@ export interface ExplicitSnapshot {
   /** The subscription of the idempotency key (subscriber email, plan version, port or unit), if any. */
   existing_id: string | null;
   existing_subscriber_id: string | null;
-  /** A pending, pending-install, active or suspended subscription holds the unit or the port. */
+  /** A subscription occupies the unit or the port (subscription_occupies: live, or cancelled before its ended_at). */
   occupied: boolean;
   subscriber_id: string | null;
   subscriber_email: string | null;
@@ -95,9 +98,9 @@ export interface ExplicitSnapshot {
  * building, the subscriber of the email, the existing subscription of the idempotency key and the
  * occupancy of the unit/port: one statement, planned once per connection (provisioning_explicit_snapshot).
  */
-export async function explicitSnapshot(db: Executor, k: { providerId: string; planVersionId: string; locationHash: string | null; unitId: string | null; email: string }): Promise<ExplicitSnapshot> {
+export async function explicitSnapshot(db: Executor, k: { providerId: string; planVersionId: string; locationHash: string | null; unitId: string | null; email: string; today: string }): Promise<ExplicitSnapshot> {
   const r = await sql<ExplicitSnapshot>`
-    SELECT * FROM provisioning_explicit_snapshot(${k.providerId}, ${k.planVersionId}, ${k.locationHash}, ${k.unitId}, ${k.email})`.execute(db);
+    SELECT * FROM provisioning_explicit_snapshot(${k.providerId}, ${k.planVersionId}, ${k.locationHash}, ${k.unitId}, ${k.email}, ${k.today}::date)`.execute(db);
   return r.rows[0];
 }
 
