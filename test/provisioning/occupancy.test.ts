@@ -88,6 +88,27 @@ describe('a cancelled subscription occupies its unit and port until ended_at', (
     expect((await sw().getPort(c.port.id))?.mode).toBe('provisioned');
   });
 
+  it('a new line\'s port job waits while the old line\'s reset is still under way on the port, so the reset cannot land after it', async () => {
+    const c = await cancelledLine();
+    t.clock.set(`${END}T00:00:00Z`);
+    // The reset job has passed its checks and is calling the switch (claimed by another worker).
+    await t.db.updateTable('jobs').set({ status: 'running', locked_by: 'other-worker', locked_until: new Date('2030-01-01T00:00:00Z') })
+      .where('kind', '=', 'cancellation.port_reset').where('subscription_id', '=', c.id).execute();
+    const next = await provision({ plan_version_id: w.plan2.id, location_hash: c.port.locationHash, subscriber: subscriber() });
+    expect(next.statusCode).toBe(201);
+    await t.deps.jobs.drain();
+    const waiting = await t.db.selectFrom('jobs').select(['status', 'attempts']).where('id', '=', next.json().job_id).executeTakeFirstOrThrow();
+    expect(waiting).toEqual({ status: 'queued', attempts: 0 });
+    // The reset lands and its job finishes; then the new line's port is provisioned.
+    await sw().resetPort({ operationKey: `reset:cancel:${c.id}`, locationId: c.port.id });
+    await t.db.updateTable('jobs').set({ status: 'succeeded', locked_by: null, locked_until: null })
+      .where('kind', '=', 'cancellation.port_reset').where('subscription_id', '=', c.id).execute();
+    t.clock.advance(60_000);
+    await t.deps.jobs.drain();
+    expect((await t.db.selectFrom('jobs').select('status').where('id', '=', next.json().job_id).executeTakeFirstOrThrow()).status).toBe('succeeded');
+    expect(await sw().getPort(c.port.id)).toMatchObject({ mode: 'provisioned', download_mbps: 1000 });
+  });
+
   it('with no newer subscription the port is reset at ended_at', async () => {
     const c = await cancelledLine();
     t.clock.set(`${END}T00:00:00Z`);

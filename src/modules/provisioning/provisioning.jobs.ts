@@ -1,7 +1,11 @@
 import type { Deps } from '../../container.js';
-import { PermanentJobError, type JobRecord } from '../../jobs/types.js';
+import { DeferJob, PermanentJobError, type JobRecord } from '../../jobs/types.js';
 import { registerInstallJobs } from '../install/install.service.js';
 import { PORT_JOB_KIND, PORT_REASONS, type PortReason } from './port-job.js';
+import { runningPortTakingJob } from './provisioning.repository.js';
+
+/** How long a port job waits for a running reset or captive-portal job of the same port. */
+export const PORT_BUSY_RETRY_MS = 15_000;
 
 /** Retry delays: 15 s, 1 min, 4 min, 16 min, 1 h (then the job fails for good). */
 export function portBackoffMs(attempt: number): number {
@@ -45,6 +49,9 @@ export function registerProvisioningJobs(deps: Pick<Deps, 'db' | 'clock' | 'jobs
       if (reason !== 'activate' && row.status !== 'ACTIVE') return { skipped: `subscription is ${row.status}` };
       if (row.status !== 'ACTIVE') throw new PermanentJobError(`Subscription is ${row.status}; the port was not provisioned`);
       if (!row.location_id) throw new PermanentJobError('Subscription has no switch port (location)');
+      // Wait for a reset or captive-portal call already under way on this port, so it cannot land after ours.
+      const busy = await runningPortTakingJob(db, row.location_id);
+      if (busy) throw new DeferJob(new Date(deps.clock.now().getTime() + PORT_BUSY_RETRY_MS), `waiting for ${busy.kind} on the port`);
       await adapters.switchController.provisionPort({
         operationKey: job.id,
         locationId: row.location_id,

@@ -300,3 +300,20 @@ export function findProvisioningJob(db: Executor, providerId: string, jobId: str
     .where('id', '=', jobId).where('provider_id', '=', providerId).where('kind', '=', PORT_JOB_KIND)
     .executeTakeFirst();
 }
+
+/**
+ * Switch jobs that take a port away (the ended_at reset of a cancelled subscription, the captive portal of a
+ * non-payment suspension) and are running now on this port: each checked its state before calling the switch, so
+ * its call may still land after ours and undo the port we are about to provision.
+ */
+const PORT_TAKING_JOB_KINDS = ['cancellation.port_reset', 'billing.captive_portal'] as const;
+
+export function runningPortTakingJob(db: Executor, locationId: string) {
+  return db.selectFrom('jobs as j')
+    .innerJoin('subscriptions as s', 's.id', 'j.subscription_id')
+    .select(['j.id', 'j.kind'])
+    .where('j.status', '=', 'running')
+    .where('j.kind', 'in', [...PORT_TAKING_JOB_KINDS])
+    .where('s.location_id', '=', locationId)
+    .executeTakeFirst();
+}
