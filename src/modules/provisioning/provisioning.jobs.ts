@@ -5,7 +5,7 @@ import { PORT_JOB_KIND, PORT_REASONS, type PortReason } from './port-job.js';
 import { runningPortTakingJob } from './provisioning.repository.js';
 
 /** How long a port job waits for a running reset or captive-portal job of the same port. */
-export const PORT_BUSY_RETRY_MS = 15_000;
+const PORT_BUSY_RETRY_MS = 15_000;
 
 /** Retry delays: 15 s, 1 min, 4 min, 16 min, 1 h (then the job fails for good). */
 export function portBackoffMs(attempt: number): number {
