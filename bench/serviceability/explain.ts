@@ -99,7 +99,7 @@ for (const key of ['haup']) {
 const hash = d.free_locations[d.free_locations.length - 1];
 await nested('provisioning read — provider-initiated, delivery_mode direct, new subscriber',
   'Plan, port with its building, subscriber of the email, idempotency key and occupancy in one statement (five before).',
-  'SELECT * FROM provisioning_explicit_snapshot($1, $2, $3, $4, $5)', [P, d.plan_version_ids[0], hash, null, 'explain-probe@load.test']);
+  'SELECT * FROM provisioning_explicit_snapshot($1, $2, $3, $4, $5, $6)', [P, d.plan_version_ids[0], hash, null, 'explain-probe@load.test', new Date().toISOString().slice(0, 10)]);
 
 const version = (await client.query(`SELECT current_setting('server_version') AS v, current_setting('shared_buffers') AS sb`)).rows[0];
 const sizes = (await client.query(`SELECT relname, pg_size_pretty(pg_relation_size(oid)) AS size FROM pg_class WHERE relname IN ('coverage_addresses', 'coverage_prefix_idx', 'coverage_street_first_idx', 'coverage_trgm_idx') ORDER BY relname`)).rows;

@@ -129,8 +129,11 @@ describe('collectFirstPayment after install confirmation', () => {
   it('a provider-billed subscription is never invoiced: it becomes ACTIVE with nothing to collect', async () => {
     const c = await installed({ serviceBilled: false, card: 'pm_nevercharged' });
     const r = await collectFirstPayment(t.deps, c.subscription.id);
-    expect(r).toEqual({ subscriptionId: c.subscription.id, invoiceId: null, outcome: 'not_billed', activated: true });
+    expect(r).toEqual({ subscriptionId: c.subscription.id, invoiceId: null, outcome: 'not_billed', activated: true, portJobId: expect.any(String) });
     expect(await t.db.selectFrom('invoices').select('id').where('subscription_id', '=', c.subscription.id).execute()).toHaveLength(0);
+    // The activation queued the port (the subscription's port is attached): the port follows the activation.
+    expect(await t.db.selectFrom('jobs').select(['kind', 'payload']).where('id', '=', r.portJobId!).executeTakeFirstOrThrow())
+      .toEqual({ kind: 'provisioning.port', payload: { subscription_id: c.subscription.id, reason: 'install' } });
     expect((await subscription(c.subscription.id)).status).toBe('ACTIVE');
   });
 

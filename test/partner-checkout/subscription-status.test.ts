@@ -15,7 +15,8 @@ afterEach(() => sw.faults.reset());
 const MOUNTS = ['', '/api/v1'];
 type Status = 'PENDING' | 'PENDING_INSTALL' | 'ACTIVE' | 'SUSPENDED' | 'CANCELLED';
 
-async function world(status: Status, o: { withPort?: boolean } = {}) {
+/** A provider-billed subscription (the endpoint is for providers that own billing) unless serviceBilled. */
+async function world(status: Status, o: { withPort?: boolean; serviceBilled?: boolean; suspendedReason?: 'provider' | 'non_payment' } = {}) {
   const p = await createProvider(t.db);
   const plan = await createPlanVersion(t.db, p.id, { down: 500, up: 100 });
   const b = await createBuilding(t.db, p.id, { units: ['1A'] });
@@ -23,8 +24,9 @@ async function world(status: Status, o: { withPort?: boolean } = {}) {
   const sub = await createSubscriber(t.db, p.id);
   const s = await createSubscription(t.db, {
     providerId: p.id, subscriberId: sub.id, planVersionId: plan.id, buildingId: b.id, unitId: b.units[0].id, locationId: loc?.id ?? null, status,
+    serviceBilled: o.serviceBilled ?? false,
   });
-  if (status === 'SUSPENDED') await t.db.updateTable('subscriptions').set({ suspended_reason: 'provider' }).where('id', '=', s.id).execute();
+  if (status === 'SUSPENDED') await t.db.updateTable('subscriptions').set({ suspended_reason: o.suspendedReason ?? 'provider' }).where('id', '=', s.id).execute();
   return { p, s, loc };
 }
 
@@ -129,6 +131,40 @@ describe('POST /external-checkout/subscription-status restore', () => {
       expect((await subRow(w.s.id)).status).toBe(status);
       expect(await portJobs(w.s.id)).toEqual([]);
     }
+  });
+});
+
+describe('POST /external-checkout/subscription-status on a subscription the service bills', () => {
+  it('suspend answers 409 with a detail saying suspension follows non-payment; nothing changes, the port is untouched', async () => {
+    for (const prefix of MOUNTS) {
+      const w = await world('ACTIVE', { serviceBilled: true });
+      const r = await call(w.p.webhookSecret, { subscription_id: w.s.id, action: 'suspend' }, prefix);
+      expect(r.statusCode).toBe(409);
+      expect(r.json()).toEqual({ detail: expect.stringMatching(/billed by the service.*suspended automatically.*provider owns/) });
+      expect(await subRow(w.s.id)).toEqual({ status: 'ACTIVE', suspended_reason: null });
+      expect(await sw.getPort(w.loc!.id)).toBeNull();
+      expect(await t.db.selectFrom('audit_entries').select('id').where('entity_id', '=', w.s.id).execute()).toEqual([]);
+    }
+  });
+
+  it('restore answers 409 for an ACTIVE one and for a non-payment suspension (a payment lifts that), queuing nothing', async () => {
+    const active = await world('ACTIVE', { serviceBilled: true });
+    const dunned = await world('SUSPENDED', { serviceBilled: true, suspendedReason: 'non_payment' });
+    for (const w of [active, dunned]) {
+      const r = await call(w.p.webhookSecret, { subscription_id: w.s.id, action: 'restore' });
+      expect(r.statusCode).toBe(409);
+      expect(r.json().detail).toMatch(/billed by the service/);
+      expect(await portJobs(w.s.id)).toEqual([]);
+    }
+    expect(await subRow(dunned.s.id)).toEqual({ status: 'SUSPENDED', suspended_reason: 'non_payment' });
+  });
+
+  it('a provider suspension made before the rule can still be restored, so the subscription is not stuck', async () => {
+    const w = await world('SUSPENDED', { serviceBilled: true, suspendedReason: 'provider' });
+    const r = await call(w.p.webhookSecret, { subscription_id: w.s.id, action: 'restore' });
+    expect(r.statusCode).toBe(200);
+    expect(await subRow(w.s.id)).toEqual({ status: 'ACTIVE', suspended_reason: null });
+    expect(await portJobs(w.s.id)).toHaveLength(1);
   });
 });
 

@@ -30,6 +30,8 @@ export interface FirstPaymentResult {
   outcome: FirstPaymentOutcome;
   /** True when the subscription is ACTIVE after this call. */
   activated: boolean;
+  /** The port job queued when nothing was owed and the subscription was activated at once; a paid activation queues its own (settlement.ts). */
+  portJobId: string | null;
 }
 
 /**
@@ -42,12 +44,16 @@ async function prepareFirstInvoice(trx: Transaction<DB>, deps: Pick<CollectionDe
   if (!sub) throw new Error(`collectFirstPayment: subscription ${subscriptionId} not found`);
   if (!sub.service_billed) {
     // The provider bills this subscription: nothing is owed to this service.
-    await activateInstalled(trx, deps, sub.id);
-    return { invoiceId: null, outcome: 'not_billed' as const };
+    const activated = await activateInstalled(trx, deps, sub.id);
+    return { invoiceId: null, outcome: 'not_billed' as const, portJobId: activated?.portJobId ?? null };
   }
   const existing = await repo.findFirstInvoice(trx, sub.id);
   if (existing) {
-    if (existing.status === 'paid') return { invoiceId: existing.id, outcome: 'already_paid' as const };
+    if (existing.status === 'paid') {
+      // Paid while still PENDING_INSTALL cannot normally happen (the payment activates); if it did, activate now.
+      const activated = await activateInstalled(trx, deps, sub.id);
+      return { invoiceId: existing.id, outcome: 'already_paid' as const, portJobId: activated?.portJobId ?? null };
+    }
     if (queueCollection) await enqueueCollect(trx, deps, existing.id, sub.provider_id, sub.id);
     return { invoiceId: existing.id, outcome: 'open' as const };
   }
@@ -82,8 +88,8 @@ async function prepareFirstInvoice(trx: Transaction<DB>, deps: Pick<CollectionDe
     });
   }
   if (paid) {
-    await activateInstalled(trx, deps, sub.id);
-    return { invoiceId: id, outcome: 'not_billed' as const };
+    const activated = await activateInstalled(trx, deps, sub.id);
+    return { invoiceId: id, outcome: 'not_billed' as const, portJobId: activated?.portJobId ?? null };
   }
   if (queueCollection) await enqueueCollect(trx, deps, id, sub.provider_id, sub.id);
   return { invoiceId: id, outcome: 'open' as const };
@@ -98,6 +104,8 @@ export function enqueueCollect(trx: Transaction<DB>, deps: Pick<CollectionDeps, 
     subscriptionId,
   });
 }
+
+const portJobOf = (r: { portJobId?: string | null }) => r.portJobId ?? null;
 
 async function isActive(ex: CollectionDeps['db'] | Transaction<DB>, subscriptionId: string) {
   const r = await ex.selectFrom('subscriptions').select('status').where('id', '=', subscriptionId).executeTakeFirst();
@@ -126,7 +134,7 @@ export async function collectFirstPayment(deps: CollectionDeps, subscriptionId: 
   if (opts.trx) {
     const r = await prepareFirstInvoice(opts.trx, deps, subscriptionId, true);
     const outcome: FirstPaymentOutcome = r.outcome === 'open' ? 'queued' : r.outcome;
-    return { subscriptionId, invoiceId: r.invoiceId, outcome, activated: await isActive(opts.trx, subscriptionId) };
+    return { subscriptionId, invoiceId: r.invoiceId, outcome, activated: await isActive(opts.trx, subscriptionId), portJobId: portJobOf(r) };
   }
   let r: Awaited<ReturnType<typeof prepareFirstInvoice>>;
   try {
@@ -136,12 +144,12 @@ export async function collectFirstPayment(deps: CollectionDeps, subscriptionId: 
     if (!isUniqueViolation(err, 'invoices_subscription_first_key')) throw err;
     r = await deps.db.transaction().execute((trx) => prepareFirstInvoice(trx, deps, subscriptionId, false));
   }
-  if (r.outcome !== 'open') return { subscriptionId, invoiceId: r.invoiceId, outcome: r.outcome, activated: await isActive(deps.db, subscriptionId) };
+  if (r.outcome !== 'open') return { subscriptionId, invoiceId: r.invoiceId, outcome: r.outcome, activated: await isActive(deps.db, subscriptionId), portJobId: portJobOf(r) };
   const invoiceId = r.invoiceId!;
   try {
     const c = await collectInvoice(deps, invoiceId);
     const outcome: FirstPaymentOutcome = c.outcome === 'charged' ? 'charged' : c.outcome === 'link_sent' ? 'link_sent' : 'already_paid';
-    return { subscriptionId, invoiceId, outcome, activated: await isActive(deps.db, subscriptionId) };
+    return { subscriptionId, invoiceId, outcome, activated: await isActive(deps.db, subscriptionId), portJobId: null };
   } catch (err) {
     if (!isTransient(err)) throw err;
     deps.log.warn({ subscription_id: subscriptionId, err: (err as Error).message }, 'first payment: card processor unavailable, collection queued');
@@ -149,6 +157,6 @@ export async function collectFirstPayment(deps: CollectionDeps, subscriptionId: 
       const inv = await repo.findInvoice(trx, invoiceId);
       await enqueueCollect(trx, deps, invoiceId, inv!.provider_id, subscriptionId);
     });
-    return { subscriptionId, invoiceId, outcome: 'queued', activated: false };
+    return { subscriptionId, invoiceId, outcome: 'queued', activated: false, portJobId: null };
   }
 }

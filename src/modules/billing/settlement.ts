@@ -3,6 +3,7 @@
 import type { Deps } from '../../container.js';
 import { isoDate } from '../../lib/dates.js';
 import * as repo from './billing.repository.js';
+import { enqueuePortJob } from '../provisioning/port-job.js';
 
 export interface PaymentRecord {
   method: 'card' | 'payment_link' | 'bank_transfer';
@@ -42,14 +43,24 @@ export async function markInvoicePaid(trx: repo.Trx, deps: SettlementDeps, invoi
   return { paid: true, activated: false, restored: false };
 }
 
-/** PENDING_INSTALL → ACTIVE once the first payment is settled (or nothing is owed). */
-export async function activateInstalled(trx: repo.Trx, deps: Pick<Deps, 'clock'>, subscriptionId: string): Promise<boolean> {
+/**
+ * PENDING_INSTALL → ACTIVE once the first payment is settled (or nothing is owed), and the port of
+ * the installed unit is provisioned by a `provisioning.port` job queued in the same transaction:
+ * the port follows the activation, so a subscription is connected exactly when it is paid for.
+ * Returns the port job's id, or null when the subscription was not PENDING_INSTALL (nothing changed).
+ */
+export async function activateInstalled(trx: repo.Trx, deps: SettlementDeps, subscriptionId: string): Promise<{ portJobId: string | null } | null> {
   const now = deps.clock.now();
   const r = await trx.updateTable('subscriptions')
     .set({ status: 'ACTIVE', activated_at: now, updated_at: now })
     .where('id', '=', subscriptionId).where('status', '=', 'PENDING_INSTALL')
+    .returning(['provider_id', 'location_id'])
     .executeTakeFirst();
-  return Number(r.numUpdatedRows) > 0;
+  if (!r) return null;
+  // Confirm-install attaches the port before it activates; without one there is nothing to provision.
+  if (!r.location_id) return { portJobId: null };
+  const job = await enqueuePortJob(trx, deps.jobs, { subscriptionId, providerId: r.provider_id, reason: 'install' });
+  return { portJobId: job.id };
 }
 
 /** SUSPENDED (non_payment) → ACTIVE, and the port is provisioned again by the provisioning job. */
@@ -58,14 +69,8 @@ export async function restoreAfterPayment(trx: repo.Trx, deps: SettlementDeps, s
   const r = await trx.updateTable('subscriptions')
     .set({ status: 'ACTIVE', suspended_reason: null, updated_at: now })
     .where('id', '=', subscriptionId).where('status', '=', 'SUSPENDED').where('suspended_reason', '=', 'non_payment')
-    .returning(['provider_id'])
+    .returning(['provider_id', 'location_id'])
     .executeTakeFirst();
-  if (!r) return;
-  await deps.jobs.enqueue(trx, {
-    kind: 'provisioning.port',
-    payload: { subscription_id: subscriptionId, reason: 'restore' },
-    providerId: r.provider_id,
-    subscriptionId,
-    dedupeKey: `provisioning.port:restore:${subscriptionId}:${now.getTime()}`,
-  });
+  if (!r || !r.location_id) return;
+  await enqueuePortJob(trx, deps.jobs, { subscriptionId, providerId: r.provider_id, reason: 'restore' });
 }

@@ -2,12 +2,14 @@ import type { Deps } from '../../container.js';
 import { DeferJob, PermanentJobError } from '../../jobs/types.js';
 import { isoDate, parseIsoDate } from '../../lib/dates.js';
 import { isUuid } from '../../lib/ids.js';
+import { findOccupant } from '../provisioning/occupancy.repository.js';
 import { PORT_RESET_JOB } from './cancellation.service.js';
 
 /**
  * `cancellation.port_reset` runs at ended_at (00:00 UTC of the end date): resets the port through
- * the switch controller and sets port_reset_at. It leaves the port alone when the location already
- * serves a newer subscription (the unit was let again before the end date).
+ * the switch controller and sets port_reset_at. It never touches a port another subscription
+ * occupies (subscription_occupies): one let again from ended_at on, or a line provisioned on it
+ * before the occupancy rule held a cancelled subscription's port until its ended_at.
  */
 export function registerCancellationJobs(deps: Pick<Deps, 'db' | 'clock' | 'jobs' | 'adapters'>) {
   deps.jobs.register(PORT_RESET_JOB, {
@@ -19,10 +21,7 @@ export function registerCancellationJobs(deps: Pick<Deps, 'db' | 'clock' | 'jobs
       if (sub.port_reset_at) return { skipped: 'already_reset' };
       if (isoDate(deps.clock.now()) < sub.ended_at) throw new DeferJob(parseIsoDate(sub.ended_at), 'service lasts until ended_at');
       if (!sub.location_id) return { skipped: 'no_port' };
-      const successor = await deps.db.selectFrom('subscriptions').select('id')
-        .where('location_id', '=', sub.location_id).where('id', '<>', sub.id)
-        .where('status', 'in', ['PENDING', 'PENDING_INSTALL', 'ACTIVE', 'SUSPENDED'])
-        .executeTakeFirst();
+      const successor = await findOccupant(deps.db, { locationId: sub.location_id, today: isoDate(deps.clock.now()), exceptId: sub.id });
       if (successor) return { skipped: 'location_in_use', by_subscription_id: successor.id };
       await deps.adapters.switchController.resetPort({ operationKey: `reset:cancel:${sub.id}`, locationId: sub.location_id });
       await deps.db.updateTable('subscriptions').set({ port_reset_at: deps.clock.now(), updated_at: deps.clock.now() })

@@ -1,5 +1,4 @@
 import type { Executor } from '../../jobs/types.js';
-import { OCCUPYING_STATUSES } from '../serviceability/serviceability.repository.js';
 
 export type LocationKey = { location_hash: string } | { location_identifier: string };
 
@@ -21,12 +20,3 @@ export const findLocation = (db: Executor, key: LocationKey) => {
 };
 
 export type LocationRow = NonNullable<Awaited<ReturnType<typeof findLocation>>>;
-
-/** The subscription currently holding the location (an occupying status), if any. */
-export const occupyingSubscription = (db: Executor, locationId: string) =>
-  db
-    .selectFrom('subscriptions')
-    .select(['id', 'status'])
-    .where('location_id', '=', locationId)
-    .where('status', 'in', [...OCCUPYING_STATUSES])
-    .executeTakeFirst();

@@ -39,7 +39,7 @@ export const LocationDetailsResponse = z.object({
     in_coverage: z.boolean(),
   }),
   unit: z.object({ unit_id: z.uuid(), label: z.string(), floor: z.number().int().nullable() }).nullable(),
-  occupied: z.boolean().describe('A pending, pending-install, active or suspended subscription holds this location'),
+  occupied: z.boolean().describe('A pending, pending-install, active or suspended subscription holds this location, or a cancelled one whose ended_at has not come'),
   subscription_id: z.uuid().nullable().describe('That subscription'),
   subscription_status: z.string().nullable(),
 });

@@ -1,4 +1,6 @@
 import type { Deps } from '../../container.js';
+import { isoDate } from '../../lib/dates.js';
+import { findOccupant } from '../provisioning/occupancy.repository.js';
 import { notFound, unprocessable } from '../../lib/errors.js';
 import type { UserPrincipal } from '../auth/auth.service.js';
 import * as repo from './locations.repository.js';
@@ -15,8 +17,8 @@ function keyOf(input: LocationLookupInput): repo.LocationKey {
   throw unprocessable('Provide location_hash or location_identifier');
 }
 
-export function createLocationsService(deps: Pick<Deps, 'db'>) {
-  const { db } = deps;
+export function createLocationsService(deps: Pick<Deps, 'db' | 'clock'>) {
+  const { db, clock } = deps;
 
   /**
    * Public lookup (no auth): the address row plus three identifying fields (location_identifier,
@@ -43,7 +45,7 @@ export function createLocationsService(deps: Pick<Deps, 'db'>) {
   async function details(user: UserPrincipal, input: LocationLookupInput) {
     const l = await repo.findLocation(db, keyOf(input));
     if (!l || (user.role !== 'platform_admin' && l.provider_id !== user.providerId)) throw notFound('Location not found');
-    const occupant = await repo.occupyingSubscription(db, l.id);
+    const occupant = await findOccupant(db, { locationId: l.id, today: isoDate(clock.now()) });
     return {
       location_id: l.id,
       provider_id: l.provider_id,

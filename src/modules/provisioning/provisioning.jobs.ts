@@ -1,15 +1,11 @@
 import type { Deps } from '../../container.js';
-import { PermanentJobError, type JobRecord } from '../../jobs/types.js';
+import { DeferJob, PermanentJobError, type JobRecord } from '../../jobs/types.js';
 import { registerInstallJobs } from '../install/install.service.js';
-import { PORT_JOB_KIND } from './provisioning.repository.js';
+import { PORT_JOB_KIND, PORT_REASONS, type PortReason } from './port-job.js';
+import { runningPortTakingJob } from './provisioning.repository.js';
 
-/**
- * Why a port is provisioned. Only `activate` (the unattended first-line activation) reports to the
- * provider with provisioning.completed / provisioning.failed; `install` (staff confirmed an
- * installation) and `restore` (after a suspension) fire no webhook, as the partner document says.
- */
-export type PortReason = 'activate' | 'install' | 'restore';
-const REASONS: PortReason[] = ['activate', 'install', 'restore'];
+/** How long a port job waits for a running reset or captive-portal job of the same port. */
+const PORT_BUSY_RETRY_MS = 15_000;
 
 /** Retry delays: 15 s, 1 min, 4 min, 16 min, 1 h (then the job fails for good). */
 export function portBackoffMs(attempt: number): number {
@@ -19,7 +15,7 @@ export function portBackoffMs(attempt: number): number {
 function payloadOf(job: JobRecord): { subscriptionId: string; reason: PortReason } {
   const subscriptionId = typeof job.payload.subscription_id === 'string' ? job.payload.subscription_id : job.subscription_id;
   const reason = job.payload.reason as PortReason;
-  if (!subscriptionId || !REASONS.includes(reason)) throw new PermanentJobError('provisioning.port payload needs subscription_id and reason activate|install|restore');
+  if (!subscriptionId || !PORT_REASONS.includes(reason)) throw new PermanentJobError('provisioning.port payload needs subscription_id and reason activate|install|restore');
   return { subscriptionId, reason };
 }
 
@@ -46,10 +42,16 @@ export function registerProvisioningJobs(deps: Pick<Deps, 'db' | 'clock' | 'jobs
         .where('s.id', '=', subscriptionId)
         .executeTakeFirst();
       if (!row) throw new PermanentJobError('Subscription not found');
-      // A restore overtaken by a new suspension (or a cancellation) has nothing left to do.
-      if (reason === 'restore' && row.status !== 'ACTIVE') return { skipped: `subscription is ${row.status}` };
+      // install and restore are queued by the transaction that made the subscription ACTIVE; one
+      // overtaken by a suspension or a cancellation has nothing left to do (a later restore queues
+      // its own). An install job of an older release, queued at confirmation before the payment,
+      // finds PENDING_INSTALL: the payment's activation queues the port, so this one stands down.
+      if (reason !== 'activate' && row.status !== 'ACTIVE') return { skipped: `subscription is ${row.status}` };
       if (row.status !== 'ACTIVE') throw new PermanentJobError(`Subscription is ${row.status}; the port was not provisioned`);
       if (!row.location_id) throw new PermanentJobError('Subscription has no switch port (location)');
+      // Wait for a reset or captive-portal call already under way on this port, so it cannot land after ours.
+      const busy = await runningPortTakingJob(db, row.location_id);
+      if (busy) throw new DeferJob(new Date(deps.clock.now().getTime() + PORT_BUSY_RETRY_MS), `waiting for ${busy.kind} on the port`);
       await adapters.switchController.provisionPort({
         operationKey: job.id,
         locationId: row.location_id,

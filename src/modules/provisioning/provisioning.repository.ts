@@ -6,9 +6,13 @@ import type { Write } from '../../db/together.js';
 import { newId } from '../../lib/ids.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../lib/errors.js';
 
-/** Subscription statuses that occupy a unit/port and count as "existing" for idempotency. */
+/**
+ * Subscription statuses that count as "existing" for idempotency (and the predicate of the occupancy
+ * unique indexes). Occupancy itself is subscription_occupies (occupancy.repository.ts).
+ */
 export const NON_TERMINAL = ['PENDING', 'PENDING_INSTALL', 'ACTIVE', 'SUSPENDED'] as const;
-export const PORT_JOB_KIND = 'provisioning.port';
+export { PORT_JOB_KIND } from './port-job.js';
+import { PORT_JOB_KIND } from './port-job.js';
 
 export function findProvider(db: Executor, id: string) {
   return db.selectFrom('providers')
@@ -82,7 +86,7 @@ export interface ExplicitSnapshot {
   /** The subscription of the idempotency key (subscriber email, plan version, port or unit), if any. */
   existing_id: string | null;
   existing_subscriber_id: string | null;
-  /** A pending, pending-install, active or suspended subscription holds the unit or the port. */
+  /** A subscription occupies the unit or the port (subscription_occupies: live, or cancelled before its ended_at). */
   occupied: boolean;
   subscriber_id: string | null;
   subscriber_email: string | null;
@@ -94,9 +98,9 @@ export interface ExplicitSnapshot {
  * building, the subscriber of the email, the existing subscription of the idempotency key and the
  * occupancy of the unit/port: one statement, planned once per connection (provisioning_explicit_snapshot).
  */
-export async function explicitSnapshot(db: Executor, k: { providerId: string; planVersionId: string; locationHash: string | null; unitId: string | null; email: string }): Promise<ExplicitSnapshot> {
+export async function explicitSnapshot(db: Executor, k: { providerId: string; planVersionId: string; locationHash: string | null; unitId: string | null; email: string; today: string }): Promise<ExplicitSnapshot> {
   const r = await sql<ExplicitSnapshot>`
-    SELECT * FROM provisioning_explicit_snapshot(${k.providerId}, ${k.planVersionId}, ${k.locationHash}, ${k.unitId}, ${k.email})`.execute(db);
+    SELECT * FROM provisioning_explicit_snapshot(${k.providerId}, ${k.planVersionId}, ${k.locationHash}, ${k.unitId}, ${k.email}, ${k.today}::date)`.execute(db);
   return r.rows[0];
 }
 
@@ -294,5 +298,22 @@ export function findProvisioningJob(db: Executor, providerId: string, jobId: str
   return db.selectFrom('jobs')
     .select(['id', 'kind', 'status', 'attempts', 'last_error', 'subscription_id', 'created_at', 'updated_at'])
     .where('id', '=', jobId).where('provider_id', '=', providerId).where('kind', '=', PORT_JOB_KIND)
+    .executeTakeFirst();
+}
+
+/**
+ * Switch jobs that take a port away (the ended_at reset of a cancelled subscription, the captive portal of a
+ * non-payment suspension) and are running now on this port: each checked its state before calling the switch, so
+ * its call may still land after ours and undo the port we are about to provision.
+ */
+const PORT_TAKING_JOB_KINDS = ['cancellation.port_reset', 'billing.captive_portal'] as const;
+
+export function runningPortTakingJob(db: Executor, locationId: string) {
+  return db.selectFrom('jobs as j')
+    .innerJoin('subscriptions as s', 's.id', 'j.subscription_id')
+    .select(['j.id', 'j.kind'])
+    .where('j.status', '=', 'running')
+    .where('j.kind', 'in', [...PORT_TAKING_JOB_KINDS])
+    .where('s.location_id', '=', locationId)
     .executeTakeFirst();
 }

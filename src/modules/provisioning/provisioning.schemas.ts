@@ -72,7 +72,7 @@ export const ConfirmInstallBody = z.object({ subscription_id: z.uuid().describe(
 export const ConfirmInstallResponse = z.object({
   subscription_id: z.uuid(),
   status: z.enum(['ACTIVE', 'PENDING_INSTALL']).describe('ACTIVE when nothing is owed to this service; PENDING_INSTALL while the first payment is collected (it turns ACTIVE when paid)'),
-  job_id: z.uuid().describe('The port-provisioning job'),
+  job_id: z.uuid().nullable().describe('The port-provisioning job, queued when the subscription became ACTIVE; null while the first payment is collected (the port is provisioned when it is paid)'),
   payment: z.enum(['not_billed', 'collecting', 'already_paid']).describe('`not_billed`: the provider bills this subscription (or nothing is owed); `collecting`: the first invoice was created and the saved card is charged right after this answer, else a payment link is emailed; `already_paid`: the first invoice was paid before'),
   message: z.string(),
 });

@@ -7,11 +7,14 @@ import { AppError, isUniqueViolation } from '../../lib/errors.js';
 import { customerNumber, newId } from '../../lib/ids.js';
 import type { Actor } from '../audit/audit.repository.js';
 import { raiseInstallJob } from '../install/install.service.js';
+import { isoDate } from '../../lib/dates.js';
+import { findOccupant } from './occupancy.repository.js';
 import * as repo from './provisioning.repository.js';
 import { decideExplicitRoute, decideRoute, missingPortMessage, type ResolvedTarget, type RouteDecision } from './provisioning.routing.js';
 import { findOrCreateSubscriber, toE164, type KnownSubscriber, type SubscriberInput } from './provisioning.subscribers.js';
 
-export const PORT_JOB_MAX_ATTEMPTS = 6;
+export { PORT_JOB_MAX_ATTEMPTS } from './port-job.js';
+import { PORT_JOB_MAX_ATTEMPTS } from './port-job.js';
 
 export const MSG = {
   provisioned: 'Subscription created and active; the port is being provisioned (poll the job or wait for provisioning.completed)',
@@ -122,6 +125,7 @@ export function createProvisioningService(deps: Pick<Deps, 'db' | 'clock' | 'job
       providerId, planVersionId: r.plan_version_id, email: r.subscriber.email.trim(),
       locationHash: mode === 'direct' ? (r.location_hash ?? null) : null,
       unitId: mode === 'home_drop' ? (r.unit_id ?? null) : null,
+      today: isoDate(clock.now()),
     });
     if (!snap.plan_found) throw new AppError(422, 'unprocessable', 'plan_version_id: unknown plan version for this provider');
     if (!snap.plan_active) throw new AppError(422, 'unprocessable', 'plan_version_id: this plan version is no longer orderable');
@@ -176,13 +180,7 @@ export function createProvisioningService(deps: Pick<Deps, 'db' | 'clock' | 'job
   }
 
   async function occupiedConflict(target: ResolvedTarget, locationId: string | null) {
-    const unitId = target.unitId;
-    let q = db.selectFrom('subscriptions').select('id').where('status', 'in', repo.NON_TERMINAL);
-    if (unitId && locationId) q = q.where((eb) => eb.or([eb('unit_id', '=', unitId), eb('location_id', '=', locationId)]));
-    else if (unitId) q = q.where('unit_id', '=', unitId);
-    else if (locationId) q = q.where('location_id', '=', locationId);
-    else return null;
-    const row = await q.executeTakeFirst();
+    const row = await findOccupant(db, { unitId: target.unitId, locationId, today: isoDate(clock.now()) });
     return row ? occupiedError(target) : null;
   }
 

@@ -1,8 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../jobs/types.js';
-
-/** Statuses that occupy a unit: exactly the predicate of the unique index subscriptions_unit_occupied_key. */
-export const OCCUPYING_STATUSES = ['PENDING', 'PENDING_INSTALL', 'ACTIVE', 'SUSPENDED'] as const;
+import { occupies } from '../provisioning/occupancy.repository.js';
 
 export interface CoverageRow {
   id: string;
@@ -131,8 +129,8 @@ export const findCoveredBuilding = (db: Executor, providerId: string, buildingId
     .where('in_coverage', '=', true)
     .executeTakeFirst();
 
-/** Units of a building with their occupancy (a subscription in an occupying status references the unit). */
-export const unitsWithAvailability = (db: Executor, buildingId: string) =>
+/** Units of a building with their occupancy on `today` (a subscription occupying the unit references it). */
+export const unitsWithAvailability = (db: Executor, buildingId: string, today: string) =>
   db
     .selectFrom('units as u')
     .select((eb) => [
@@ -144,7 +142,7 @@ export const unitsWithAvailability = (db: Executor, buildingId: string) =>
           eb.exists(
             eb.selectFrom('subscriptions as s').select(sql`1`.as('one'))
               .whereRef('s.unit_id', '=', 'u.id')
-              .where('s.status', 'in', [...OCCUPYING_STATUSES]),
+              .where(occupies('s', today)),
           ),
         )
         .as('available'),

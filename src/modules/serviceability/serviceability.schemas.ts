@@ -72,7 +72,7 @@ export const UnitsResponse = z.object({
       unit_id: z.uuid().describe('Unit (suite) id to pass on as unit_id'),
       label: z.string().describe('Unit label, e.g. "4B"'),
       floor: z.number().int().nullable(),
-      available: z.boolean().describe('False when a pending, pending-install, active or suspended subscription occupies the unit; show it disabled, do not hide it'),
+      available: z.boolean().describe('False when a pending, pending-install, active or suspended subscription occupies the unit, or a cancelled one until its end date (ended_at); show it disabled, do not hide it'),
     }),
   ),
 });

@@ -1,4 +1,5 @@
 import type { Deps } from '../../container.js';
+import { isoDate } from '../../lib/dates.js';
 import { notFound, unprocessable } from '../../lib/errors.js';
 import { formatCents } from '../../lib/money.js';
 import { normalizeHouseNumber, parseFreeTextAddress, postalKey, searchKey, streetVariants } from './address-normalize.js';
@@ -86,8 +87,8 @@ const addressParts = (r: CoverageRow) => ({
 /** Orderable means: the coverage row says so and it leads to a building that is in coverage. */
 const isOrderable = (r: CoverageRow) => r.orderable && r.building_id !== null && r.building_in_coverage === true;
 
-export function createServiceabilityService(deps: Pick<Deps, 'db'>) {
-  const { db } = deps;
+export function createServiceabilityService(deps: Pick<Deps, 'db' | 'clock'>) {
+  const { db, clock } = deps;
 
   /**
    * Prefix ranges first (the display, then the street-first spelling of CA/US addresses), the
@@ -183,7 +184,7 @@ export function createServiceabilityService(deps: Pick<Deps, 'db'>) {
   async function units(providerId: string, buildingId: string) {
     const building = await repo.findCoveredBuilding(db, providerId, buildingId);
     if (!building) throw notFound('Building not found or not in coverage');
-    const rows = await repo.unitsWithAvailability(db, buildingId);
+    const rows = await repo.unitsWithAvailability(db, buildingId, isoDate(clock.now()));
     return {
       building_id: buildingId,
       units: rows.map((u) => ({ unit_id: u.id, label: u.label, floor: u.floor, available: Boolean(u.available) })),

@@ -5,7 +5,7 @@ import type { DB } from '../../db/types.js';
 export const lockProviderSubscription = (trx: Transaction<DB>, providerId: string, id: string) =>
   trx
     .selectFrom('subscriptions')
-    .select(['id', 'provider_id', 'subscriber_id', 'status', 'location_id', 'suspended_reason'])
+    .select(['id', 'provider_id', 'subscriber_id', 'status', 'location_id', 'suspended_reason', 'service_billed'])
     .where('id', '=', id)
     .where('provider_id', '=', providerId)
     .forUpdate()

@@ -3,10 +3,8 @@ import { AdapterError } from '../../adapters/types.js';
 import { conflict, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { recordAudit, type Actor } from '../audit/audit.repository.js';
+import { enqueuePortJob } from '../provisioning/port-job.js';
 import * as repo from './subscription-status.repository.js';
-
-/** The port job the provisioning module registers; restore re-queues it. */
-export const PORT_JOB_KIND = 'provisioning.port';
 
 export type StatusAction = 'suspend' | 'restore';
 
@@ -27,6 +25,22 @@ function portErrorOf(err: unknown): string {
   return 'Switch controller refused the change; the port was not set to the captive portal';
 }
 
+const SERVICE_BILLED_DETAIL = 'This subscription is billed by the service, not by the provider: it is suspended automatically '
+  + 'when an invoice stays unpaid past the grace period and restored automatically when it is paid. '
+  + 'suspend and restore apply only to subscriptions whose billing the provider owns';
+
+/**
+ * Section 1: suspend/restore is for "when the provider owns billing"; when the service bills, its
+ * own dunning suspends and a payment restores. A provider suspension of a service-billed
+ * subscription would never be lifted by a payment, so both actions answer 409 — except restoring a
+ * provider suspension made before this rule, so such a subscription is not stuck.
+ */
+function refuseServiceBilled(s: { service_billed: boolean; status: string; suspended_reason: string | null }, action: StatusAction) {
+  if (!s.service_billed) return;
+  if (action === 'restore' && s.status === 'SUSPENDED' && s.suspended_reason === 'provider') return;
+  throw conflict('conflict', SERVICE_BILLED_DETAIL);
+}
+
 /**
  * Provider-owned billing's suspend/restore (X-Webhook-Secret). suspend: ACTIVE → SUSPENDED
  * (reason 'provider'), then the port goes to the captive portal; restore: SUSPENDED → ACTIVE with
@@ -41,6 +55,7 @@ export function createSubscriptionStatusService(deps: Pick<Deps, 'db' | 'clock' 
     const sub = await db.transaction().execute(async (trx) => {
       const s = await repo.lockProviderSubscription(trx, providerId, subscriptionId);
       if (!s) throw notFound('Subscription not found');
+      refuseServiceBilled(s, 'suspend');
       if (s.status !== 'ACTIVE') {
         throw conflict('conflict', `Cannot suspend a subscription in status ${s.status}; only ACTIVE subscriptions can be suspended`);
       }
@@ -76,6 +91,7 @@ export function createSubscriptionStatusService(deps: Pick<Deps, 'db' | 'clock' 
     return db.transaction().execute(async (trx) => {
       const s = await repo.lockProviderSubscription(trx, providerId, subscriptionId);
       if (!s) throw notFound('Subscription not found');
+      refuseServiceBilled(s, 'restore');
       if (s.status === 'ACTIVE') {
         return { subscription_id: s.id, status: 'ACTIVE', port_changed: false, port_error: null, message: 'Subscription is already ACTIVE; nothing to restore' };
       }
@@ -86,12 +102,7 @@ export function createSubscriptionStatusService(deps: Pick<Deps, 'db' | 'clock' 
       await repo.setStatus(trx, s.id, { status: 'ACTIVE', suspended_reason: null }, now);
       let jobId: string | null = null;
       if (s.location_id) {
-        jobId = (await jobs.enqueue(trx, {
-          kind: PORT_JOB_KIND,
-          payload: { subscription_id: s.id, reason: 'restore' },
-          providerId,
-          subscriptionId: s.id,
-        })).id;
+        jobId = (await enqueuePortJob(trx, jobs, { subscriptionId: s.id, providerId, reason: 'restore' })).id;
       }
       await recordAudit(trx, {
         ...actor, providerId, action: 'subscription.restore', entityType: 'subscription', entityId: s.id,

@@ -137,10 +137,11 @@ export const provisioningRoutes: FastifyPluginAsyncZod = async (app) => {
       summary: 'Staff: confirm an installation (dashboard login only)',
       description:
         'Provider staff (dashboard JWT in `Authorization: Bearer`) confirm that the installation of an own PENDING_INSTALL ' +
-        'subscription is done. The install job must be SHIPPED (else 409). The port of the unit is provisioned by a job and ' +
-        'the install job is COMPLETED. A subscription the provider bills becomes ACTIVE at once; one this service bills gets its ' +
-        'first invoice (the installation month pro rata) and the saved card is charged right after the answer, else the subscriber ' +
-        'is emailed a payment link; it becomes ACTIVE when that payment succeeds (`status` and `payment` say which). ' +
+        'subscription is done. The install job must be SHIPPED (else 409) and is COMPLETED; the unit\'s port is attached. A ' +
+        'subscription the provider bills becomes ACTIVE at once and its port is provisioned by a job (`job_id`); one this service ' +
+        'bills gets its first invoice (the installation month pro rata) and the saved card is charged right after the answer, else ' +
+        'the subscriber is emailed a payment link; it becomes ACTIVE, and its port is provisioned, when that payment succeeds ' +
+        '(`job_id` null until then; `status` and `payment` say which). ' +
         'No webhook fires: poll the session status or the subscription. Not callable with a partner API key.',
       security: [{ bearer: [] }],
       headers: IdempotencyHeader,
@@ -151,7 +152,7 @@ export const provisioningRoutes: FastifyPluginAsyncZod = async (app) => {
         401: Detail.describe('No bearer token: `Not authenticated`'),
         403: Detail.describe('Invalid token, or not a dashboard account'),
         404: Detail.describe('Subscription not found for your provider'),
-        409: Detail.describe('Subscription not PENDING_INSTALL, install job not SHIPPED, or no switch port registered for the unit'),
+        409: Detail.describe('Subscription not PENDING_INSTALL, install job not SHIPPED, no switch port registered for the unit, or the port still held by another subscription'),
         422: Detail.describe('subscription_id is not a UUID'),
       },
     },

@@ -58,7 +58,7 @@ export const serviceabilityRoutes: FastifyPluginAsyncZod = async (app) => {
       description:
         AUTH +
         'Every unit of one building in coverage, each with `available` (false while a pending, pending-install, active or suspended ' +
-        'subscription occupies it). Unavailable units are listed: show them disabled. 404 for an unknown building, a building of ' +
+        'subscription occupies it, or a cancelled one whose end date has not come). Unavailable units are listed: show them disabled. 404 for an unknown building, a building of ' +
         'another provider, or one not in coverage. 300 requests per minute per key. ' + ADVISORY,
       querystring: UnitsQuery,
       response: { 200: UnitsResponse, 401: Detail, 403: Detail, 404: Detail, 422: Detail },

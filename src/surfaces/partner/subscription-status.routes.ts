@@ -21,7 +21,8 @@ export const subscriptionStatusRoutes: FastifyPluginAsyncZod = async (app) => {
         'and its port is switched to the captive portal; if the switch call fails the subscription is still SUSPENDED, with ' +
         '`port_changed: false` and a short `port_error`. `restore` applies to a SUSPENDED subscription: it becomes ACTIVE and port ' +
         'provisioning is re-queued (`port_changed: false`, applied asynchronously). `restore` on an ACTIVE subscription is an ' +
-        'idempotent 200 saying it is already ACTIVE. Any other state answers 409; an unknown subscription or one of another ' +
+        'idempotent 200 saying it is already ACTIVE. Any other state answers 409. A subscription this service bills answers 409 ' +
+        'for both actions (its suspension follows non-payment and a payment lifts it); an unknown subscription or one of another ' +
         'provider answers 404. No webhook fires: the response is the confirmation. There are no billing effects.',
       security: [{ webhookSecret: [] }],
       body: SubscriptionStatusBody,
