@@ -66,11 +66,16 @@ export class RateLimitError extends Error {
   }
 }
 
-/** The limiter's answer for a wait of `retryAfterSeconds`, worded as @fastify/rate-limit words it. */
+/** A wait in words, as @fastify/rate-limit words it: "45 seconds", "1 minute", "15 minutes". */
+export function waitText(seconds: number): string {
+  const [n, unit] = seconds < 60 ? [seconds, 'second'] : [Math.round(seconds / 60), 'minute'];
+  return `${n} ${unit}${n === 1 ? '' : 's'}`;
+}
+
+/** The limiter's answer for a wait of `retryAfterSeconds`. */
 export function rateLimitExceeded(retryAfterSeconds: number): RateLimitError {
   const s = Math.max(1, Math.ceil(retryAfterSeconds));
-  const [n, unit] = s < 60 ? [s, 'second'] : [Math.round(s / 60), 'minute'];
-  return new RateLimitError({ statusCode: 429, error: 'Too Many Requests', message: `Rate limit exceeded, retry in ${n} ${unit}${n === 1 ? '' : 's'}` }, s);
+  return new RateLimitError({ statusCode: 429, error: 'Too Many Requests', message: `Rate limit exceeded, retry in ${waitText(s)}` }, s);
 }
 
 export const badRequest = (code: ErrorCode, message: string) => new AppError(400, code, message);
