@@ -9,4 +9,3 @@ CREATE TABLE credential_failures (
 );
 
 CREATE INDEX credential_failures_subject_idx ON credential_failures (subject, failed_at);
-CREATE INDEX credential_failures_failed_at_idx ON credential_failures (failed_at);
