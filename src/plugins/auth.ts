@@ -39,9 +39,12 @@ export function partnerApiKey(feature?: Feature): Hook {
 
 /** Partner: X-Webhook-Secret, the pre-shared checkout secret. */
 export function webhookSecret(): Hook {
-  return async (request) => {
+  return async (request, reply) => {
     const r = await request.server.deps.auth.authenticateWebhookSecret(header(request, 'x-webhook-secret'));
-    if (!r.ok) throw r.failure === 'missing' ? notAuthenticated() : invalidCredentials();
+    if (!r.ok) {
+      await countRefusedKey(request, reply);
+      throw r.failure === 'missing' ? notAuthenticated() : invalidCredentials();
+    }
     request.webhookProvider = r.principal;
   };
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import { clientNetwork } from '../lib/client-network.js';
 import { RateLimitError } from '../lib/errors.js';
 
 /**
@@ -43,10 +44,11 @@ export type RateLimitName = keyof typeof RATE_LIMITS;
 /**
  * `request.apiKey` is set only by an auth hook that validated the key, and those hooks run before
  * the limiter (plugin and route onRequest hooks come first). An unknown, malformed or merely
- * present key therefore counts against the client IP: inventing prefixes buys no fresh budget.
+ * present key therefore counts against the client IP (an IPv6 client: its /64): inventing prefixes
+ * buys no fresh budget.
  */
 export function bucketOf(request: FastifyRequest): string {
-  return request.apiKey ? `key:${request.apiKey.prefix}` : `ip:${request.ip}`;
+  return request.apiKey ? `key:${request.apiKey.prefix}` : `ip:${clientNetwork(request.ip)}`;
 }
 
 /** Route config for one named limit: `config: { rateLimit: limit('serviceability.check') }`. */

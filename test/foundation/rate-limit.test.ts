@@ -7,10 +7,12 @@ import { RATE_LIMITS } from '../../src/plugins/rate-limit.js';
 const LOGIN_LIMIT = RATE_LIMITS['auth.login'];
 // Small budgets for the bucket tests (the table is read when the routes register).
 const SMALL = 4;
-for (const name of ['location.lookup', 'subscriber.write', 'serviceability.check'] as const) (RATE_LIMITS as Record<string, number>)[name] = SMALL;
+for (const name of ['location.lookup', 'subscriber.write', 'serviceability.check', 'checkout.partner'] as const) (RATE_LIMITS as Record<string, number>)[name] = SMALL;
 
+// Another unknown email each time: 10 failures of one email would lock it (429 {detail}) before the limiter's 429.
+let logins = 0;
 const login = (t: TestApp, prefix: string, o: { headers?: Record<string, string>; ip?: string } = {}) =>
-  t.app.inject({ method: 'POST', url: `${prefix}/auth/login`, payload: { email: 'nobody@example.test', password: 'irrelevant' }, headers: o.headers, remoteAddress: o.ip ?? '10.1.1.1' });
+  t.app.inject({ method: 'POST', url: `${prefix}/auth/login`, payload: { email: `nobody-${++logins}@example.test`, password: 'irrelevant' }, headers: o.headers, remoteAddress: o.ip ?? '10.1.1.1' });
 /** A well-formed key nobody issued: a fresh prefix on every call. */
 let invented = 0;
 const inventedKey = () => `sk_${(++invented).toString(36).padStart(8, 'z')}_${'x'.repeat(40)}`;
@@ -47,6 +49,12 @@ describe('rate limits (memory store)', () => {
     // A malformed key, and none at all, are the same bucket.
     expect((await login(t, '', { ip, headers: { 'x-api-key': 'sk_nonsense' } })).statusCode).toBe(429);
     expect((await login(t, '', { ip })).statusCode).toBe(429);
+  });
+
+  it('an IPv6 client is counted per /64: fresh addresses in one /64 share a bucket, another /64 has its own', async () => {
+    for (let i = 1; i <= LOGIN_LIMIT; i++) expect((await login(t, '', { ip: `2001:db8:7:7::${i.toString(16)}` })).statusCode).toBe(401);
+    expect((await login(t, '', { ip: '2001:db8:7:7:ffff:ffff:ffff:fffe' })).statusCode).toBe(429);
+    expect((await login(t, '', { ip: '2001:db8:7:8::1' })).statusCode).toBe(401);
   });
 
   it('an invented X-API-Key prefix buys no fresh budget on location lookup: made-up keys count against the client IP', async () => {
@@ -89,6 +97,18 @@ describe('rate limits (memory store)', () => {
     expect((await check(p.apiKey)).statusCode).toBe(429);
     expect((await check((await createProvider(t.db)).apiKey)).statusCode).toBe(200);
   });
+
+  it('refused webhook secrets count against the client IP too (then 429 instead of 403)', async () => {
+    const status = () => t.app.inject({
+      method: 'POST', url: '/external-checkout/subscription-status', remoteAddress: '10.7.7.7',
+      headers: { 'x-webhook-secret': `whs_${(++invented).toString(36).padStart(8, 'w')}_${'x'.repeat(40)}` },
+      payload: { subscription_id: '00000000-0000-4000-8000-000000000000', action: 'suspend' },
+    });
+    for (let i = 0; i < SMALL; i++) expect((await status()).statusCode).toBe(403);
+    const r = await status();
+    expect(r.statusCode).toBe(429);
+    expect(r.json()).toEqual(standard429);
+  });
 });
 
 describe('rate limits shared by several processes (postgres store)', () => {
@@ -97,10 +117,10 @@ describe('rate limits shared by several processes (postgres store)', () => {
     const b = await buildApp(a.config, { dbHandle: a.testDb.handle, clock: a.clock, migrate: false });
     await b.ready();
     try {
-      const payload = { email: 'nobody@example.test', password: 'irrelevant' };
       const codes: number[] = [];
       for (let i = 0; i < LOGIN_LIMIT + 2; i++) {
         const app = i % 2 ? b : a.app;
+        const payload = { email: `nobody-${i}@example.test`, password: 'irrelevant' };
         codes.push((await app.inject({ method: 'POST', url: '/auth/login', payload, headers: { 'x-api-key': inventedKey() }, remoteAddress: '10.6.6.6' })).statusCode);
       }
       expect(codes.filter((c) => c === 401)).toHaveLength(LOGIN_LIMIT);

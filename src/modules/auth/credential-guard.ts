@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
+import { clientNetwork } from '../../lib/client-network.js';
 import { sha256 } from '../../lib/crypto.js';
 import { AppError, waitText } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -17,7 +18,7 @@ export const subjects = {
   /** An email without an account locks like an account, so a lock tells nothing about which accounts exist. */
   unknownEmail: (email: string) => `email:${sha256(email.trim().toLowerCase()).toString('hex')}`,
   /** A wrong set-password token names no account (tokens are random and stored hashed): guesses count per client IP. */
-  tokenGuesses: (ip: string) => `set-password-ip:${ip}`,
+  tokenGuesses: (ip: string) => `set-password-ip:${clientNetwork(ip)}`,
 };
 
 /** When the lock formed by `failures` (ms, ascending) ends; -Infinity when none formed. */
