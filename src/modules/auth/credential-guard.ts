@@ -26,7 +26,7 @@ export function lockEnd(failures: number[]): number {
   let end = -Infinity;
   const window: number[] = [];
   for (const t of failures) {
-    if (t < end) continue; // raced in while the lock was forming: not a check that ran on its own
+    if (t < end) continue; // an attempt the lock refused, read before it was taken back
     window.push(t);
     while (window[0] <= t - FAILURE_WINDOW_MS) window.shift();
     if (window.length >= MAX_FAILURES) {
