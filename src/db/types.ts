@@ -112,6 +112,12 @@ export interface CoverageAddresses {
   street: string;
 }
 
+export interface CredentialFailures {
+  failed_at: Timestamp;
+  id: string;
+  subject: string;
+}
+
 export interface CreditNotes {
   amount_cents: number;
   applied_invoice_id: string | null;
@@ -552,6 +558,7 @@ export interface DB {
   buildings: Buildings;
   checkout_sessions: CheckoutSessions;
   coverage_addresses: CoverageAddresses;
+  credential_failures: CredentialFailures;
   credit_notes: CreditNotes;
   customer_notes: CustomerNotes;
   demo_state: DemoState;

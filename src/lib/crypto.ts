@@ -33,10 +33,18 @@ export function parsePrefixedSecret(value: string, kind: 'sk' | 'whs'): { prefix
 
 export const hashPassword = (password: string): Promise<string> => argonHash(password);
 
+let dummyHash: Promise<string> | undefined;
+/** The hash of a random password nobody knows, made once (at startup: the auth service asks for it). */
+export const dummyPasswordHash = (): Promise<string> => (dummyHash ??= hashPassword(randomToken(32)));
+
+/**
+ * Without a hash (no such account, or no password chosen yet) the check still runs, against the
+ * dummy hash with the same parameters, so the answer's timing tells nothing about the account.
+ */
 export async function verifyPassword(hash: string | null, password: string): Promise<boolean> {
-  if (!hash) return false;
   try {
-    return await argonVerify(hash, password);
+    const ok = await argonVerify(hash ?? (await dummyPasswordHash()), password);
+    return ok && hash !== null;
   } catch {
     return false;
   }

@@ -56,6 +56,28 @@ export class AppError extends Error {
   }
 }
 
+/**
+ * A 429 in the rate limiter's standard shape `{statusCode, error, message}` plus Retry-After, on
+ * both surfaces (never the /agent envelope): the limiter throws it, and so do the per-customer limits.
+ */
+export class RateLimitError extends Error {
+  constructor(readonly body: { statusCode: 429; error: string; message: string }, readonly retryAfterSeconds: number) {
+    super(body.message);
+  }
+}
+
+/** A wait in words, as @fastify/rate-limit words it: "45 seconds", "1 minute", "15 minutes". */
+export function waitText(seconds: number): string {
+  const [n, unit] = seconds < 60 ? [seconds, 'second'] : [Math.round(seconds / 60), 'minute'];
+  return `${n} ${unit}${n === 1 ? '' : 's'}`;
+}
+
+/** The limiter's answer for a wait of `retryAfterSeconds`. */
+export function rateLimitExceeded(retryAfterSeconds: number): RateLimitError {
+  const s = Math.max(1, Math.ceil(retryAfterSeconds));
+  return new RateLimitError({ statusCode: 429, error: 'Too Many Requests', message: `Rate limit exceeded, retry in ${waitText(s)}` }, s);
+}
+
 export const badRequest = (code: ErrorCode, message: string) => new AppError(400, code, message);
 export const notFound = (message = 'Not found', code: ErrorCode = 'not_found') => new AppError(404, code, message);
 export const conflict = (code: ErrorCode, message: string) => new AppError(409, code, message);

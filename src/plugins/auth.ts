@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../lib/errors.js';
 import type { ApiKeyPrincipal, Feature, Role, UserPrincipal } from '../modules/auth/auth.service.js';
 import { checksCredential } from './route-contract.js';
+import { countRefusedKey } from './rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -24,9 +25,12 @@ const invalidCredentials = () => new AppError(403, 'invalid_credentials', 'Inval
 
 /** Partner: X-API-Key, optionally demanding a feature/scope. */
 export function partnerApiKey(feature?: Feature): Hook {
-  return checksCredential<Hook>(async (request) => {
+  return checksCredential<Hook>(async (request, reply) => {
     const r = await request.server.deps.auth.authenticateApiKey(header(request, 'x-api-key'));
-    if (!r.ok) throw r.failure === 'missing' ? notAuthenticated() : invalidCredentials();
+    if (!r.ok) {
+      await countRefusedKey(request, reply);
+      throw r.failure === 'missing' ? notAuthenticated() : invalidCredentials();
+    }
     if (feature && !r.principal.features.includes(feature)) {
       throw new AppError(403, 'feature_not_enabled', `API key lacks the ${feature} scope`);
     }
@@ -42,9 +46,12 @@ export function partnerApiKey(feature?: Feature): Hook {
 
 /** Partner: X-Webhook-Secret, the pre-shared checkout secret. */
 export function webhookSecret(): Hook {
-  return checksCredential<Hook>(async (request) => {
+  return checksCredential<Hook>(async (request, reply) => {
     const r = await request.server.deps.auth.authenticateWebhookSecret(header(request, 'x-webhook-secret'));
-    if (!r.ok) throw r.failure === 'missing' ? notAuthenticated() : invalidCredentials();
+    if (!r.ok) {
+      await countRefusedKey(request, reply);
+      throw r.failure === 'missing' ? notAuthenticated() : invalidCredentials();
+    }
     request.webhookProvider = r.principal;
   }, WEBHOOK_SECRET);
 }
@@ -81,9 +88,12 @@ export const DASHBOARD_ROLES: Role[] = ['service_provider', 'platform_admin'];
 
 /** /agent: X-API-Key with agent_api_access; every key failure is 403 invalid_api_key. */
 export function agentApiKey(): Hook {
-  return checksCredential<Hook>(async (request) => {
+  return checksCredential<Hook>(async (request, reply) => {
     const r = await request.server.deps.auth.authenticateApiKey(header(request, 'x-api-key'));
-    if (!r.ok) throw new AppError(403, 'invalid_api_key', 'The API key is missing, invalid, or its account is disabled');
+    if (!r.ok) {
+      await countRefusedKey(request, reply);
+      throw new AppError(403, 'invalid_api_key', 'The API key is missing, invalid, or its account is disabled');
+    }
     if (!r.principal.features.includes('agent_api_access')) {
       throw new AppError(403, 'feature_not_enabled', 'This API key does not have the agent_api_access feature');
     }

@@ -1,13 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
-import { AppError, type ErrorCode, type ValidationDetail } from '../lib/errors.js';
-
-/** Thrown by the rate limiter; answered in the library's standard shape on both surfaces. */
-export class RateLimitError extends Error {
-  constructor(readonly body: { statusCode: 429; error: string; message: string }, readonly retryAfterSeconds: number) {
-    super(body.message);
-  }
-}
+import { AppError, RateLimitError, type ErrorCode, type ValidationDetail } from '../lib/errors.js';
 
 // Connection-level database failures: the request fails cleanly with 503 and the pool recovers.
 const DB_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006', '53300']);

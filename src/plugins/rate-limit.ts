@@ -1,12 +1,13 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
-import { RateLimitError } from './error-handlers.js';
+import { clientNetwork } from '../lib/client-network.js';
+import { RateLimitError } from '../lib/errors.js';
 
 /**
- * Every per-route limit in one table (requests per minute). Buckets are the API-key prefix when an
- * X-API-Key header is present, else the client IP; the limit's name is part of the bucket, so a
+ * Every per-route limit in one table (requests per minute). Buckets are the API-key prefix once an
+ * auth hook has accepted the key, else the client IP; the limit's name is part of the bucket, so a
  * route mounted at `/` and at `/api/v1` shares one budget.
  */
 export const RATE_LIMITS = {
@@ -40,15 +41,14 @@ export const RATE_LIMITS = {
 
 export type RateLimitName = keyof typeof RATE_LIMITS;
 
-const KEY_PREFIX = /^(?:sk)_([a-z0-9]{8})_/;
-
+/**
+ * `request.apiKey` is set only by an auth hook that validated the key, and those hooks run before
+ * the limiter (plugin and route onRequest hooks come first). An unknown, malformed or merely
+ * present key therefore counts against the client IP (an IPv6 client: its /64): inventing prefixes
+ * buys no fresh budget.
+ */
 export function bucketOf(request: FastifyRequest): string {
-  const key = request.headers['x-api-key'];
-  if (typeof key === 'string') {
-    const m = KEY_PREFIX.exec(key);
-    if (m) return `key:${m[1]}`;
-  }
-  return `ip:${request.ip}`;
+  return request.apiKey ? `key:${request.apiKey.prefix}` : `ip:${clientNetwork(request.ip)}`;
 }
 
 /** Route config for one named limit: `config: { rateLimit: limit('serviceability.check') }`. */
@@ -58,6 +58,17 @@ export function limit(name: RateLimitName) {
     timeWindow: 60_000,
     keyGenerator: (request: FastifyRequest) => `${name}|${bucketOf(request)}`,
   };
+}
+
+/**
+ * A key route's auth hook refuses a bad key before the route's limiter runs, so the limiter never
+ * counts that request. The hook calls this first: the request counts against the route's limit
+ * under the client IP (429 once spent), so a stream of invented keys is limited like any other.
+ */
+export async function countRefusedKey(request: FastifyRequest, reply: FastifyReply) {
+  const rateLimit = request.routeOptions.config?.rateLimit;
+  if (!rateLimit || !request.server.hasDecorator('rateLimit')) return;
+  await request.server.rateLimit(rateLimit).call(request.server, request, reply);
 }
 
 type IncrCallback = (err: Error | null, res?: { current: number; ttl: number }) => void;

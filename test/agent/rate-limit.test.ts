@@ -44,6 +44,22 @@ describe('/agent rate limits', () => {
     expect(search2.status).toBe(200);
   });
 
+  it('an invented key counts against the client IP: after the budget of 403 invalid_api_key, the standard 429; a valid key from that IP keeps its own bucket', async () => {
+    const url = '/agent/customers/search?q=nobody';
+    for (let i = 0; i < BUDGET; i++) {
+      const r = await kit.call('GET', url, { key: `sk_${String(i).padStart(8, 'q')}_${'x'.repeat(40)}` });
+      expect(r.status).toBe(403);
+      expect(r.body.error.code).toBe('invalid_api_key');
+    }
+    const limited = await kit.call('GET', url, { key: `sk_qqqqqqqz_${'x'.repeat(40)}` });
+    expect(limited.status).toBe(429);
+    expect(limited.body).toEqual({ statusCode: 429, error: 'Too Many Requests', message: expect.stringMatching(/^Rate limit exceeded/) });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await kit.call('GET', url, { key: null })).status).toBe(429);
+    const valid = await kit.call('GET', url, { key: (await createProvider(kit.t.db)).apiKey });
+    expect(valid.status).toBe(200);
+  });
+
   it('every /agent route of this surface is limited: a fresh key spends each route\'s budget, then 429 (standard shape)', async () => {
     const id = newId();
     const routes = [

@@ -28,6 +28,7 @@ const TABLES = {
   verified_sessions: ['id'],
   link_tokens: ['id'],
   rate_limit_buckets: ['bucket'],
+  credential_failures: ['id'],
 } as const;
 type Table = keyof typeof TABLES;
 type Row = Record<string, unknown>;
@@ -186,6 +187,13 @@ describe('maintenance.retention: what it deletes and what it keeps', () => {
       ('ended-59-min-ago', 9, now() - interval '59 minutes'),
       ('running', 3, now() + interval '1 minute')`.execute(t.db);
     gone.rate_limit_buckets.push('ended-61-min-ago');
+    // Rule 5: credential failures an hour after they happened, by the injected clock.
+    const failures = { old: newId(), recent: newId() };
+    await t.db.insertInto('credential_failures').values([
+      { id: failures.old, subject: 'user:x', failed_at: new Date(new Date(NOW).getTime() - 61 * 60_000) },
+      { id: failures.recent, subject: 'user:x', failed_at: new Date(new Date(NOW).getTime() - 59 * 60_000) },
+    ]).execute();
+    gone.credential_failures.push(failures.old);
 
     before = await snapshot(t);
   });
@@ -195,7 +203,7 @@ describe('maintenance.retention: what it deletes and what it keeps', () => {
     const info = vi.spyOn(t.deps.log, 'info');
     const { id: runId, result } = await runRetention(t);
     const expected = Object.fromEntries(Object.entries(gone).map(([k, v]) => [k, v.length]));
-    expect(expected).toEqual({ jobs: 6, webhook_deliveries: 3, webhook_attempts: 6, idempotency_records: 1, verification_codes: 1, verified_sessions: 1, link_tokens: 1, rate_limit_buckets: 1 });
+    expect(expected).toEqual({ jobs: 6, webhook_deliveries: 3, webhook_attempts: 6, idempotency_records: 1, verification_codes: 1, verified_sessions: 1, link_tokens: 1, rate_limit_buckets: 1, credential_failures: 1 });
     expect(result).toEqual({ cutoff: CUTOFF.toISOString(), deleted: expected });
     expect(info).toHaveBeenCalledWith({ retention_days: 30, cutoff: CUTOFF.toISOString(), deleted: expected }, 'retention: old rows deleted');
     info.mockRestore();
@@ -214,7 +222,7 @@ describe('maintenance.retention: what it deletes and what it keeps', () => {
 
   it('a second run finds nothing more to delete (the kept rows stay kept)', async () => {
     const { result } = await runRetention(t);
-    expect(result.deleted).toEqual({ jobs: 0, webhook_deliveries: 0, webhook_attempts: 0, idempotency_records: 0, verification_codes: 0, verified_sessions: 0, link_tokens: 0, rate_limit_buckets: 0 });
+    expect(result.deleted).toEqual({ jobs: 0, webhook_deliveries: 0, webhook_attempts: 0, idempotency_records: 0, verification_codes: 0, verified_sessions: 0, link_tokens: 0, rate_limit_buckets: 0, credential_failures: 0 });
   });
 
   it('a row kept for a reason goes in a later run once the reason is gone (the blocker once its follower settled, a delivery once its job finished); the newest provisioning jobs of each subscription stay', async () => {

@@ -98,7 +98,7 @@ beforeAll(async () => {
   headers = { 'x-api-key': p.apiKey, 'x-webhook-secret': p.webhookSecret, 'x-verified-session': 'not-a-session' };
   (headers as any).subscriberAuth = `Bearer ${subJwt.access_token}`;
   (headers as any).dashboardAuth = `Bearer ${adminJwt.access_token}`;
-  const r = await sql<{ tablename: string }>`SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename NOT IN ('schema_migrations', 'rate_limit_buckets', 'idempotency_records', 'audit_entries')`.execute(t.db);
+  const r = await sql<{ tablename: string }>`SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename NOT IN ('schema_migrations', 'rate_limit_buckets', 'credential_failures', 'idempotency_records', 'audit_entries')`.execute(t.db);
   tables = r.rows.map((x) => x.tablename);
 });
 afterAll(() => t.close());

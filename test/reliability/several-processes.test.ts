@@ -60,7 +60,8 @@ describe.skipIf(!usingPostgres())('two server processes on one database behave a
       const r = await fetch(`${servers[i % 2].url}/auth/login`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-api-key': 'sk_mproctst_' + 'x'.repeat(40) },
-        body: JSON.stringify({ email: 'nobody@example.test', password: 'irrelevant' }),
+        // Another email each time: 10 failures of one would lock it (429 {detail}) before the limit.
+        body: JSON.stringify({ email: `nobody-${i}@example.test`, password: 'irrelevant' }),
       });
       codes.push(r.status);
     }

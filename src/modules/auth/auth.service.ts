@@ -2,9 +2,10 @@ import { LRUCache } from 'lru-cache';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
-import { bytesEqual, parsePrefixedSecret, sha256, verifyPassword } from '../../lib/crypto.js';
+import { bytesEqual, dummyPasswordHash, parsePrefixedSecret, sha256, verifyPassword } from '../../lib/crypto.js';
 import { isUuid } from '../../lib/ids.js';
 import * as repo from './auth.repository.js';
+import { createCredentialGuard, subjects } from './credential-guard.js';
 
 export type Feature = 'agent_api_access' | 'provisioning:write' | 'serviceability:read';
 export type Role = 'subscriber' | 'service_provider' | 'platform_admin';
@@ -115,11 +116,19 @@ export function createAuthService({ db, clock, jwtSecret, jwtTtlSeconds }: AuthD
     };
   }
 
-  /** Email + password; the same answer for an unknown email and a wrong password. */
+  const guard = createCredentialGuard({ db, clock });
+  void dummyPasswordHash();
+
+  /**
+   * Email + password. An unknown email answers, costs (one hash check) and locks like a wrong
+   * password; 10 failures of one account in 15 minutes lock its logins for 15 minutes, from any IP.
+   */
   async function login(email: string, password: string) {
     const user = await repo.findUserByEmail(db, email);
+    const attempt = await guard.begin(user ? subjects.account(user.id) : subjects.unknownEmail(email), 'Too many failed logins for this account');
     const ok = await verifyPassword(user?.password_hash ?? null, password);
     if (!user || !ok || user.disabled) return null;
+    await attempt.succeeded();
     return issueJwt(user);
   }
 

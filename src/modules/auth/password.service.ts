@@ -1,11 +1,18 @@
 import type { Deps } from '../../container.js';
 import { AppError } from '../../lib/errors.js';
 import { hashPassword } from '../../lib/crypto.js';
+import { createCredentialGuard, subjects } from './credential-guard.js';
 import { consumeLinkToken } from './link-tokens.js';
 
 export function createPasswordService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
-  /** POST /auth/set-password: reset, activation and staff-invite links all end here. */
-  async function setPasswordWithToken(token: string, password: string) {
+  const guard = createCredentialGuard({ db, clock });
+
+  /**
+   * POST /auth/set-password: reset, activation and staff-invite links all end here. 10 unusable
+   * tokens from one client IP in 15 minutes lock that IP out of this route for 15 minutes.
+   */
+  async function setPasswordWithToken(token: string, password: string, clientIp: string) {
+    const attempt = await guard.begin(subjects.tokenGuesses(clientIp), 'Too many invalid links from this address');
     const hash = await hashPassword(password);
     await db.transaction().execute(async (trx) => {
       const row = await consumeLinkToken(trx, clock, token, ['password_reset', 'activation', 'staff_invite']);
@@ -16,6 +23,7 @@ export function createPasswordService({ db, clock }: Pick<Deps, 'db' | 'clock'>)
         .where('user_id', '=', row.user_id).where('used_at', 'is', null)
         .where('purpose', 'in', ['password_reset', 'activation', 'staff_invite']).execute();
     });
+    await attempt.succeeded();
   }
   return { setPasswordWithToken };
 }

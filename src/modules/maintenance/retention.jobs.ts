@@ -1,6 +1,7 @@
 import type { Deps } from '../../container.js';
 import {
   deleteEndedRateLimitWindows,
+  deleteOldCredentialFailures,
   deleteExpired,
   deleteFinishedJobs,
   deleteSettledDeliveries,
@@ -12,7 +13,7 @@ export const RETENTION_JOB_KIND = 'maintenance.retention';
 
 const DAY_MS = 86_400_000;
 
-export type RetentionCounts = Record<'jobs' | 'webhook_deliveries' | 'webhook_attempts' | ExpiringTable | 'rate_limit_buckets', number>;
+export type RetentionCounts = Record<'jobs' | 'webhook_deliveries' | 'webhook_attempts' | ExpiringTable | 'rate_limit_buckets' | 'credential_failures', number>;
 
 /**
  * Deletes what nobody can need any more, RETENTION_DAYS after it ended (rules: docs/decisions.md
@@ -34,6 +35,7 @@ export async function runRetention(deps: Pick<Deps, 'db' | 'clock' | 'log' | 'co
     verified_sessions: 0,
     link_tokens: 0,
     rate_limit_buckets: (await deleteEndedRateLimitWindows(deps.db)).deleted,
+    credential_failures: (await deleteOldCredentialFailures(deps.db, deps.clock.now())).deleted,
   };
   for (const table of EXPIRING_TABLES) counts[table] = (await deleteExpired(deps.db, table, cutoff)).deleted;
   deps.log.info({ retention_days: days, cutoff: cutoff.toISOString(), deleted: counts }, 'retention: old rows deleted');

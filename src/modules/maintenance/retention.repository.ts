@@ -33,7 +33,7 @@ async function walk<C extends Record<string, number>>(step: (after: Cursor | nul
 }
 
 export interface BatchedDelete {
-  table: 'jobs' | 'idempotency_records' | 'verification_codes' | 'verified_sessions' | 'link_tokens' | 'rate_limit_buckets';
+  table: 'jobs' | 'idempotency_records' | 'verification_codes' | 'verified_sessions' | 'link_tokens' | 'rate_limit_buckets' | 'credential_failures';
   /** Primary-key columns in index order. */
   key: readonly string[];
   /** Which rows may go; the table is aliased `t`. */
@@ -94,6 +94,11 @@ export function deleteExpired(db: Executor, table: ExpiringTable, cutoff: Date) 
  */
 export function deleteEndedRateLimitWindows(db: Executor) {
   return deleteInBatches(db, { table: 'rate_limit_buckets', key: ['bucket'], deletable: sql<boolean>`t.window_ends_at < now() - interval '1 hour'` });
+}
+
+/** Failed credential checks count for 30 minutes at most (a lock's window and its length); an hour later they go. */
+export function deleteOldCredentialFailures(db: Executor, now: Date) {
+  return deleteInBatches(db, { table: 'credential_failures', key: ['id'], deletable: sql<boolean>`t.failed_at < ${new Date(now.getTime() - 3_600_000)}` });
 }
 
 /**

@@ -1,16 +1,21 @@
 import type { Deps } from '../../container.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { hashPassword, verifyPassword } from '../../lib/crypto.js';
+import { createCredentialGuard, subjects } from '../auth/credential-guard.js';
 import { findUser } from './subscriber.repository.js';
 
 /** PATCH /subscriber/me/password: the current password proves the caller; other links stop working. */
 export function createSubscriberPasswordService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
+  const guard = createCredentialGuard({ db, clock });
   async function changePassword(userId: string, currentPassword: string, newPassword: string) {
     const user = await findUser(db, userId);
     if (!user) throw notFound('Account not found');
+    // The login's count: a stolen token must not buy more guesses at the password than the login form.
+    const attempt = await guard.begin(subjects.account(userId), 'Too many wrong passwords for this account');
     if (!(await verifyPassword(user.password_hash, currentPassword))) {
       throw new AppError(400, 'bad_request', 'Current password is incorrect');
     }
+    await attempt.succeeded();
     const hash = await hashPassword(newPassword);
     await db.transaction().execute(async (trx) => {
       const now = clock.now();

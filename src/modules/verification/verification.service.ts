@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { Deps } from '../../container.js';
 import { AdapterError } from '../../adapters/types.js';
 import { bytesEqual, sha256 } from '../../lib/crypto.js';
-import { AppError, dependencyFailed, serviceUnavailable } from '../../lib/errors.js';
+import { AppError, dependencyFailed, rateLimitExceeded, serviceUnavailable } from '../../lib/errors.js';
 import { newId, randomToken, sixDigitCode } from '../../lib/ids.js';
 import { maskEmail, maskPhone } from '../../lib/mask.js';
 import { recordAudit, type Actor } from '../audit/audit.repository.js';
@@ -72,12 +72,8 @@ export function createVerificationService(deps: Pick<Deps, 'db' | 'clock' | 'mai
       if (recent.length >= MAX_ISSUES_PER_WINDOW) {
         const freeAt = new Date(recent[recent.length - MAX_ISSUES_PER_WINDOW].created_at).getTime() + ISSUE_WINDOW_MS;
         const retryAfter = Math.max(1, Math.ceil((freeAt - now.getTime()) / 1000));
-        throw new AppError(
-          429,
-          'rate_limited',
-          `At most ${MAX_ISSUES_PER_WINDOW} codes per customer in 10 minutes; retry in ${retryAfter} s or escalate with a ticket`,
-          { headers: { 'retry-after': String(retryAfter) } },
-        );
+        // The standard rate-limit 429 like every other 429 of /agent (agent document), not the envelope.
+        throw rateLimitExceeded(retryAfter);
       }
       await repo.supersedeOpenCodes(trx, customer.id);
       const id = newId();

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { limit } from '../../plugins/rate-limit.js';
 import { actorOf } from '../../modules/audit/audit.repository.js';
 import { createVerificationService } from '../../modules/verification/verification.service.js';
-import { describeRoute, err, ErrorEnvelope, SECURITY_KEY, StandardRateLimit, Timestamp, Uuid } from './common.schemas.js';
+import { describeRoute, err, SECURITY_KEY, StandardRateLimit, Timestamp, Uuid } from './common.schemas.js';
 
 const CustomerId = Uuid.describe('The customer id (UUID) from GET /agent/customers/search');
 
@@ -24,8 +24,8 @@ export const verifyRoutes: FastifyPluginAsyncZod = async (app) => {
       description: describeRoute(
         'Sends a 6-digit one-time code to the customer\'s contact email on file (or, with channel "sms", to the mobile number on file). ' +
           'The code is valid 10 minutes and works once; issuing a new code makes the previous one invalid. Ask the caller to read ' +
-          'the code back and pass it to POST /agent/verify/check. At most 5 codes per customer in 10 minutes: the 6th answers 429 ' +
-          'with the envelope code `rate_limited` and Retry-After (unlike the per-key rate limiter\'s 429, which has no envelope). ' +
+          'the code back and pass it to POST /agent/verify/check. At most 5 codes per customer in 10 minutes: the 6th answers ' +
+          'the standard rate-limit 429 (no envelope, like every 429 of /agent) with Retry-After: wait, or escalate with a ticket. ' +
           'channel "sms" answers 503 dependency_unconfigured until SMS is set up for your provider account: use email instead.',
       ),
       security: SECURITY_KEY,
@@ -44,7 +44,7 @@ export const verifyRoutes: FastifyPluginAsyncZod = async (app) => {
         403: err('invalid_api_key or feature_not_enabled'),
         404: err('customer_not_found: no such customer for your provider (also for another provider\'s customer)'),
         422: err('unprocessable: channel "sms" for a customer with no mobile number on file (use email)'),
-        429: z.union([ErrorEnvelope, StandardRateLimit]).describe('Envelope `rate_limited`: 5 codes for this customer in 10 minutes (wait Retry-After seconds, or escalate with a ticket). No envelope: the per-key rate limiter'),
+        429: StandardRateLimit.describe('Standard rate-limit response (no envelope): 5 codes for this customer in 10 minutes, or the per-key limit. Wait Retry-After seconds, or escalate with a ticket'),
         500: err('internal_error'),
         502: err('dependency_failed: the SMS gateway refused the message (use email)'),
         503: err('dependency_unconfigured: SMS is not configured for your provider account (use email)'),

@@ -65,10 +65,11 @@ export const subscriberRoutes: FastifyPluginAsyncZod = async (app) => {
       summary: 'Change the password',
       description:
         'Needs the current password. A wrong current password answers 400 `Current password is incorrect`; a new password under ' +
-        '10 characters answers 422. Outstanding password-reset and activation links stop working, and so does every token issued before the change, this request\'s own included: log in again with the new password.',
+        '10 characters answers 422. Outstanding password-reset and activation links stop working, and so does every token issued before the change, this request\'s own included: log in again with the new password. ' +
+        'Wrong current passwords count with failed logins: 10 within 15 minutes lock both for 15 minutes (429 with Retry-After).',
       security,
       body: PasswordBody,
-      response: { 200: PasswordResponse, 400: Detail.describe('`Current password is incorrect`'), ...AUTH, 422: Detail },
+      response: { 200: PasswordResponse, 400: Detail.describe('`Current password is incorrect`'), ...AUTH, 422: Detail, 429: Detail.describe('Locked after 10 wrong passwords or failed logins (wait Retry-After seconds)') },
     },
   }, (request) => passwords.changePassword(request.user!.userId, request.body.current_password, request.body.new_password));
 
