@@ -111,7 +111,7 @@ function assertShape(url: string, status: number, body: string, contentType = 'a
 }
 
 beforeAll(async () => {
-  t = await buildTestApp();
+  t = await buildTestApp({ env: { SANDBOX: 'true' } });
   const p = await createProvider(t.db);
   const sub = await createUser(t.db, { role: 'subscriber' });
   customerId = (await createSubscriber(t.db, p.id, { userId: sub.id })).id;

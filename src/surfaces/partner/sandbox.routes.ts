@@ -88,7 +88,7 @@ export const sandboxRoutes: FastifyPluginAsyncZod = async (app) => {
         message: r.message,
         session: r.session,
         payAction: null,
-        result: { subscription_id: r.subscription_id, subscriber_id: r.subscriber_id, route: r.route, statusUrl: `${base.replace(/\/sandbox\/checkout$/, '')}/external-checkout/sessions/${b.session_id}/status` },
+        result: { route: r.route, statusUrl: `${base.replace(/\/sandbox\/checkout$/, '')}/external-checkout/sessions/${b.session_id}/status` },
       });
     } catch (err) {
       return failure(reply, err, { values });
