@@ -7,6 +7,7 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { createContainer, type Deps, type DepsOverrides } from './container.js';
 import { genReqId } from './plugins/request-id.js';
 import { registerDocs } from './plugins/docs.js';
+import { registerPageHeaders } from './plugins/page-headers.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
 import { registerIdempotencyStore } from './plugins/idempotency.js';
 import { agentSurface } from './surfaces/agent/index.js';
@@ -92,9 +93,12 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', String(request.id));
+    // No response may be sniffed into another type (a JSON body rendered as HTML).
+    reply.header('x-content-type-options', 'nosniff');
   });
 
   registerIdempotencyStore(app);
+  await registerPageHeaders(app);
   await registerDocs(app);
   await registerRateLimit(app, { enabled: config.RATE_LIMIT_ENABLED, store: config.RATE_LIMIT_STORE, db: deps.db });
 

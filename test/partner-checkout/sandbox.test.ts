@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { expectPageHeaders } from '../helpers/page-headers.js';
 import { createBuilding, createCheckoutSession, createLocation, createPlanVersion, createProvider, createSubscriber } from '../helpers/factories.js';
 
 let t: TestApp;
@@ -35,6 +36,8 @@ describe('sandbox checkout page', () => {
     expect(r.body).toContain('action="/sandbox/checkout/pay"');
     expect(r.body).toMatch(/<button type="submit">Pay /);
     expect((await row(w.session.session_id)).status).toBe('redirected');
+    expectPageHeaders(r, { token: true });
+    expect(String(r.headers['content-security-policy'])).not.toContain('script-src');
   });
 
   it('Pay completes the session on the provider\'s behalf: subscription created, session completed, status shows it', async () => {
