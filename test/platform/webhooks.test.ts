@@ -610,6 +610,32 @@ describe('webhook delivery: an endpoint that stopped answering', () => {
   });
 });
 
+describe('delivery in production (NODE_ENV=production)', () => {
+  it('never connects to an internal address: an address literal, a name that resolves to one, or plain http; the same URL outside production is delivered', async () => {
+    const p = await createProvider(t.db, { webhookUrl: null });
+    rx.trust(p.signingSecret);
+    rx.reset();
+    const req = (id: string) => signWebhook(p.signingSecret, id, t.clock.now(), '{}');
+    const port = new URL(rx.url).port;
+    const cases: [string, RegExp][] = [
+      [rx.url, /must be https in production/],
+      [`https://127.0.0.1:${port}/hook`, /internal address/],
+      [`https://[::ffff:127.0.0.1]:${port}/hook`, /internal address/],
+      // The name resolves to loopback when connecting: refused then (what DNS rebinding would need).
+      [`https://localhost:${port}/hook`, /localhost resolves to an internal address/],
+    ];
+    for (const [url, message] of cases) {
+      const r = await postWebhook(url, req('msg_guarded'), { timeoutMs: 2000, now: t.clock.now(), publicOnly: true });
+      expect(r, url).toMatchObject({ ok: false, statusCode: null });
+      expect(r.error, url).toMatch(message);
+    }
+    expect(rx.ids()).toEqual([]);
+    const open = await postWebhook(rx.url, req('msg_open'), { timeoutMs: 2000, now: t.clock.now() });
+    expect(open.ok).toBe(true);
+    expect(rx.ids()).toEqual(['msg_open']);
+  });
+});
+
 describe('configureWebhookEndpoint', () => {
   it('sets the URL, keeps the existing signing secret and sends the waiting deliveries at once, signed with it', async () => {
     const p = await createProvider(t.db, { webhookUrl: null });
