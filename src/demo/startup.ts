@@ -24,7 +24,7 @@ export function demoStartEnv(env: NodeJS.ProcessEnv): { env: NodeJS.ProcessEnv; 
     if (embedded && !production) {
       return { env: { ...env, SANDBOX: 'true' }, sandboxNote: 'on (SANDBOX=true by default on the embedded demo database; set SANDBOX=false to turn it off)' };
     }
-    return { env, sandboxNote: 'off (SANDBOX unset)' };
+    return { env, sandboxNote: 'off (SANDBOX unset; the demo\'s checkout links need SANDBOX=true)' };
   }
   return { env, sandboxNote: `SANDBOX=${env.SANDBOX}` };
 }
