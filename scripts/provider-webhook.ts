@@ -2,6 +2,8 @@
 // sets where a provider's webhooks go on DATABASE_URL (or the embedded database), gives it a signing
 // secret when it has none (or a new one with --rotate-secret; printed once) and sends the deliveries
 // that waited in the outbox for a URL now. No API route changes a provider's webhook endpoint.
+// With NODE_ENV=production the URL must be https and must not resolve to a private, loopback or
+// link-local address; elsewhere http is accepted on loopback only (src/lib/outbound-url.ts).
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { ConfigError, loadConfig } from '../src/config.js';
@@ -11,7 +13,7 @@ import { systemClock } from '../src/lib/clock.js';
 import { configureWebhookEndpoint, EndpointError } from '../src/webhooks/endpoint.js';
 import { createWebhooks } from '../src/webhooks/outbox.js';
 
-const USAGE = 'usage: npm run provider:webhook -- --provider <provider id> (--url <http(s) URL> [--rotate-secret] | --clear)';
+const USAGE = 'usage: npm run provider:webhook -- --provider <provider id> (--url <https URL; http only on loopback outside production> [--rotate-secret] | --clear)';
 
 function fail(message: string, code = 1): never {
   console.error(message);
@@ -40,7 +42,7 @@ const handle = await createDb({ databaseUrl: config.DATABASE_URL, embeddedDir: c
 try {
   const jobs = createJobQueue({ db: handle.db, clock: systemClock, log: pino({ level: 'silent' }), config });
   const webhooks = createWebhooks({ jobs, clock: systemClock });
-  const r = await configureWebhookEndpoint({ db: handle.db, webhooks }, args.provider, { url: args.clear ? null : args.url!, rotateSecret: args['rotate-secret'] });
+  const r = await configureWebhookEndpoint({ db: handle.db, webhooks, production: config.NODE_ENV === 'production' }, args.provider, { url: args.clear ? null : args.url!, rotateSecret: args['rotate-secret'] });
   console.log(`provider ${r.providerName} (${r.providerId})`);
   console.log(r.url ? `webhook URL: ${r.url}` : 'webhook URL removed: deliveries wait in the outbox until one is set');
   if (r.newSecret) console.log(`new signing secret (shown once; the receiver verifies signatures with it): ${r.newSecret}`);

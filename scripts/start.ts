@@ -1,9 +1,10 @@
 // `npm start`: the real server, with the demo dataset loaded into an empty database first
 // (see src/demo/startup.ts) and a banner saying how to call it.
-import { ensureDemo, type DemoAtStart } from '../src/demo/startup.js';
+import { demoStartEnv, ensureDemo, type DemoAtStart } from '../src/demo/startup.js';
 import { loadConfigOrExit, startServer } from '../src/server.js';
 
-const config = loadConfigOrExit();
+const { env, sandboxNote } = demoStartEnv(process.env);
+const config = loadConfigOrExit(env);
 let demo: DemoAtStart = { document: null, note: '' };
 const { baseUrl } = await startServer(config, {
   beforeListen: async (app) => {
@@ -23,6 +24,7 @@ process.stdout.write(
     `  Partner API explorer  ${baseUrl}/docs         (OpenAPI: ${baseUrl}/openapi.json)`,
     `  Main provider API key ${key}`,
     `  Demo                  ${demo.note}`,
+    `  Sandbox checkout page ${sandboxNote}`,
     '',
     'Try:',
     `  curl -s ${q(`${baseUrl}/agent/customers/search?q=${encodeURIComponent(searchName)}`)} -H ${q(`X-API-Key: ${key}`)}`,

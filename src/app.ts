@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type RouteOptions } from 'fastify';
-import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
 import { createDb, type DbHandle } from './db/database.js';
 import { migrate } from './db/migrate.js';
@@ -7,6 +7,7 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { createContainer, type Deps, type DepsOverrides } from './container.js';
 import { genReqId } from './plugins/request-id.js';
 import { registerDocs } from './plugins/docs.js';
+import { registerPageHeaders } from './plugins/page-headers.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
 import { registerIdempotencyStore } from './plugins/idempotency.js';
 import { agentSurface } from './surfaces/agent/index.js';
@@ -14,6 +15,7 @@ import { partnerSurface, internalSurface } from './surfaces/partner/index.js';
 import { partnerNotFound } from './plugins/error-handlers.js';
 import { registerBenchFloors } from './plugins/bench-floors.js';
 import { requestSerializer } from './plugins/log-redaction.js';
+import { textSafeValidatorCompiler } from './plugins/text-input.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -72,7 +74,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     },
     bodyLimit: 1_048_576,
   }).withTypeProvider<ZodTypeProvider>();
-  app.setValidatorCompiler(validatorCompiler);
+  app.setValidatorCompiler(textSafeValidatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
   const ownsDb = !opts.dbHandle;
@@ -92,9 +94,12 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', String(request.id));
+    // No response may be sniffed into another type (a JSON body rendered as HTML).
+    reply.header('x-content-type-options', 'nosniff');
   });
 
   registerIdempotencyStore(app);
+  await registerPageHeaders(app);
   await registerDocs(app);
   await registerRateLimit(app, { enabled: config.RATE_LIMIT_ENABLED, store: config.RATE_LIMIT_STORE, db: deps.db });
 

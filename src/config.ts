@@ -36,7 +36,7 @@ const schema = z.object({
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(15000),
   WEBHOOK_UNRESPONSIVE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),
   SEARCH_FUZZY_TIMEOUT_MS: z.coerce.number().int().min(1).max(60000).default(1000),
-  SANDBOX: bool.default(true),
+  SANDBOX: bool.default(false),
   BENCH_ROUTES: bool.default(false),
   SIMULATOR_FAULTS: z.string().regex(FAULT_SPEC_RE, 'expected e.g. "switch=slow:3000,billing=unreachable"').optional(),
   DEMO_SEED: bool.default(true),
@@ -62,6 +62,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const c = parsed.data;
   if (c.NODE_ENV === 'production' && !c.JWT_SECRET) {
     throw new ConfigError('invalid configuration: JWT_SECRET: required when NODE_ENV=production');
+  }
+  // The sandbox page completes checkouts without a payment: never on a production server.
+  if (c.NODE_ENV === 'production' && c.SANDBOX) {
+    throw new ConfigError('invalid configuration: SANDBOX: must not be true when NODE_ENV=production');
   }
   let jwtSecret = c.JWT_SECRET;
   return {

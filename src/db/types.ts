@@ -459,6 +459,7 @@ export interface TicketComments {
 
 export interface Tickets {
   article: string;
+  caller_verified: Generated<boolean>;
   contact_email: string;
   created_at: Generated<Timestamp>;
   id: string;

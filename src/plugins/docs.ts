@@ -3,6 +3,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import { deriveRouteContract } from './route-contract.js';
+import { DOCS_HEADERS } from './page-headers.js';
 
 type Spec = Record<string, any>;
 
@@ -72,6 +73,24 @@ function pick(spec: Spec, keep: (path: string) => boolean, info: Spec, servers: 
 export const agentSpec = (app: FastifyInstance): Spec => pick(app.swagger() as Spec, isAgentPath, AGENT_INFO, AGENT_SERVERS);
 export const partnerSpec = (app: FastifyInstance): Spec => pick(app.swagger() as Spec, (p) => !isAgentPath(p), PARTNER_INFO, PARTNER_SERVERS);
 
+// swagger-ui's own CSP (its inline scripts and styles by hash, assets from 'self'), tightened: no
+// framing, no third-party validator badge, and no upgrade-insecure-requests (a local http server
+// would lose its own assets).
+const tightenCsp = (csp: string) =>
+  csp.replace("frame-ancestors 'self'", "frame-ancestors 'none'").replace(' validator.swagger.io', '').replace(/\s*upgrade-insecure-requests;?/, '');
+
+const DOCS_UI = {
+  staticCSP: true,
+  transformStaticCSP: tightenCsp,
+  uiConfig: { validatorUrl: null },
+  uiHooks: {
+    onRequest: (_request: unknown, reply: { headers: (h: Record<string, string>) => unknown }, done: () => void) => {
+      reply.headers(DOCS_HEADERS);
+      done();
+    },
+  },
+};
+
 export async function registerDocs(app: FastifyInstance) {
   // Before any route: every route's security and 401/403/429 responses come from its hooks and limit.
   app.addHook('onRoute', deriveRouteContract);
@@ -85,10 +104,10 @@ export async function registerDocs(app: FastifyInstance) {
   });
   // Two explorers over one route table, each showing only its surface.
   await app.register(async (scope) => {
-    await scope.register(swaggerUi, { routePrefix: '/agent/docs', transformSpecification: () => agentSpec(app) });
+    await scope.register(swaggerUi, { routePrefix: '/agent/docs', transformSpecification: () => agentSpec(app), ...DOCS_UI });
   });
   await app.register(async (scope) => {
-    await scope.register(swaggerUi, { routePrefix: '/docs', transformSpecification: () => partnerSpec(app) });
+    await scope.register(swaggerUi, { routePrefix: '/docs', transformSpecification: () => partnerSpec(app), ...DOCS_UI });
   });
   app.get('/agent/openapi.json', { schema: { hide: true } }, async () => agentSpec(app));
   app.get('/openapi.json', { schema: { hide: true } }, async () => partnerSpec(app));

@@ -21,6 +21,11 @@ function scopeOf(request: FastifyRequest): string | null {
   return null;
 }
 
+// The partner routers are mounted at `/` and again under `/api/v1`: one route, so one fingerprint
+// (a retry through the other mount replays instead of answering 422).
+const MIRROR_PREFIX = /^\/api\/v1(?=\/)/;
+const routeOf = (request: FastifyRequest) => (request.routeOptions.url ?? request.url).replace(MIRROR_PREFIX, '');
+
 /**
  * Idempotency-Key (decisions.md): same key + same request within 24 h replays the stored status
  * and body; same key with another request answers 422; while the first is still running, 409.
@@ -38,7 +43,7 @@ export async function idempotent(request: FastifyRequest, reply: FastifyReply): 
   if (!scope) return;
   const { db, clock } = request.server.deps;
   const now = clock.now();
-  const fingerprint = sha256(`${request.method} ${request.routeOptions.url ?? request.url} ${JSON.stringify(request.params ?? {})} ${JSON.stringify(request.body ?? null)}`);
+  const fingerprint = sha256(`${request.method} ${routeOf(request)} ${JSON.stringify(request.params ?? {})} ${JSON.stringify(request.body ?? null)}`);
 
   for (let attempt = 0; attempt < 3; attempt++) {
     const inserted = await db

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/database.js';
 import { isUuid } from '../lib/ids.js';
+import { checkOutboundUrl, type Resolve } from '../lib/outbound-url.js';
 import type { Webhooks } from './types.js';
 
 /** A Standard Webhooks signing secret: "whsec_" + base64 of 32 random bytes (the raw HMAC key). */
@@ -8,8 +9,17 @@ export const newSigningSecret = () => `whsec_${randomBytes(32).toString('base64'
 
 export class EndpointError extends Error {}
 
+export interface EndpointDeps {
+  db: Db;
+  webhooks: Pick<Webhooks, 'releaseWaiting'>;
+  /** NODE_ENV=production: https only, never an internal address (checkOutboundUrl). */
+  production: boolean;
+  /** Name resolution for that check (tests); DNS otherwise. */
+  resolve?: Resolve;
+}
+
 export interface EndpointChange {
-  /** The provider's webhook URL (http or https); null takes it away (deliveries then wait in the outbox). */
+  /** The provider's webhook URL (see checkOutboundUrl); null takes it away (deliveries then wait in the outbox). */
   url: string | null;
   /** Draw a new signing secret even when the provider has one (receivers must switch to it). */
   rotateSecret?: boolean;
@@ -25,30 +35,16 @@ export interface EndpointResult {
   released: number;
 }
 
-/** http(s) URL with a host, no credentials in it; the reason otherwise. */
-export function checkWebhookUrl(url: string): string | null {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return 'not a URL';
-  }
-  if (u.protocol !== 'https:' && u.protocol !== 'http:') return 'must be http:// or https://';
-  if (!u.hostname) return 'needs a host';
-  if (u.username || u.password) return 'must not carry credentials (the signature authenticates the sender)';
-  return null;
-}
-
 /**
  * Sets where a provider's webhooks go (the operator's step: no API route changes it). A provider
  * without a signing secret gets one (and another on `rotateSecret`); deliveries that waited in the
  * outbox for a URL are released in the same transaction, so they go out now rather than at their
  * next check (up to 15 minutes later).
  */
-export async function configureWebhookEndpoint(deps: { db: Db; webhooks: Pick<Webhooks, 'releaseWaiting'> }, providerId: string, change: EndpointChange): Promise<EndpointResult> {
+export async function configureWebhookEndpoint(deps: EndpointDeps, providerId: string, change: EndpointChange): Promise<EndpointResult> {
   if (!isUuid(providerId)) throw new EndpointError(`provider: not a provider id (UUID): ${providerId}`);
   if (change.url !== null) {
-    const why = checkWebhookUrl(change.url);
+    const why = await checkOutboundUrl(change.url, { production: deps.production, resolve: deps.resolve });
     if (why) throw new EndpointError(`url: ${why}`);
   }
   return deps.db.transaction().execute(async (trx) => {

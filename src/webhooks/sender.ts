@@ -3,6 +3,9 @@ import { Agent as HttpAgent, request as httpRequest, type RequestOptions } from 
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { urlToHttpOptions } from 'node:url';
+import { lookup as dnsLookup } from 'node:dns';
+import { isIP, type LookupFunction } from 'node:net';
+import { isInternalAddress } from '../lib/outbound-url.js';
 import { Webhook } from 'standardwebhooks';
 import { parseRetryAfter, RETRY_AFTER_STATUSES } from './schedule.js';
 
@@ -69,6 +72,26 @@ const DRAIN_LIMIT = 64 * 1024;
 const AGENT_OPTIONS = { keepAlive: true, maxSockets: 64, maxFreeSockets: 64, timeout: 4_000, scheduling: 'lifo' as const };
 const agents = { 'http:': new HttpAgent(AGENT_OPTIONS), 'https:': new HttpsAgent(AGENT_OPTIONS) };
 
+/**
+ * In production a delivery connects only to public addresses: the name is resolved again for each
+ * new connection and refused when any address is internal, so a host that passed the operator's
+ * check and later re-resolves inside the network (DNS rebinding) is not reached.
+ */
+const guardedLookup: LookupFunction = (hostname, options, callback) => {
+  dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+    if (err) return callback(err, '', 4);
+    const internal = addresses.find((a) => isInternalAddress(a.address));
+    if (internal || addresses.length === 0) {
+      const e = Object.assign(new Error(`webhook host ${hostname} resolves to an internal address; not sent`), { code: 'EINTERNAL' });
+      return callback(e, '', 4);
+    }
+    if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: typeof addresses) => void)(null, addresses);
+    callback(null, addresses[0].address, addresses[0].family);
+  });
+};
+const GUARDED_OPTIONS = { ...AGENT_OPTIONS, lookup: guardedLookup };
+const guardedAgents = { 'http:': new HttpAgent(GUARDED_OPTIONS), 'https:': new HttpsAgent(GUARDED_OPTIONS) };
+
 class AttemptTimeout extends Error {
   override name = 'TimeoutError';
 }
@@ -77,11 +100,11 @@ class AttemptTimeout extends Error {
  * One POST. Only 2xx is success; redirects are not followed (a 3xx is a failure, the URL is the
  * provider's to fix). The timeout covers the whole exchange including the response body.
  */
-export async function postWebhook(url: string, req: SignedRequest, o: { timeoutMs: number; now: Date }): Promise<AttemptResult> {
+export async function postWebhook(url: string, req: SignedRequest, o: { timeoutMs: number; now: Date; publicOnly?: boolean }): Promise<AttemptResult> {
   const started = performance.now();
   const elapsed = () => Math.max(0, Math.round(performance.now() - started));
   try {
-    const res = await exchange(url, req, o.timeoutMs);
+    const res = await exchange(url, req, o.timeoutMs, o.publicOnly ?? false);
     const ok = res.status >= 200 && res.status < 300;
     return {
       ok,
@@ -105,8 +128,9 @@ interface Exchanged {
 /** Request options by URL (parsed once per URL, not per POST); bounded like the signing keys. */
 const targets = new Map<string, { options: RequestOptions; https: boolean } | Error>();
 
-function target(url: string): { options: RequestOptions; https: boolean } {
-  let t: { options: RequestOptions; https: boolean } | Error | undefined = targets.get(url);
+function target(url: string, publicOnly: boolean): { options: RequestOptions; https: boolean } {
+  const cacheKey = `${publicOnly ? 'public' : 'any'} ${url}`;
+  let t: { options: RequestOptions; https: boolean } | Error | undefined = targets.get(cacheKey);
   if (!t) {
     let parsed: URL | null = null;
     try {
@@ -115,24 +139,27 @@ function target(url: string): { options: RequestOptions; https: boolean } {
       t = new Error(`invalid webhook URL: ${url}`);
     }
     if (parsed) {
-      const agent = agents[parsed.protocol as keyof typeof agents];
-      t = agent
-        ? { https: parsed.protocol === 'https:', options: { ...urlToHttpOptions(parsed), agent, method: 'POST' } }
-        : new Error(`unsupported webhook URL scheme: ${parsed.protocol}`);
+      const agent = (publicOnly ? guardedAgents : agents)[parsed.protocol as keyof typeof agents];
+      const host = parsed.hostname.replace(/^\[|\]$/g, '');
+      t = !agent ? new Error(`unsupported webhook URL scheme: ${parsed.protocol}`)
+        : publicOnly && parsed.protocol !== 'https:' ? new Error('webhook URL must be https in production; not sent')
+        // An address literal is never looked up: judged here.
+        : publicOnly && isIP(host) && isInternalAddress(host) ? new Error(`webhook host ${host} is an internal address; not sent`)
+        : { https: parsed.protocol === 'https:', options: { ...urlToHttpOptions(parsed), agent, method: 'POST' } };
     }
     if (targets.size >= 1000) targets.clear();
-    targets.set(url, t!);
+    targets.set(cacheKey, t!);
   }
   if (!t) throw new Error(`invalid webhook URL: ${url}`);
   if (t instanceof Error) throw t;
   return t;
 }
 
-function exchange(url: string, req: SignedRequest, timeoutMs: number): Promise<Exchanged> {
+function exchange(url: string, req: SignedRequest, timeoutMs: number, publicOnly: boolean): Promise<Exchanged> {
   return new Promise<Exchanged>((resolve, reject) => {
     let dest: { options: RequestOptions; https: boolean };
     try {
-      dest = target(url);
+      dest = target(url, publicOnly);
     } catch (err) {
       reject(err);
       return;

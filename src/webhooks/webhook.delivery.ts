@@ -149,7 +149,7 @@ export function createWebhookDelivery({
     endpoint.inFlight++;
     try {
       const req = signWebhook(d.webhook_signing_secret, d.id, sentAt, JSON.stringify(canonicalEnvelope(d.payload)));
-      result = await postWebhook(d.webhook_url, req, { timeoutMs: config.WEBHOOK_TIMEOUT_MS, now: sentAt });
+      result = await postWebhook(d.webhook_url, req, { timeoutMs: config.WEBHOOK_TIMEOUT_MS, now: sentAt, publicOnly: config.NODE_ENV === 'production' });
       // No status at all (a timeout, a refused or reset connection): the endpoint did not answer.
       // Any status, an error too, is an answer.
       endpoint.unresponsiveUntil = result.statusCode === null ? clock.now().getTime() + UNRESPONSIVE_FOR_MS : 0;

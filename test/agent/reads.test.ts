@@ -226,7 +226,7 @@ describe('GET …/tickets', () => {
     const r = await get('/tickets');
     expect(r.status).toBe(200);
     expect(r.body.tickets.map((t: any) => t.ticket_id)).toEqual([t3, t2, t1]);
-    expect(r.body.tickets[0]).toEqual({ ticket_id: t3, subject: 'Linked', status: 'open', priority: 'normal', queue: 'support', article: 'Article of Linked', created_at: '2026-11-03T10:00:00.000Z', updated_at: '2026-11-03T10:00:00.000Z' });
+    expect(r.body.tickets[0]).toEqual({ ticket_id: t3, subject: 'Linked', status: 'open', priority: 'normal', queue: 'support', caller_verified: false, article: 'Article of Linked', created_at: '2026-11-03T10:00:00.000Z', updated_at: '2026-11-03T10:00:00.000Z' });
     expect(r.raw).not.toContain('secret transcript');
     expect((await get('/tickets?limit=1')).body.tickets).toHaveLength(1);
   });

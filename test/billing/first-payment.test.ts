@@ -4,6 +4,7 @@ import { resetAllFaults, simulatorsOf, TEST_CARDS, DECLINING_PAYMENT_METHOD_MARK
 import { collectFirstPayment } from '../../src/modules/billing/first-payment.service.js';
 import { createBillingRunService } from '../../src/modules/billing/billing-run.service.js';
 import { customer, mailsTo, tokenIn, jobsOf } from './fixtures.js';
+import { expectPageHeaders } from '../helpers/page-headers.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -70,12 +71,16 @@ describe('collectFirstPayment after install confirmation', () => {
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-type']).toMatch(/^text\/html/);
     expect(page.body).toContain('15.00 EUR');
+    // decisions.md "HTML pages": the payment page (reached by its token) and its form answers.
+    expectPageHeaders(page, { token: true });
+    expect(String(page.headers['content-security-policy'])).not.toContain('script-src');
     expect(page.body).toContain('<form method="post"');
 
     // a declined card leaves the link usable
     const declined = await t.app.inject({ method: 'POST', url: `/pay/${token}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `card_number=${TEST_CARDS.declined}` });
     expect(declined.statusCode).toBe(402);
     expect(declined.body).toContain('declined');
+    expectPageHeaders(declined, { token: true });
     expect((await t.db.selectFrom('link_tokens').select('used_at').where('id', '=', link.id).executeTakeFirstOrThrow()).used_at).toBeNull();
 
     const paid = await t.app.inject({ method: 'POST', url: `/pay/${token}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `card_number=${TEST_CARDS.succeeds}&save_card=on` });

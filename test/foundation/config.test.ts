@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { demoStartEnv } from '../../src/demo/startup.js';
 
 describe('loadConfig', () => {
   it('works with an empty environment: embedded database, port 3000, derived public base URL', () => {
@@ -11,6 +12,12 @@ describe('loadConfig', () => {
     expect(c.DATABASE_URL).toBeUndefined();
     expect(c.publicBaseUrl).toBe('http://127.0.0.1:3000');
     expect(c.jwtSecret.length).toBeGreaterThanOrEqual(32);
+  });
+
+  it('the sandbox checkout page is off unless SANDBOX=true', () => {
+    expect(loadConfig({}).SANDBOX).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) }).SANDBOX).toBe(false);
+    expect(loadConfig({ SANDBOX: 'true' }).SANDBOX).toBe(true);
   });
 
   it('parses numbers and booleans, treats empty strings as unset, and strips a trailing slash of PUBLIC_BASE_URL', () => {
@@ -31,6 +38,7 @@ describe('loadConfig', () => {
     [{ WEBHOOK_UNRESPONSIVE_CONCURRENCY: '0' }, /^invalid configuration: WEBHOOK_UNRESPONSIVE_CONCURRENCY: /],
     [{ WEBHOOK_UNRESPONSIVE_CONCURRENCY: '65' }, /^invalid configuration: WEBHOOK_UNRESPONSIVE_CONCURRENCY: /],
     [{ NODE_ENV: 'production' }, /^invalid configuration: JWT_SECRET: required when NODE_ENV=production$/],
+    [{ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), SANDBOX: 'true' }, /^invalid configuration: SANDBOX: must not be true when NODE_ENV=production$/],
   ])('a wrong value (%o) throws ConfigError with one line naming the variable', (env, message) => {
     let err: unknown;
     try {
@@ -92,6 +100,16 @@ describe('the JWT signing secret (decisions.md, Safety: JWT)', () => {
     const bad = scratch();
     writeFileSync(path.join(bad, 'jwt-secret'), 'short', { mode: 0o600 });
     expect(() => loadConfig({ EMBEDDED_DB_DIR: path.join(bad, 'db') }).jwtSecret).toThrow(/^invalid configuration: JWT_SECRET: .*jwt-secret holds fewer than 32 bytes/);
+  });
+});
+
+describe('npm start', () => {
+  it('turns the sandbox checkout page on only for the embedded demo database outside production, and never overrides SANDBOX', () => {
+    expect(demoStartEnv({}).env.SANDBOX).toBe('true');
+    expect(demoStartEnv({ NODE_ENV: 'production' }).env.SANDBOX).toBeUndefined();
+    expect(demoStartEnv({ DATABASE_URL: 'postgres://x/y' }).env.SANDBOX).toBeUndefined();
+    expect(demoStartEnv({ SANDBOX: 'false' }).env.SANDBOX).toBe('false');
+    expect(() => loadConfig({ ...demoStartEnv({ NODE_ENV: 'production' }).env, JWT_SECRET: 'x'.repeat(32) })).not.toThrow();
   });
 });
 

@@ -18,10 +18,28 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('logs never carry secrets', () => {
-  it('masks link tokens in paths and secret query parameters', () => {
-    expect(redactUrl('/booking/abcDEF123_-x/slots?x=1')).toBe('/booking/[redacted]/slots?x=1');
+  it('masks link tokens in unmatched paths and every query value', () => {
+    expect(redactUrl('/booking/abcDEF123_-x/slots?x=1')).toBe('/booking/[redacted]/slots?x=[redacted]');
     expect(redactUrl('/pay/tok_123')).toBe('/pay/[redacted]');
-    expect(redactUrl('/set-password?token=abc&x=1')).toBe('/set-password?token=[redacted]&x=1');
+    expect(redactUrl('/set-password?token=abc&x=1')).toBe('/set-password?token=[redacted]&x=[redacted]');
+    expect(redactUrl('/booking/abc/slots?from=1', '/booking/:token/slots')).toBe('/booking/:token/slots?from=[redacted]');
+  });
+
+  it('a customer search logs the route pattern and a redacted query: the searched phone, email and name appear in no log line', async () => {
+    const p = await createProvider(t.db);
+    const searches = ['+4915199887766', 'leaky.person@example.test', 'Leakyname Searchperson'];
+    lines.length = 0;
+    for (const q of searches) {
+      const r = await t.app.inject({ method: 'GET', url: `/agent/customers/search?q=${encodeURIComponent(q)}&limit=5`, headers: { 'x-api-key': p.apiKey } });
+      expect(r.statusCode).toBe(200);
+    }
+    const all = lines.join('');
+    const requestLines = lines.map((l) => JSON.parse(l)).filter((l) => l.req);
+    expect(requestLines).toHaveLength(searches.length);
+    for (const l of requestLines) expect(l.req.url).toBe('/agent/customers/search?q=[redacted]&limit=[redacted]');
+    for (const q of searches) {
+      for (const piece of [q, encodeURIComponent(q), q.slice(3, 12), 'Leakyname', 'Searchperson', 'leaky.person', '15199887766']) expect(all).not.toContain(piece);
+    }
   });
 
   it('API keys, bearer tokens, passwords and link tokens sent to the server are absent from every log line', async () => {

@@ -47,6 +47,15 @@ describe('npm start', () => {
       expect(Object.keys(((await agent.json()) as { paths: object }).paths).every((k) => k.startsWith('/agent/'))).toBe(true);
       expect((await fetch(`${p.url}/openapi.json`)).status).toBe(200);
       expect((await fetch(`${p.url}/agent/docs`)).status).toBeLessThan(400);
+      // The demo's checkout links go to the sandbox page: on for the embedded demo database only.
+      const sandbox = await fetch(`${p.url}/sandbox/checkout?session_id=00000000-0000-4000-8000-000000000000`);
+      if (childDb().env.DATABASE_URL) {
+        expect(p.out.stdout).toMatch(/Sandbox checkout page off/);
+        expect(sandbox.headers.get('content-type')).toMatch(/^application\/json/);
+      } else {
+        expect(p.out.stdout).toMatch(/Sandbox checkout page on \(SANDBOX=true/);
+        expect(sandbox.headers.get('content-type')).toMatch(/^text\/html/);
+      }
       // The seeded accounts are what the server serves.
       const login = await fetch(`${p.url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(doc.providers.main.admin) });
       expect(login.status).toBe(200);

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { createBuilding, createCheckoutSession, createLocation, createPlanVersion, createProvider } from '../helpers/factories.js';
+import { expectPageHeaders } from '../helpers/page-headers.js';
+import { createBuilding, createCheckoutSession, createLocation, createPlanVersion, createProvider, createSubscriber } from '../helpers/factories.js';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await buildTestApp();
+  t = await buildTestApp({ env: { SANDBOX: 'true' } });
 });
 afterAll(() => t.close());
 
@@ -35,6 +36,8 @@ describe('sandbox checkout page', () => {
     expect(r.body).toContain('action="/sandbox/checkout/pay"');
     expect(r.body).toMatch(/<button type="submit">Pay /);
     expect((await row(w.session.session_id)).status).toBe('redirected');
+    expectPageHeaders(r, { token: true });
+    expect(String(r.headers['content-security-policy'])).not.toContain('script-src');
   });
 
   it('Pay completes the session on the provider\'s behalf: subscription created, session completed, status shows it', async () => {
@@ -62,6 +65,35 @@ describe('sandbox checkout page', () => {
     expect(again.body).toContain('Already paid');
     const n = await t.db.selectFrom('subscriptions').select((eb) => eb.fn.countAll<number>().as('n')).where('checkout_session_id', '=', w.session.session_id).executeTakeFirstOrThrow();
     expect(Number(n.n)).toBe(1);
+  });
+
+  it('the page after Pay shows no subscriber or subscription id', async () => {
+    const w = await sandboxWorld();
+    const r = await t.app.inject({
+      method: 'POST', url: '/sandbox/checkout/pay', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: form({ session_id: w.session.session_id, email: 'noids@example.test', first_name: 'Nora', last_name: 'Ids' }),
+    });
+    expect(r.statusCode).toBe(201);
+    const s = await row(w.session.session_id);
+    const sub = await t.db.selectFrom('subscriptions').select('subscriber_id').where('id', '=', s.subscription_id!).executeTakeFirstOrThrow();
+    expect(r.body).not.toContain(s.subscription_id!);
+    expect(r.body).not.toContain(sub.subscriber_id);
+    expect(r.body).not.toMatch(/Subscriber|Subscription</);
+  });
+
+  it('never attaches a subscription to an existing account by email: 409, session still pending, no subscription for that customer', async () => {
+    const w = await sandboxWorld();
+    const victim = await createSubscriber(t.db, w.p.id, { email: 'Victim@Example.test' });
+    const r = await t.app.inject({
+      method: 'POST', url: '/sandbox/checkout/pay', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: form({ session_id: w.session.session_id, email: 'victim@example.test', first_name: 'Eve', last_name: 'Attacker' }),
+    });
+    expect(r.statusCode).toBe(409);
+    expect(r.body).toContain('only opens new accounts');
+    expect(r.body).not.toContain(victim.id);
+    expect((await row(w.session.session_id)).subscription_id).toBeNull();
+    const subs = await t.db.selectFrom('subscriptions').select('id').where('subscriber_id', '=', victim.id).execute();
+    expect(subs).toEqual([]);
   });
 
   it('never acts for a provider that runs its own checkout page (404, session untouched)', async () => {
@@ -121,11 +153,13 @@ describe('sandbox checkout page', () => {
 });
 
 describe('sandbox off', () => {
-  it('SANDBOX=false serves no fake payment page', async () => {
-    const off = await buildTestApp({ env: { SANDBOX: 'false' } });
+  it.each([['unset', {}], ['SANDBOX=false', { SANDBOX: 'false' }]])('with SANDBOX %s there is no fake payment page (404 for the page and for Pay)', async (_name, env) => {
+    const off = await buildTestApp({ env });
     try {
       const r = await off.app.inject({ method: 'GET', url: '/sandbox/checkout?session_id=00000000-0000-4000-8000-000000000000' });
       expect(r.statusCode).toBe(404);
+      const pay = await off.app.inject({ method: 'POST', url: '/sandbox/checkout/pay', payload: { session_id: '00000000-0000-4000-8000-000000000000', email: 'x@example.test', first_name: 'X', last_name: 'Y' } });
+      expect(pay.statusCode).toBe(404);
     } finally {
       await off.close();
     }

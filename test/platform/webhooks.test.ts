@@ -488,8 +488,8 @@ describe('webhook delivery: order, outbox waiting, crashes', () => {
 
 // The operator's step that sets a provider's webhook endpoint (src/webhooks/endpoint.ts and
 // `npm run provider:webhook`): URL, signing secret, and the deliveries that waited for a URL.
-const configure = (providerId: string, change: Parameters<typeof configureWebhookEndpoint>[2]) =>
-  configureWebhookEndpoint({ db: t.db, webhooks: t.deps.webhooks }, providerId, change);
+const configure = (providerId: string, change: Parameters<typeof configureWebhookEndpoint>[2], o: { production?: boolean; resolve?: (host: string) => Promise<string[]> } = {}) =>
+  configureWebhookEndpoint({ db: t.db, webhooks: t.deps.webhooks, production: o.production ?? false, resolve: o.resolve }, providerId, change);
 const providerRow = (id: string) => t.db.selectFrom('providers').select(['webhook_url', 'webhook_signing_secret']).where('id', '=', id).executeTakeFirstOrThrow();
 
 async function waitingDelivery(providerId: string) {
@@ -610,6 +610,32 @@ describe('webhook delivery: an endpoint that stopped answering', () => {
   });
 });
 
+describe('delivery in production (NODE_ENV=production)', () => {
+  it('never connects to an internal address: an address literal, a name that resolves to one, or plain http; the same URL outside production is delivered', async () => {
+    const p = await createProvider(t.db, { webhookUrl: null });
+    rx.trust(p.signingSecret);
+    rx.reset();
+    const req = (id: string) => signWebhook(p.signingSecret, id, t.clock.now(), '{}');
+    const port = new URL(rx.url).port;
+    const cases: [string, RegExp][] = [
+      [rx.url, /must be https in production/],
+      [`https://127.0.0.1:${port}/hook`, /internal address/],
+      [`https://[::ffff:127.0.0.1]:${port}/hook`, /internal address/],
+      // The name resolves to loopback when connecting: refused then (what DNS rebinding would need).
+      [`https://localhost:${port}/hook`, /localhost resolves to an internal address/],
+    ];
+    for (const [url, message] of cases) {
+      const r = await postWebhook(url, req('msg_guarded'), { timeoutMs: 2000, now: t.clock.now(), publicOnly: true });
+      expect(r, url).toMatchObject({ ok: false, statusCode: null });
+      expect(r.error, url).toMatch(message);
+    }
+    expect(rx.ids()).toEqual([]);
+    const open = await postWebhook(rx.url, req('msg_open'), { timeoutMs: 2000, now: t.clock.now() });
+    expect(open.ok).toBe(true);
+    expect(rx.ids()).toEqual(['msg_open']);
+  });
+});
+
 describe('configureWebhookEndpoint', () => {
   it('sets the URL, keeps the existing signing secret and sends the waiting deliveries at once, signed with it', async () => {
     const p = await createProvider(t.db, { webhookUrl: null });
@@ -660,6 +686,43 @@ describe('configureWebhookEndpoint', () => {
       expect((err as Error).message).toMatch(message);
     }
     expect(await providerRow(p.id)).toEqual({ webhook_url: 'https://before.example/hook', webhook_signing_secret: p.signingSecret });
+  });
+
+  it('in production refuses non-https and hosts that are or resolve to private, loopback, link-local or unspecified addresses; outside production http only on loopback', async () => {
+    const p = await createProvider(t.db, { webhookUrl: 'https://before.example/hook' });
+    const dns: Record<string, string[]> = { 'hooks.partner.example': ['203.0.113.10'], 'internal.partner.example': ['203.0.113.11', '10.1.2.3'], 'rebind.example': ['169.254.169.254'] };
+    const resolve = async (host: string) => dns[host] ?? Promise.reject(new Error('ENOTFOUND'));
+    const refused: [string, boolean, RegExp][] = [
+      ['http://hooks.partner.example/x', true, /^url: must be https:\/\/ in production/],
+      ['http://127.0.0.1:9000/x', true, /^url: must be https:\/\/ in production/],
+      ['https://127.0.0.1/x', true, /^url: must not point at a private/],
+      ['https://10.0.0.5/x', true, /private/],
+      ['https://172.20.1.1/x', true, /private/],
+      ['https://192.168.1.1/x', true, /private/],
+      ['https://169.254.169.254/latest/meta-data', true, /private/],
+      ['https://[::1]/x', true, /private/],
+      ['https://[fd00::1]/x', true, /private/],
+      ['https://[fe80::1]/x', true, /private/],
+      ['https://[::ffff:10.0.0.1]/x', true, /private/],
+      ['https://0.0.0.0/x', true, /private/],
+      ['https://localhost/x', true, /loopback/],
+      ['https://internal.partner.example/x', true, /internal.partner.example is 10.1.2.3/],
+      ['https://rebind.example/x', true, /169.254.169.254/],
+      ['https://nowhere.example/x', true, /does not resolve/],
+      ['http://hooks.partner.example/x', false, /^url: must be https:\/\/ \(http:\/\/ only on loopback/],
+      ['http://192.168.1.1/x', false, /only on loopback/],
+    ];
+    for (const [url, production, message] of refused) {
+      const err = await configure(p.id, { url }, { production, resolve }).catch((e: unknown) => e);
+      expect(err, url).toBeInstanceOf(EndpointError);
+      expect((err as Error).message, url).toMatch(message);
+    }
+    expect((await providerRow(p.id)).webhook_url).toBe('https://before.example/hook');
+    for (const [url, production] of [['https://hooks.partner.example/x', true], ['http://127.0.0.1:9000/x', false], ['http://localhost:9000/x', false], ['http://[::1]:9000/x', false], ['https://10.0.0.5/x', false]] as const) {
+      const r = await configure(p.id, { url }, { production, resolve });
+      expect(r.url).toBe(url);
+      expect((await providerRow(p.id)).webhook_url).toBe(url);
+    }
   });
 });
 

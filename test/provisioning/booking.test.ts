@@ -1,7 +1,10 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createBuilding, createRegion } from '../helpers/factories.js';
 import { createWorld, installJobOf, subscriber, type World } from './fixtures.js';
+import { expectPageHeaders } from '../helpers/page-headers.js';
+import { BOOKING_SCRIPT_HASH } from '../../src/modules/install/booking.page.js';
 import { candidateWindows, earliestStart } from '../../src/modules/install/booking.slots.js';
 import { localDate, localTime, weekdayOf } from '../../src/lib/zoned-time.js';
 
@@ -51,6 +54,28 @@ function expectLocalWindows(windows: { starts_at: string; ends_at: string }[], z
     expect(s.getTime() - t.clock.now().getTime()).toBeGreaterThanOrEqual(24 * 3_600_000);
   }
 }
+
+describe('booking page headers', () => {
+  it('the booking page sends its CSP (its one script by hash, fetch to itself only), frame-ancestors none, no referrer, nosniff and no-store, on both mounts', async () => {
+    const o = await order();
+    for (const prefix of ['', '/api/v1']) {
+      const page = await t.app.inject({ method: 'GET', url: `${prefix}/booking/${o.token}` });
+      expect(page.statusCode).toBe(200);
+      expectPageHeaders(page, { token: true });
+      const csp = String(page.headers['content-security-policy']);
+      expect(csp).toContain(`script-src ${BOOKING_SCRIPT_HASH}`);
+      expect(csp).toContain("connect-src 'self'");
+      // The inline script is the one the hash names (the token is in data-base, not in the script).
+      const script = /<script>([\s\S]*?)<\/script>/.exec(page.body)![1];
+      expect(`'sha256-${createHash('sha256').update(script).digest('base64')}'`).toBe(BOOKING_SCRIPT_HASH);
+      expect(script).not.toContain(o.token!);
+      expect(page.body).toContain(`data-base="./${o.token}"`);
+    }
+    const unknown = await t.app.inject({ method: 'GET', url: '/booking/unknown-token-123' });
+    expect(unknown.statusCode).toBe(404);
+    expectPageHeaders(unknown, { token: true });
+  });
+});
 
 describe('booking invitation (third-line)', () => {
   it('without a move-in date the link is mailed at once: BOOKING_SENT, a booking token bound to the install job', async () => {

@@ -96,6 +96,18 @@ describe('idempotent per (subscriber email, plan version, location)', () => {
     expect(c.statusCode).toBe(422);
     expect(await countSubs({ unitId: w.second.units[2].id })).toBe(0);
   });
+
+  it('Idempotency-Key across mounts: the same key and body sent to / and then to /api/v1 replays the first answer (one route, one write)', async () => {
+    const body = { plan_version_id: w.plan.id, unit_id: w.third.units[3].id, subscriber: subscriber() };
+    const headers = { ...w.hdr, 'idempotency-key': `mounts-${Date.now()}` };
+    const a = await provision(body, headers);
+    const b = await provision(body, headers, '/api/v1');
+    expect(a.statusCode).toBe(201);
+    expect(b.statusCode).toBe(201);
+    expect(b.headers['idempotent-replayed']).toBe('true');
+    expect(b.json()).toEqual(a.json());
+    expect(await countSubs({ unitId: w.third.units[3].id })).toBe(1);
+  });
 });
 
 describe('POST /provisioning/bulk', () => {

@@ -197,7 +197,7 @@ async function party(t: TestApp): Promise<Party> {
 }
 
 beforeAll(async () => {
-  t = await buildTestApp();
+  t = await buildTestApp({ env: { SANDBOX: 'true' } });
   w = {
     A: await party(t),
     B: await party(t),

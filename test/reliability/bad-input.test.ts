@@ -12,6 +12,7 @@ import { createProvider, createSubscriber, createUser } from '../helpers/factori
 let t: TestApp;
 let headers: Record<string, string>;
 let tables: string[];
+let customerId: string;
 
 const INJECTIONS = ["' OR 1=1 --", '"; DROP TABLE subscribers; --', '\r\nX-Injected: 1', '${jndi:ldap://x}', '<script>alert(1)</script>', '../../etc/passwd', '\u0000', '%00', '🙂🙃'.repeat(50), 'ß'.repeat(3000)];
 const weird = fc.oneof(
@@ -66,6 +67,28 @@ const mutatedBody = (schema: any) =>
     return copy;
   });
 
+const UNSTORABLE = ['\u0000', '\ud800', '\udfff', 'x\udc00'];
+interface Target { part: 'body' | 'query' | 'path'; at: string[] }
+
+/** The paths of every string field of a request body schema (first branch of a union, first item of an array). */
+function stringFields(schema: any, at: string[] = []): string[][] {
+  if (!schema) return [];
+  if (schema.anyOf || schema.oneOf) return stringFields((schema.anyOf ?? schema.oneOf).find((s: any) => s.type !== 'null'), at);
+  if (schema.type === 'object') return Object.entries<any>(schema.properties ?? {}).flatMap(([k, v]) => stringFields(v, [...at, k]));
+  if (schema.type === 'array') return stringFields(schema.items, [...at, '0']);
+  if (schema.type === 'string' || (Array.isArray(schema.type) && schema.type.includes('string'))) return [at];
+  return [];
+}
+
+/** A path parameter that passes its own schema, so validation reaches the part under test. */
+const validParam = (schema: any) => (schema?.type === 'string' && !schema.example && !schema.format ? 'a'.repeat(Math.max(schema.minLength ?? 1, 12)) : exampleFor(schema));
+
+function setAt(target: any, at: string[], value: unknown) {
+  let node = target;
+  for (const key of at.slice(0, -1)) node = node[key];
+  node[at[at.length - 1]] = value;
+}
+
 async function rowCounts(): Promise<string> {
   const parts = tables.map((name) => `(SELECT count(*) FROM "${name}")::int AS "${name}"`);
   const r = await sql.raw(`SELECT ${parts.join(', ')}`).execute(t.db);
@@ -88,10 +111,10 @@ function assertShape(url: string, status: number, body: string, contentType = 'a
 }
 
 beforeAll(async () => {
-  t = await buildTestApp();
+  t = await buildTestApp({ env: { SANDBOX: 'true' } });
   const p = await createProvider(t.db);
   const sub = await createUser(t.db, { role: 'subscriber' });
-  await createSubscriber(t.db, p.id, { userId: sub.id });
+  customerId = (await createSubscriber(t.db, p.id, { userId: sub.id })).id;
   const admin = await createUser(t.db, { role: 'service_provider', spRole: 'sp_admin', providerId: p.id });
   const adminJwt = await t.deps.auth.issueJwt({ id: admin.id, role: 'service_provider', sp_role: 'sp_admin', provider_id: p.id });
   const subJwt = await t.deps.auth.issueJwt({ id: sub.id, role: 'subscriber', sp_role: null, provider_id: null });
@@ -143,6 +166,72 @@ describe('bad input never breaks the service', () => {
       );
     }
   }, 300_000);
+
+  it('a string holding U+0000 or a lone surrogate in any body field, query parameter or path parameter is the surface validation error naming the field, never a 500, and writes nothing', async () => {
+    let checked = 0;
+    for (const { method, path, op } of operations()) {
+      const bodySchema = op.requestBody?.content?.['application/json']?.schema;
+      const targets: Target[] = [
+        ...stringFields(bodySchema).map((at): Target => ({ part: 'body', at })),
+        ...(op.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any): Target => ({ part: 'query', at: [p.name] })),
+        ...(op.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any): Target => ({ part: 'path', at: [p.name] })),
+      ];
+      if (targets.length === 0) continue;
+      await fc.assert(
+        fc.asyncProperty(fc.constantFrom(...targets), fc.string({ maxLength: 8 }), fc.constantFrom(...UNSTORABLE), fc.string({ maxLength: 8 }), async (target, before, bad, after) => {
+          // A query or path carries bytes: U+0000 travels as %00; a lone surrogate has no UTF-8 form,
+          // so it can only arrive inside JSON (as \\ud800).
+          if (target.part !== 'body' && bad !== '\u0000') return;
+          const value = before + bad + after;
+          const params = Object.fromEntries((op.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => [p.name, validParam(p.schema)]));
+          // The customer must be the API key's (checked before validation): a real one reaches validation.
+          if ('customerId' in params) params.customerId = customerId;
+          if (target.part === 'path') params[target.at[0]] = value;
+          const url = path.replace(/\{([^}]+)\}/g, (_m, name) => encodeURIComponent(String(params[name])));
+          const query = target.part === 'query' ? `?${target.at[0]}=${encodeURIComponent(value)}` : '';
+          const body = exampleFor(bodySchema);
+          if (target.part === 'body') setAt(body, target.at, value);
+          const rowsBefore = method === 'GET' ? '' : await rowCounts();
+          const send = (authorization: string) => t.app.inject({
+            method: method as any,
+            url: url + query,
+            headers: { ...headers, authorization, ...(bodySchema ? { 'content-type': 'application/json' } : {}) },
+            ...(bodySchema ? { payload: JSON.stringify(body) } : {}),
+          });
+          let r = await send(authFor(path).authorization);
+          // The role is checked before validation: a route for the other kind of account gets its token.
+          if (r.statusCode === 403) r = await send(authFor(path).authorization === (headers as any).subscriberAuth ? (headers as any).dashboardAuth : (headers as any).subscriberAuth);
+          const field = target.at.join('.');
+          const where = `${method} ${path} ${target.part} ${field}`;
+          if (path.startsWith('/agent') && target.part === 'path' && target.at[0] === 'customerId') {
+            // A malformed customer id answers like any unknown one (agent-surface.md), before validation.
+            expect(r.statusCode, `${where}: ${r.body.slice(0, 300)}`).toBe(404);
+            expect(r.json().error.code).toBe('customer_not_found');
+          } else if (path.startsWith('/agent')) {
+            expect(r.statusCode, `${where}: ${r.body.slice(0, 300)}`).toBe(400);
+            expect(r.json().error.code).toBe('validation_error');
+            expect(r.json().error.details.map((d: any) => d.field), where).toContain(target.part === 'body' ? field : target.at[0]);
+          } else {
+            expect(r.statusCode, `${where}: ${r.body.slice(0, 300)}`).toBe(422);
+            expect(r.json().detail, where).toMatch(new RegExp(`^${(target.part === 'body' ? field : target.at[0]).replaceAll('.', '\\.')}: `));
+          }
+          if (method !== 'GET') expect(await rowCounts(), `${where} wrote`).toBe(rowsBefore);
+          checked++;
+        }),
+        { numRuns: Math.max(4, targets.length * 3), seed: 20261125 },
+      );
+    }
+    expect(checked).toBeGreaterThan(50);
+  }, 300_000);
+
+  it('a U+0000 in the path or query of every registered route, pages and mirrors included, is a 4xx, never a 500', async () => {
+    for (const { method, url } of t.app.routeTable) {
+      if (!url.includes(':') && method !== 'GET') continue;
+      const path = url.replace(/:[A-Za-z_]+/g, 'ab%00cd').replace(/\*$/, 'x');
+      const r = await t.app.inject({ method: method as any, url: `${path}?q=%00&token=%00&session=%00&email=a%00b`, headers: { ...headers, authorization: (headers as any).dashboardAuth } });
+      expect(r.statusCode, `${method} ${url}: ${r.body.slice(0, 200)}`).toBeLessThan(500);
+    }
+  }, 120_000);
 
   it('malformed JSON, wrong content types and oversized bodies are 4xx on every writing operation', async () => {
     for (const { method, path, op } of operations().filter((o) => !['GET', 'DELETE'].includes(o.method))) {

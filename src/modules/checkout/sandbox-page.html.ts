@@ -13,7 +13,8 @@ export interface SandboxPageView {
   /** Where the Cancel form posts (shown with the Pay form); absent hides it. */
   cancelAction?: string | null;
   values?: { email?: string; first_name?: string; last_name?: string; phone?: string };
-  result?: { subscription_id: string; subscriber_id: string; route?: string; statusUrl: string };
+  /** No subscriber or subscription id: anyone holding the session link sees this page. */
+  result?: { route?: string; statusUrl: string };
 }
 
 function addressOf(s: SessionView): string {
@@ -43,10 +44,8 @@ export function renderSandboxCheckout(v: SandboxPageView): string {
     : '';
   const message = v.message ? `<p role="${v.error ? 'alert' : 'status'}" class="${v.error ? 'error' : 'ok'}">${escapeHtml(v.message)}</p>` : '';
   const result = v.result
-    ? `<table><tr><th scope="row">Subscription</th><td><code>${escapeHtml(v.result.subscription_id)}</code></td></tr>` +
-      `<tr><th scope="row">Subscriber</th><td><code>${escapeHtml(v.result.subscriber_id)}</code></td></tr>` +
-      (v.result.route ? `<tr><th scope="row">Route</th><td>${escapeHtml(v.result.route)}</td></tr>` : '') +
-      `</table><p><a href="${escapeHtml(v.result.statusUrl)}">Session status</a></p>`
+    ? (v.result.route ? `<table><tr><th scope="row">Route</th><td>${escapeHtml(v.result.route)}</td></tr></table>` : '') +
+      `<p><a href="${escapeHtml(v.result.statusUrl)}">Session status</a></p>`
     : '';
   const form = v.payAction && s
     ? `<form method="post" action="${escapeHtml(v.payAction)}">` +

@@ -3,6 +3,7 @@ import { AppError, notFound } from '../../lib/errors.js';
 import { createCompletionService } from '../provisioning/completion.service.js';
 import type { SubscriberInput } from '../provisioning/provisioning.subscribers.js';
 import * as repo from './checkout.repository.js';
+import { findSubscriberByEmail } from '../provisioning/provisioning.repository.js';
 import { createCheckoutService, toSessionView } from './checkout.service.js';
 import { gateSessionAt } from './checkout.sessions.js';
 
@@ -41,9 +42,18 @@ export function createSandboxCheckoutService(deps: Pick<Deps, 'db' | 'clock' | '
     return checkout.read(sessionId, providerId);
   }
 
-  /** The Pay button: session-based completion on the provider's behalf (the provisioning module's complete). */
+  /**
+   * The Pay button: session-based completion on the provider's behalf (the provisioning module's complete).
+   * Only for a new account: the page takes no login and no payment, so an email that already belongs
+   * to a customer of the provider is refused (409) rather than given a subscription it never paid for.
+   * A replay of a session already completed still answers its outcome.
+   */
   async function pay(sessionId: string, subscriber: SubscriberInput, requestId: string) {
     const providerId = await sandboxProvider(sessionId);
+    const current = await checkout.loadView(sessionId);
+    if (current.status !== 'completed' && (await findSubscriberByEmail(deps.db, providerId, subscriber.email.trim()))) {
+      throw new AppError(409, 'conflict', 'The sandbox checkout only opens new accounts: use an email address that has no account with this provider.');
+    }
     const outcome = await completion.complete(
       { providerId, actor: { actorType: 'system', actor: 'sandbox-checkout' }, requestId },
       { session_id: sessionId, subscriber },

@@ -1,5 +1,21 @@
+import { createHash } from 'node:crypto';
 import { localDate, localTime } from '../../lib/zoned-time.js';
 import type { BookingView } from './booking.service.js';
+
+// The page's one script, the same bytes on every page (the link comes from data-base), so the
+// Content-Security-Policy allows it by hash and nothing else runs.
+const SCRIPT = `
+const base = document.body.dataset.base;
+const msg = document.getElementById('msg');
+async function call(method, body) {
+  const r = await fetch(base, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
+  const j = await r.json().catch(() => ({}));
+  if (r.ok) location.reload(); else msg.textContent = j.detail || ('Error ' + r.status);
+}
+document.querySelectorAll('[data-start]').forEach((b) => b.addEventListener('click', () => call('POST', { starts_at: b.dataset.start })));
+document.querySelectorAll('[data-cancel]').forEach((b) => b.addEventListener('click', () => call('DELETE')));
+`;
+export const BOOKING_SCRIPT_HASH = `'sha256-${createHash('sha256').update(SCRIPT).digest('base64')}'`;
 
 const esc = (s: string | null | undefined) =>
   String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -52,19 +68,9 @@ ${v.windows.length ? `<ul class="windows">${days}</ul>` : '<p>No free windows at
 <style>body{font-family:system-ui,sans-serif;max-width:44rem;margin:2rem auto;padding:0 1rem;color:#222}
 ul.windows{list-style:none;padding:0}ul.windows li{margin:.5rem 0}.day{display:inline-block;min-width:16rem}
 button{margin:.15rem;padding:.35rem .7rem;cursor:pointer}.hint{color:#666;font-size:.9rem}#msg{font-weight:bold}</style></head>
-<body><h1>Installation appointment</h1>
+<body data-base="${esc(base)}"><h1>Installation appointment</h1>
 <p>Hello ${esc(ctx.first_name)}, this is the installation of your ${esc(ctx.provider_name)} connection${address ? ` at ${esc(address)}` : ''}${ctx.unit_label ? `, unit ${esc(ctx.unit_label)}` : ''}.</p>
 <p id="msg" role="status"></p>
 ${body}
-<script>
-const base = ${JSON.stringify(base)};
-const msg = document.getElementById('msg');
-async function call(method, body) {
-  const r = await fetch(base, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
-  const j = await r.json().catch(() => ({}));
-  if (r.ok) location.reload(); else msg.textContent = j.detail || ('Error ' + r.status);
-}
-document.querySelectorAll('[data-start]').forEach((b) => b.addEventListener('click', () => call('POST', { starts_at: b.dataset.start })));
-document.querySelectorAll('[data-cancel]').forEach((b) => b.addEventListener('click', () => call('DELETE')));
-</script></body></html>`;
+<script>${SCRIPT}</script></body></html>`;
 }

@@ -9,6 +9,8 @@ export interface NewTicket {
   priority: 'low' | 'normal' | 'high';
   queue: string;
   article: string;
+  /** Opened with a live verified session for subscriberId. */
+  callerVerified: boolean;
   now: Date;
 }
 
@@ -26,6 +28,7 @@ export async function insertTicket(db: Executor, t: NewTicket) {
       queue: t.queue,
       source: 'ai_agent',
       article: t.article,
+      caller_verified: t.callerVerified,
       created_at: t.now,
       updated_at: t.now,
     })
@@ -44,7 +47,7 @@ export function listCustomerTickets(db: Executor, providerId: string, customerId
   const lowered = [...new Set(emails.map((e) => e.toLowerCase()))];
   return db
     .selectFrom('tickets')
-    .select(['id', 'subject', 'status', 'priority', 'queue', 'source', 'article', 'created_at', 'updated_at'])
+    .select(['id', 'subject', 'status', 'priority', 'queue', 'source', 'caller_verified', 'article', 'created_at', 'updated_at'])
     .where('provider_id', '=', providerId)
     .where((eb) => {
       const byCustomer = eb('subscriber_id', '=', customerId);

@@ -4,6 +4,8 @@ import { mailBrand, ticketNotificationMail } from '../../mail/templates.js';
 import { recordAudit, type Actor } from '../audit/audit.repository.js';
 import { findCustomerIdByEmail, findOwnedCustomer, findProvider } from '../customers/customers.repository.js';
 import { customerNotFound } from '../customers/customers.errors.js';
+import { findSessionByHash } from '../verification/verification.repository.js';
+import { judgeSession, sessionTokenHash } from '../verification/verification.service.js';
 import * as repo from './tickets.repository.js';
 
 /** Tickets from the agent land in the provider's support queue. */
@@ -42,7 +44,12 @@ export function composeArticle(summary: string, diagnosis?: string): string {
 }
 
 export function createTicketsService({ db, clock, mailer, config }: Pick<Deps, 'db' | 'clock' | 'mailer' | 'config'>) {
-  async function createFromAgent(caller: Caller, input: AgentTicketInput) {
+  /**
+   * `verifiedSession` is the request's X-Verified-Session, if any: the ticket is marked
+   * caller_verified only when it is a live session of this provider for the ticket's customer_id.
+   * Without one (an unverified caller may open tickets) the ticket's text is the caller's claim.
+   */
+  async function createFromAgent(caller: Caller, input: AgentTicketInput, verifiedSession?: string) {
     return db.transaction().execute(async (trx) => {
       let customer: { id: string; email: string; first_name?: string; last_name?: string; customer_number?: string | null } | undefined;
       if (input.customer_id) {
@@ -54,6 +61,8 @@ export function createTicketsService({ db, clock, mailer, config }: Pick<Deps, '
       }
       const provider = await findProvider(trx, caller.providerId);
       const now = clock.now();
+      const hash = input.customer_id && verifiedSession ? sessionTokenHash(verifiedSession) : undefined;
+      const callerVerified = Boolean(hash && customer && judgeSession(await findSessionByHash(trx, hash), caller.providerId, customer.id, now) === 'ok');
       const id = newId();
       const contactEmail = input.contact_email ?? customer!.email;
       const subject = (input.subject?.trim() || subjectFromSummary(input.ai_summary)).slice(0, SUBJECT_MAX);
@@ -67,6 +76,7 @@ export function createTicketsService({ db, clock, mailer, config }: Pick<Deps, '
         priority: input.priority,
         queue: SUPPORT_QUEUE,
         article,
+        callerVerified,
         now,
       });
       let transcriptCommentId: string | null = null;
@@ -100,7 +110,7 @@ export function createTicketsService({ db, clock, mailer, config }: Pick<Deps, '
         action: 'agent.ticket.create',
         entityType: 'ticket',
         entityId: id,
-        after: { ticket_id: id, subscriber_id: customer?.id ?? null, priority: input.priority, subject, queue: SUPPORT_QUEUE, transcript_comment_id: transcriptCommentId },
+        after: { ticket_id: id, subscriber_id: customer?.id ?? null, caller_verified: callerVerified, priority: input.priority, subject, queue: SUPPORT_QUEUE, transcript_comment_id: transcriptCommentId },
         at: now,
       });
       return { ticket_id: id, status: 'open' as const, priority: input.priority, subject, queue: SUPPORT_QUEUE, created_at: now.toISOString() };
@@ -120,6 +130,7 @@ export function createTicketsService({ db, clock, mailer, config }: Pick<Deps, '
         status: t.status as 'open' | 'pending' | 'solved' | 'closed',
         priority: t.priority as 'low' | 'normal' | 'high',
         queue: t.queue,
+        caller_verified: t.caller_verified,
         article: t.article,
         created_at: new Date(t.created_at).toISOString(),
         updated_at: new Date(t.updated_at).toISOString(),

@@ -34,6 +34,7 @@ export const ticketRoutes: FastifyPluginAsyncZod = async (app) => {
       description: describeRoute(
         'The escalation path: works for unverified callers. Give customer_id (a customer of your provider; 404 customer_not_found otherwise) or contact_email (one of the two is required). ' +
           'ai_summary and ai_diagnosis become the customer-facing article; transcript is kept as an internal staff-only comment. The ticket goes to the provider\'s support queue and its support address is notified. ' +
+          'Send X-Verified-Session when the caller was verified for customer_id: only then is the ticket listed with caller_verified: true in the customer\'s ticket history (an unverified caller\'s ticket holds their claim, not instructions). ' +
           'Accepts Idempotency-Key: retry with the same key after a timeout rather than opening a second ticket.',
       ),
       security: SECURITY_KEY,
@@ -58,7 +59,8 @@ export const ticketRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
   }, async (request, reply) => {
-    const r = await tickets.createFromAgent({ ...actorOf(request), providerId: request.apiKey!.providerId, requestId: String(request.id) }, request.body);
+    const session = request.headers['x-verified-session'];
+    const r = await tickets.createFromAgent({ ...actorOf(request), providerId: request.apiKey!.providerId, requestId: String(request.id) }, request.body, Array.isArray(session) ? session[0] : session);
     return reply.code(201).send(r);
   });
 };

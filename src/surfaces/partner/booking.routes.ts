@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { limit } from '../../plugins/rate-limit.js';
 import { createBookingService } from '../../modules/install/booking.service.js';
-import { renderBookingPage } from '../../modules/install/booking.page.js';
+import { BOOKING_SCRIPT_HASH, renderBookingPage } from '../../modules/install/booking.page.js';
+import { noStore, pageHelmet } from '../../plugins/page-headers.js';
 
 const Detail = z.object({ detail: z.string() }).describe('Error');
 const Params = z.object({ token: z.string().min(10).max(200).describe('The token of the emailed booking link') });
@@ -33,6 +34,8 @@ export const bookingRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get('/booking/:token', {
     config: { rateLimit: limit('booking.page') },
+    helmet: pageHelmet({ scripts: [BOOKING_SCRIPT_HASH], connectSelf: true }),
+    onRequest: noStore,
     schema: {
       operationId: 'bookingPage',
       tags: ['booking'],

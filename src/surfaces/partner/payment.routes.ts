@@ -6,6 +6,7 @@ import { createPaymentMethodService } from '../../modules/subscriber/payment-met
 import { ConfirmBody, Detail, PaymentMethodResponse, SetupResponse } from '../../modules/subscriber/subscriber.schemas.js';
 import { createPayPageService, type PayResultState } from '../../modules/billing/pay-page.service.js';
 import { renderPayPage } from '../../modules/billing/pay-page.html.js';
+import { noStore, pageHelmet } from '../../plugins/page-headers.js';
 
 const security = [{ bearer: [] }];
 const AUTH = {
@@ -84,6 +85,8 @@ export const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get('/pay/:token', {
     config: { rateLimit: limit('payment.page') },
+    helmet: pageHelmet(),
+    onRequest: noStore,
     schema: {
       operationId: 'paymentPage',
       tags: ['payment'],
@@ -106,6 +109,8 @@ export const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post('/pay/:token', {
     config: { rateLimit: limit('payment.page') },
+    helmet: pageHelmet(),
+    onRequest: noStore,
     schema: {
       operationId: 'payWithPaymentLink',
       tags: ['payment'],

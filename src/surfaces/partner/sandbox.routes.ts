@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../lib/errors.js';
 import { limit } from '../../plugins/rate-limit.js';
+import { noStore, pageHelmet } from '../../plugins/page-headers.js';
 import { renderSandboxCheckout, type SandboxPageView } from '../../modules/checkout/sandbox-page.html.js';
 import { createSandboxCheckoutService, pageErrorOf, SANDBOX_CHECKOUT_PATH } from '../../modules/checkout/sandbox.service.js';
 
@@ -34,7 +35,7 @@ export const sandboxRoutes: FastifyPluginAsyncZod = async (app) => {
   });
 
   const send = (reply: FastifyReply, status: number, view: SandboxPageView) =>
-    reply.code(status).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').type('text/html; charset=utf-8').send(renderSandboxCheckout(view));
+    reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(renderSandboxCheckout(view));
 
   const failure = (reply: FastifyReply, err: unknown, view: Partial<SandboxPageView> = {}) => {
     if (!(err instanceof AppError)) throw err;
@@ -46,6 +47,8 @@ export const sandboxRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(SANDBOX_CHECKOUT_PATH, {
     config: { rateLimit: limit('checkout.public') },
+    helmet: pageHelmet(),
+    onRequest: noStore,
     attachValidation: true,
     schema: { hide: true, querystring: PageQuery },
   }, async (request, reply) => {
@@ -81,6 +84,8 @@ export const sandboxRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(`${SANDBOX_CHECKOUT_PATH}/pay`, {
     config: { rateLimit: limit('checkout.public') },
+    helmet: pageHelmet(),
+    onRequest: noStore,
     attachValidation: true,
     schema: { hide: true, body: PayBody },
   }, async (request, reply) => {
@@ -106,7 +111,7 @@ export const sandboxRoutes: FastifyPluginAsyncZod = async (app) => {
         message: r.message,
         session: r.session,
         payAction: null,
-        result: { subscription_id: r.subscription_id, subscriber_id: r.subscriber_id, route: r.route, statusUrl: `${base.replace(/\/sandbox\/checkout$/, '')}/external-checkout/sessions/${b.session_id}/status` },
+        result: { route: r.route, statusUrl: `${base.replace(/\/sandbox\/checkout$/, '')}/external-checkout/sessions/${b.session_id}/status` },
       });
     } catch (err) {
       return failure(reply, err, { values });
