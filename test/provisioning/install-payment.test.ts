@@ -48,7 +48,7 @@ async function installedServiceBilled(o: { card?: string } = {}) {
   const unit = building.units[unitIdx++];
   const loc = await createLocation(t.db, w.provider.id, building.id, unit.id);
   const email = subscriber().email;
-  const r = await t.app.inject({ method: 'POST', url: '/provisioning/provider-initiated', headers: w.hdr, payload: { plan_version_id: w.plan.id, unit_id: unit.id, subscriber: subscriber(email) } });
+  const r = await t.app.inject({ method: 'POST', url: '/provisioning/provider-initiated', headers: w.hdr, payload: { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: unit.id, subscriber: subscriber(email) } });
   expect(r.statusCode).toBe(201);
   expect(r.json()).toMatchObject({ route: 'install', job_id: null });
   const id: string = r.json().subscription_id;

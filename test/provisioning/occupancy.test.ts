@@ -125,7 +125,7 @@ describe('a cancelled subscription occupies its unit and port until ended_at', (
     // The old line held the port without naming the unit (a port-only location before the unit was recorded).
     const old = await createSubscription(t.db, { providerId: w.provider.id, subscriberId: s.id, planVersionId: w.plan.id, buildingId: b.id, locationId: port.id, status: 'CANCELLED', serviceBilled: false });
     await t.db.updateTable('subscriptions').set({ ended_at: END, canceled_at: t.clock.now() }).where('id', '=', old.id).execute();
-    const r = await provision({ plan_version_id: w.plan.id, unit_id: b.units[0].id, subscriber: subscriber() });
+    const r = await provision({ plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: b.units[0].id, subscriber: subscriber() });
     expect(r.statusCode).toBe(201);
     const id = r.json().subscription_id;
     await t.db.updateTable('install_jobs').set({ status: 'SHIPPED' }).where('subscription_id', '=', id).execute();

@@ -98,7 +98,7 @@ describe('idempotent per (subscriber email, plan version, location)', () => {
   });
 
   it('Idempotency-Key across mounts: the same key and body sent to / and then to /api/v1 replays the first answer (one route, one write)', async () => {
-    const body = { plan_version_id: w.plan.id, unit_id: w.third.units[3].id, subscriber: subscriber() };
+    const body = { plan_version_id: w.plan.id, delivery_mode: 'home_drop' as const, unit_id: w.third.units[3].id, subscriber: subscriber() };
     const headers = { ...w.hdr, 'idempotency-key': `mounts-${Date.now()}` };
     const a = await provision(body, headers);
     const b = await provision(body, headers, '/api/v1');

@@ -118,9 +118,12 @@ beforeAll(async () => {
   const admin = await createUser(t.db, { role: 'service_provider', spRole: 'sp_admin', providerId: p.id });
   const adminJwt = await t.deps.auth.issueJwt({ id: admin.id, role: 'service_provider', sp_role: 'sp_admin', provider_id: p.id });
   const subJwt = await t.deps.auth.issueJwt({ id: sub.id, role: 'subscriber', sp_role: null, provider_id: null });
+  const operator = await createUser(t.db, { role: 'platform_admin' });
+  const operatorJwt = await t.deps.auth.issueJwt({ id: operator.id, role: 'platform_admin', sp_role: null, provider_id: null });
   headers = { 'x-api-key': p.apiKey, 'x-webhook-secret': p.webhookSecret, 'x-verified-session': 'not-a-session' };
   (headers as any).subscriberAuth = `Bearer ${subJwt.access_token}`;
   (headers as any).dashboardAuth = `Bearer ${adminJwt.access_token}`;
+  (headers as any).platformAdminAuth = `Bearer ${operatorJwt.access_token}`;
   const r = await sql<{ tablename: string }>`SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename NOT IN ('schema_migrations', 'rate_limit_buckets', 'credential_failures', 'idempotency_records', 'audit_entries')`.execute(t.db);
   tables = r.rows.map((x) => x.tablename);
 });
@@ -138,7 +141,9 @@ function operations() {
 
 const fillPath = (path: string, value: string) => path.replace(/\{[^}]+\}/g, encodeURIComponent(value));
 const authFor = (path: string) => ({
-  authorization: path.startsWith('/subscriber') || path.includes('/credit-notes') ? (headers as any).subscriberAuth : (headers as any).dashboardAuth,
+  authorization: path.startsWith('/subscriber') || path.includes('/credit-notes')
+    ? (headers as any).subscriberAuth
+    : path.startsWith('/api/v1/admin/') ? (headers as any).platformAdminAuth : (headers as any).dashboardAuth,
 });
 
 describe('bad input never breaks the service', () => {
