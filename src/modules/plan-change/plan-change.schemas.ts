@@ -101,7 +101,7 @@ export function agentPreviewBody(p: PreviewResult & { quote: Quote }) {
 // partner --------------------------------------------------------------------------------------
 
 export const PartnerPreviewResponse = z.object({
-  eligible: z.boolean().describe('true when POST /subscriptions/{id}/change-plan with this plan_version_id would apply now'),
+  eligible: z.boolean().describe('true when POST /partner/subscriptions/{id}/change-plan with this plan_version_id would apply now'),
   reasons: z
     .array(z.enum(['not_active', 'already_changed_today', 'same_plan', 'plan_not_available']))
     .describe('Why not eligible (empty when eligible). `not_active`: the subscription is not ACTIVE. `already_changed_today`: this subscription already changed plan this UTC calendar day (through the partner API, the support agent or a platform administrator); possible again from tomorrow. `same_plan`: already on this plan version. `plan_not_available`: the plan version is inactive or priced in another currency.'),
