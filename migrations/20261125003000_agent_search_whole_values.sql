@@ -2,8 +2,8 @@
 -- number match only in full; name words (contact and invoice contact) match whole words, with one
 -- typo allowed in a word of 5+ letters; street, building, unit and city words match by prefix.
 -- No search may reveal one character of a masked field, so every prefix path over a masked field
--- is gone: the prefix-range indexes on email, phone, number and names are dropped, and the
--- substring/trigram pass no longer reads names or emails. The match count stops at 1,000.
+-- is gone: the prefix-range indexes on email, phone, number and names are dropped, and so is the
+-- trigram index over names, email and invoice address (substrings of masked fields). The match count stops at 1,000.
 
 -- 1. The invoice contact's phone, normalised like the contract contact's (written by the contact
 -- update and the demo; existing rows: the contract phone when it is the same number, else an
@@ -82,12 +82,7 @@ BEGIN
 END
 $$;
 
--- 4. Place words inside a multi-word invoice street or city ("Weinberg" in "Am Weinberg"): trigram
--- candidates, each checked by word prefix (the names and the email are no longer in this index).
-CREATE INDEX subscribers_search_invoice_trgm_idx ON subscribers USING gin (
-  (lower(coalesce(invoice_street, '') || ' ' || coalesce(invoice_city, ''))) gin_trgm_ops);
-
--- 5. The first pass. Probes are parallel arrays, one element per probe (search.query.ts builds them):
+-- 4. The first pass. Probes are parallel arrays, one element per probe (search.query.ts builds them):
 --   kind  'phone'   key: an E.164 number, equal to the contact's or the invoice contact's
 --         'email'   key: an address (lower case, no spaces), equal to the contact's or the invoice contact's
 --         'number'  key: a customer number (ABCD-1234), equal

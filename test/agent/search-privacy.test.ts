@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePhoneNumber } from 'awesome-phonenumber';
 import { loadDemo } from '../../src/demo/seed.js';
+import { STOP_WORDS } from '../../src/modules/customers/search.query.js';
 import type { DemoDocument } from '../../src/demo/document.js';
 import { expectNoLeaks, setupAgent, verify, type AgentKit } from './helpers.js';
 
@@ -35,11 +36,13 @@ const words = (s: string | null | undefined) => (s ?? '').toLowerCase().split(/[
 /**
  * Whether another rule than the walked field lets q find the target: every name word of q is a
  * whole word of its names (the mask shows the first name; a last name is confirmed only whole), or
- * q starts a word of one of its places (the match shows its service locations anyway).
+ * q starts a word of one of its places (the match shows its service locations anyway), or q is a
+ * word the search drops ("No", "Unit": then the query is the rest of it).
  */
 function explained(t: Target, q: string) {
   const lq = q.toLowerCase();
   if (lq.includes('@')) return false;
+  if (STOP_WORDS.has(lq)) return true;
   const names = new Set(words(`${t.first_name} ${t.last_name}`));
   const qw = words(lq);
   return (qw.length > 0 && qw.every((w) => names.has(w))) || t.places.some((p) => p.startsWith(lq));

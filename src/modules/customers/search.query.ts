@@ -21,7 +21,7 @@ export type SearchPlan =
 export const MAX_TOKENS = 6;
 
 // Words a caller says around a unit or an address that match no field ("unit 4B", "Whg. 3").
-const STOP_WORDS = new Set([
+export const STOP_WORDS = new Set([
   'unit', 'apt', 'apartment', 'suite', 'ste', 'flat', 'no', 'nr', 'number', 'whg', 'wohnung', 'app', 'appartement',
   'einheit', 'etage', 'floor', 'und', 'and', 'in', 'at', 'the',
 ]);
