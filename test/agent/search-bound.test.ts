@@ -63,11 +63,18 @@ describe.skipIf(!usingPostgres())('search: a search stops at its time bound and 
   });
 
   it('answers 200 with incomplete true and what it found (nothing), never a 500', async () => {
-    for (const q of ['Hans Hamburg', 'Hans', 'Bulk12 Hans', 'a b', '%_%']) {
+    // Word passes ("Hans Hamburg": no one has both names) and a name narrowed by its place.
+    for (const q of ['Hans Hamburg', 'Hans 4B', 'a b', '%_%', 'Hamburg']) {
       const r = await search(q);
       expect({ q, status: r.status }).toEqual({ q, status: 200 });
       expect(r.body).toEqual({ ambiguous: false, match_count: 0, match_count_capped: false, incomplete: true, matches: [] });
     }
+  });
+
+  it('whole values and names are index lookups answered in one statement, outside the bound', async () => {
+    expect((await search('anna@beispiel.example')).body.matches.map((m: any) => m.customer_id)).toEqual([anna.id]);
+    const r = await search('Hans');
+    expect({ count: r.body.match_count, capped: r.body.match_count_capped, incomplete: r.body.incomplete }).toEqual({ count: 1000, capped: true, incomplete: false });
   });
 
   it('leaves the connection usable, with the timeout local to the search transaction', async () => {

@@ -2,12 +2,15 @@
 // at a time to a search must never tell whether a masked field goes on that way. Phone, email and
 // customer number match only in full, name words only whole (one typo allowed, never a shortened
 // name). The walk runs over random customers of the demo dataset.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parsePhoneNumber } from 'awesome-phonenumber';
 import { loadDemo } from '../../src/demo/seed.js';
 import { STOP_WORDS } from '../../src/modules/customers/search.query.js';
 import type { DemoDocument } from '../../src/demo/document.js';
 import { expectNoLeaks, setupAgent, verify, type AgentKit } from './helpers.js';
+
+// Each walk is a few dozen searches: on the embedded database of a busy machine, more than 30 s.
+vi.setConfig({ testTimeout: 180_000 });
 
 let kit: AgentKit;
 let doc: DemoDocument;

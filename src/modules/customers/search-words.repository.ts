@@ -304,12 +304,9 @@ export async function searchCustomers(db: Executor, providerId: string, plan: Se
  * transaction: the pooled connection keeps its own).
  */
 export function inSearchTransaction<T>(db: Executor, fn: (ex: Executor, setTimeout: (ms: number) => Promise<void>) => Promise<T>): Promise<T> {
+  // JIT is switched off with each timeout (one statement, not two).
   const setTimeoutMs = (ex: Executor) => async (ms: number) => {
-    await sql`SELECT set_config('statement_timeout', ${String(Math.max(1, Math.floor(ms)))}, true)`.execute(ex);
+    await sql`SELECT set_config('jit', 'off', true), set_config('statement_timeout', ${String(Math.max(1, Math.floor(ms)))}, true)`.execute(ex);
   };
-  const run = async (ex: Executor) => {
-    await sql`SELECT set_config('jit', 'off', true)`.execute(ex);
-    return fn(ex, setTimeoutMs(ex));
-  };
-  return db.isTransaction ? run(db) : db.transaction().execute(run);
+  return db.isTransaction ? fn(db, setTimeoutMs(db)) : db.transaction().execute((trx) => fn(trx, setTimeoutMs(trx)));
 }

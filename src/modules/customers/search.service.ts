@@ -4,7 +4,7 @@ import type { Executor } from '../../jobs/types.js';
 import { isStatementTimeout } from '../../lib/errors.js';
 import { maskEmail, maskName, maskPhone } from '../../lib/mask.js';
 import { formatAddress, maskCustomerNumber } from './customers.format.js';
-import { planSearch, structuredProbes, type SearchPlan } from './search.query.js';
+import { planSearch, structuredProbes, type Probe } from './search.query.js';
 import {
   inSearchTransaction, probeCustomers, providerRegions, searchCustomers, serviceLocationsOf, type MatchRow, type ProbeMatch, type ServiceLocationRow,
 } from './search.repository.js';
@@ -73,14 +73,34 @@ export function createCustomerSearchService({ db, config, log }: Pick<Deps, 'db'
    * nothing: the probes (one statement: the query read as a phone, email, customer number, name,
    * address or name plus place), every word against every field, then the same with one typo in a
    * name word. `match_count` counts the matches of the pass that answered, up to MATCH_CAP.
-   * The whole search has SEARCH_TIMEOUT_MS: every statement runs with the time that is left as its
-   * statement_timeout; past it the search answers what it found (the passes before found nothing,
-   * or it would have answered then: no match) with `incomplete: true`, never an error.
+   * A first pass of whole values and names is one statement of index lookups, each stopped at the
+   * cap, sent alone: a transaction around it (to set its statement_timeout) cost more round trips
+   * on every everyday search than the lookups themselves (bench/README.md). Every other statement
+   * (a first pass with an address or a name plus place, which can read every customer of a common
+   * name, and the word passes) runs in one transaction with the time left of SEARCH_TIMEOUT_MS as
+   * its statement_timeout; past it the search answers what it found (nothing: the passes before
+   * found nothing, or it would have answered then) with `incomplete: true`, never an error.
    */
   async function search(providerId: string, q: string, limit: number) {
     const started = Date.now();
     const phone = mayHoldPhone(q);
-    let plan = planSearch(q, ['DE']);
+    let regions = phone ? await regionsOf(db, providerId) : ['DE'];
+    let plan = planSearch(q, regions);
+    let probes = structuredProbes(plan);
+    const lookupsOnly = probes.every((p) => p.kind !== 'address' && p.kind !== 'name_location');
+    let first = lookupsOnly ? await firstPass(db, providerId, probes, limit) : null;
+    if (first && first.total === 0 && phone) {
+      // Nothing found with the cached countries: read them again; search again if they changed.
+      const now = await regionsOf(db, providerId, true);
+      if (now.join() !== regions.join()) {
+        regions = now;
+        plan = planSearch(q, regions);
+        probes = structuredProbes(plan);
+        first = await firstPass(db, providerId, probes, limit);
+      }
+    }
+    if (first && (first.total > 0 || plan.kind !== 'tokens')) return answer(first.total, first.rows.map((r) => masked(r, r.service_locations)));
+    const wordPlan = plan;
     try {
       return await inSearchTransaction(db, async (ex, setTimeoutMs) => {
         const beforeStatement = async () => {
@@ -88,42 +108,26 @@ export function createCustomerSearchService({ db, config, log }: Pick<Deps, 'db'
           if (left <= 0) throw new SearchTimeUp();
           await setTimeoutMs(left);
         };
-        let regions = ['DE'];
-        if (phone) {
+        if (!first) {
           await beforeStatement();
-          plan = planSearch(q, (regions = await regionsOf(ex, providerId)));
+          const bounded = await firstPass(ex, providerId, probes, limit);
+          if (bounded.total > 0) return answer(bounded.total, bounded.rows.map((r) => masked(r, r.service_locations)));
         }
-        let first = await firstPass(ex, providerId, plan, limit, beforeStatement);
-        if (first.total === 0 && phone) {
-          // Nothing found with the cached countries: read them again; search again if they changed.
-          await beforeStatement();
-          const now = await regionsOf(ex, providerId, true);
-          if (now.join() !== regions.join()) {
-            plan = planSearch(q, now);
-            first = await firstPass(ex, providerId, plan, limit, beforeStatement);
-          }
-        }
-        if (first.total > 0 || plan.kind !== 'tokens') {
-          return answer(first.total, first.rows.map((r) => masked(r, r.service_locations)));
-        }
-        let found = await searchCustomers(ex, providerId, plan, limit, false, MATCH_CAP, beforeStatement);
-        if (found.total === 0) found = await searchCustomers(ex, providerId, plan, limit, true, MATCH_CAP, beforeStatement);
+        let found = await searchCustomers(ex, providerId, wordPlan, limit, false, MATCH_CAP, beforeStatement);
+        if (found.total === 0) found = await searchCustomers(ex, providerId, wordPlan, limit, true, MATCH_CAP, beforeStatement);
         await beforeStatement();
         const locations = await serviceLocationsOf(ex, found.rows.map((r) => r.id));
         return answer(found.total, found.rows.map((r) => masked(r, locations.filter((l) => l.subscriber_id === r.id))));
       });
     } catch (err) {
       if (!(err instanceof SearchTimeUp) && !isStatementTimeout(err)) throw err;
-      log.info({ timeout_ms: config.SEARCH_TIMEOUT_MS, kind: plan.kind }, 'search: stopped at its time bound');
+      log.info({ timeout_ms: config.SEARCH_TIMEOUT_MS, words: wordPlan.kind === 'tokens' ? wordPlan.tokens.length : 0 }, 'search: stopped at its time bound');
       return answer(0, [], true);
     }
   }
 
-  async function firstPass(ex: Executor, providerId: string, plan: SearchPlan, limit: number, beforeStatement: () => Promise<void>) {
-    const probes = structuredProbes(plan);
-    if (!probes.length) return { rows: [], total: 0 };
-    await beforeStatement();
-    return probeCustomers(ex, providerId, probes, limit, MATCH_CAP);
+  async function firstPass(ex: Executor, providerId: string, probes: Probe[], limit: number) {
+    return probes.length ? probeCustomers(ex, providerId, probes, limit, MATCH_CAP) : { rows: [] as ProbeMatch[], total: 0 };
   }
 
   return { search };
