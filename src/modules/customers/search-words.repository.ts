@@ -304,9 +304,11 @@ export async function searchCustomers(db: Executor, providerId: string, plan: Se
  * transaction: the pooled connection keeps its own).
  */
 export function inSearchTransaction<T>(db: Executor, fn: (ex: Executor, setTimeout: (ms: number) => Promise<void>) => Promise<T>): Promise<T> {
-  // JIT is switched off with each timeout (one statement, not two).
+  // JIT and parallel workers are switched off with each timeout (one statement): a cancelled
+  // parallel plan ("1A": a parallel scan of the subscriptions) answered 20-40 ms past its timeout.
   const setTimeoutMs = (ex: Executor) => async (ms: number) => {
-    await sql`SELECT set_config('jit', 'off', true), set_config('statement_timeout', ${String(Math.max(1, Math.floor(ms)))}, true)`.execute(ex);
+    await sql`SELECT set_config('jit', 'off', true), set_config('max_parallel_workers_per_gather', '0', true),
+      set_config('statement_timeout', ${String(Math.max(1, Math.floor(ms)))}, true)`.execute(ex);
   };
   return db.isTransaction ? fn(db, setTimeoutMs(db)) : db.transaction().execute((trx) => fn(trx, setTimeoutMs(trx)));
 }
