@@ -54,16 +54,16 @@ async function capture(file: string, title: string, text: string, values: unknow
   console.log(`${file}: ${r.rowCount} rows, ${ms.toFixed(2)} ms`);
 }
 
-const SEARCH = 'SELECT * FROM agent_customer_search($1::uuid, $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::integer)';
+const SEARCH = 'SELECT * FROM agent_customer_search($1::uuid, $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::integer, $8::integer)';
 const probeArgs = (probes: Probe[]) => [
   d.provider_id,
   probes.map((p) => p.kind),
   probes.map((p) => ('key' in p ? p.key : null)),
   probes.map((p) => (p.kind === 'address' ? p.house : null)),
-  probes.map((p) => ('name' in p && p.name ? p.name.mode : null)),
-  probes.map((p) => ('name' in p && p.name ? p.name.key : null)),
+  probes.map((p) => ('names' in p && p.names ? p.names.join(' ') : null)),
   probes.map((p) => ('tokens' in p ? p.tokens.join(' ') : null)),
   25,
+  1000,
 ];
 const regions = ['CA', 'DE'];
 const sample = (cls: string) => d.queries.find((q) => q.class === cls)!.q;

@@ -410,6 +410,7 @@ export interface Subscribers {
   invoice_house_number: string | null;
   invoice_last_name: string | null;
   invoice_phone: string | null;
+  invoice_phone_e164: string | null;
   invoice_postal_code: string | null;
   invoice_street: string | null;
   last_name: string;

@@ -125,6 +125,7 @@ export function createBuilder(now: Date, rng: Rng) {
       invoice_last_name: s.last,
       invoice_email: email,
       invoice_phone: phone.phone,
+      invoice_phone_e164: phone.phone_e164,
       invoice_street: b.street,
       invoice_house_number: b.houseNumber,
       invoice_postal_code: b.postalCode,

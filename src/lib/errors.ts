@@ -32,8 +32,7 @@ export type ErrorCode =
   | 'payment_declined'
   | 'service_unavailable'
   | 'internal_error'
-  | 'portal_account_missing'
-  | 'search_too_broad';
+  | 'portal_account_missing';
 
 export interface ValidationDetail {
   field: string;

@@ -1,54 +1,87 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { usingPostgres } from '../helpers/db.js';
-import { expectError, expectNoLeaks, seedCustomer, setupAgent, type AgentKit, type SeededCustomer } from './helpers.js';
+import { expectNoLeaks, seedCustomer, setupAgent, type AgentKit, type SeededCustomer } from './helpers.js';
 
-// The fuzzy (third) search pass is bounded by SEARCH_FUZZY_TIMEOUT_MS per statement: short common
-// words can make it read most of the table. statement_timeout is a real-Postgres behaviour (the
-// embedded database does not interrupt a statement), so this file runs there only.
-describe.skipIf(!usingPostgres())('search: the fuzzy pass stops at its time bound (real Postgres)', () => {
+/** `n` customers of the provider named `first` with last names Bulk1..BulkN. */
+async function bulkCustomers(kit: AgentKit, first: string, n: number, tag: string) {
+  await sql`
+    INSERT INTO subscribers (id, provider_id, first_name, last_name, email, created_at, updated_at)
+    SELECT gen_random_uuid(), ${kit.main.id}::uuid, ${first}, 'Bulk' || g, ${tag} || g || '@bound.example', now(), now()
+    FROM generate_series(1, ${n}) AS g`.execute(kit.t.db);
+}
+
+describe('search: match_count is exact up to 1000, then capped', () => {
   let kit: AgentKit;
-  let anna: SeededCustomer;
   const search = (q: string) => kit.call('GET', `/agent/customers/search?q=${encodeURIComponent(q)}`);
 
   beforeAll(async () => {
-    // 1 ms: no fuzzy statement over thousands of candidates finishes within it.
-    kit = await setupAgent({ env: { SEARCH_FUZZY_TIMEOUT_MS: '1' } });
-    anna = await seedCustomer(kit, { firstName: 'Anna', lastName: 'Beispiel', email: 'anna@beispiel.example' });
-    // 4,000 customers whose names contain "hans" and "hamburg" but never start with them: only the
-    // fuzzy pass can match "hans hamburg", and it has thousands of candidates to check.
-    await sql`
-      INSERT INTO subscribers (id, provider_id, customer_number, first_name, last_name, email, created_at, updated_at)
-      SELECT gen_random_uuid(), ${kit.main.id}::uuid,
-        chr(81 + g % 10) || chr(65 + (g / 10) % 26) || chr(65 + (g / 260) % 26) || 'Q-' || lpad((g % 10000)::text, 4, '0'),
-        'Xhans' || g, 'Yhamburg' || g, 'bulk' || g || '@bound.example', now(), now()
-      FROM generate_series(1, 4000) AS g`.execute(kit.t.db);
+    kit = await setupAgent();
+    await bulkCustomers(kit, 'Capella', 1001, 'cap');
+    await bulkCustomers(kit, 'Exacta', 1000, 'exact');
   });
   afterAll(async () => {
     await expectNoLeaks(kit);
     await kit.close();
   });
 
-  it('answers 422 search_too_broad instead of running on, in the agent envelope', async () => {
-    const r = await search('hans hamburg');
-    expectError(r, 422, 'search_too_broad');
-    expect(r.body.error.message).toMatch(/more telling detail/);
-  });
-
-  it('leaves the earlier passes alone: an exact email, a name and a prefix still answer', async () => {
-    expect((await search('anna@beispiel.example')).body.matches.map((m: any) => m.customer_id)).toEqual([anna.id]);
-    expect((await search('Anna Beispiel')).body.matches.map((m: any) => m.customer_id)).toEqual([anna.id]);
-    const prefix = await search('Xhans1234 Yhamburg1234');
-    expect(prefix.status).toBe(200);
-    expect(prefix.body.match_count).toBe(1);
-  });
-
-  it('leaves the connection usable: the next request on the pool answers normally', async () => {
-    for (let i = 0; i < 3; i++) expectError(await search('hans hamburg'), 422, 'search_too_broad');
-    const r = await kit.call('GET', `/agent/customers/search?q=${encodeURIComponent('anna@beispiel.example')}`);
+  it('a search matching more than 1000 customers answers match_count 1000 with match_count_capped true', async () => {
+    const r = await search('Capella');
     expect(r.status).toBe(200);
-    // The timeout was local to the search's transaction, not left on a pooled connection.
+    expect({ ...r.body, matches: r.body.matches.length }).toEqual({ ambiguous: true, match_count: 1000, match_count_capped: true, incomplete: false, matches: 25 });
+  });
+
+  it('a search matching exactly 1000 customers counts them exactly, not capped', async () => {
+    const r = await search('Exacta');
+    expect({ ...r.body, matches: r.body.matches.length }).toEqual({ ambiguous: true, match_count: 1000, match_count_capped: false, incomplete: false, matches: 25 });
+  });
+
+  it('the word passes cap their count too (a first name and a place word)', async () => {
+    await kit.t.db.updateTable('subscribers').set({ invoice_city: 'Capstadt' }).where('first_name', '=', 'Capella').execute();
+    const r = await search('Capella Capst');
+    expect({ count: r.body.match_count, capped: r.body.match_count_capped }).toEqual({ count: 1000, capped: true });
+  });
+});
+
+// SEARCH_TIMEOUT_MS bounds a whole search: each statement runs with the time left as its
+// statement_timeout. statement_timeout is a real-Postgres behaviour (the embedded database does not
+// interrupt a statement), so this part runs there only.
+describe.skipIf(!usingPostgres())('search: a search stops at its time bound and answers what it has (real Postgres)', () => {
+  let kit: AgentKit;
+  let anna: SeededCustomer;
+  const search = (q: string) => kit.call('GET', `/agent/customers/search?q=${encodeURIComponent(q)}`);
+
+  beforeAll(async () => {
+    // 1 ms: no statement over thousands of candidates finishes within it.
+    kit = await setupAgent({ env: { SEARCH_TIMEOUT_MS: '1' } });
+    anna = await seedCustomer(kit, { firstName: 'Anna', lastName: 'Beispiel', email: 'anna@beispiel.example' });
+    await bulkCustomers(kit, 'Hans', 4000, 'bound');
+  });
+  afterAll(async () => {
+    await expectNoLeaks(kit);
+    await kit.close();
+  });
+
+  it('answers 200 with incomplete true and what it found (nothing), never a 500', async () => {
+    // Word passes ("Hans Hamburg": no one has both names) and a name narrowed by its place.
+    for (const q of ['Hans Hamburg', 'Hans 4B', 'a b', '%_%', 'Hamburg']) {
+      const r = await search(q);
+      expect({ q, status: r.status }).toEqual({ q, status: 200 });
+      expect(r.body).toEqual({ ambiguous: false, match_count: 0, match_count_capped: false, incomplete: true, matches: [] });
+    }
+  });
+
+  it('whole values and names are index lookups answered in one statement, outside the bound', async () => {
+    expect((await search('anna@beispiel.example')).body.matches.map((m: any) => m.customer_id)).toEqual([anna.id]);
+    const r = await search('Hans');
+    expect({ count: r.body.match_count, capped: r.body.match_count_capped, incomplete: r.body.incomplete }).toEqual({ count: 1000, capped: true, incomplete: false });
+  });
+
+  it('leaves the connection usable, with the timeout local to the search transaction', async () => {
+    for (let i = 0; i < 3; i++) expect((await search('Hans Hamburg')).body.incomplete).toBe(true);
     const setting = await sql<{ v: string }>`SELECT current_setting('statement_timeout') AS v`.execute(kit.t.db);
     expect(setting.rows[0].v).toBe('0');
+    const r = await kit.t.db.selectFrom('subscribers').select('id').where('id', '=', anna.id).execute();
+    expect(r).toHaveLength(1);
   });
 });

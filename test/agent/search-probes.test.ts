@@ -62,14 +62,15 @@ afterAll(async () => {
   await kit.close();
 });
 
-describe('search, first pass: a name is read in either order as a full-name prefix', () => {
-  it('"First Last", "Last First" and "Last, First" find the same customers', async () => {
-    for (const q of ['Erika Mustermann', 'Mustermann Erika', 'Mustermann, Erika', 'erika muster']) {
+describe('search, first pass: a name is read in either order, word by whole word', () => {
+  it('"First Last", "Last First" and "Last, First" find the same customers; a shortened last name finds nothing', async () => {
+    for (const q of ['Erika Mustermann', 'Mustermann Erika', 'Mustermann, Erika']) {
       expect({ q, ids: await ids(q) }).toEqual({ q, ids: [erikaA.id, erikaB.id].sort() });
     }
+    expect(await ids('erika muster')).toEqual([]);
   });
 
-  it('one word is a first- or last-name prefix, and match_count counts every match while limit caps the list', async () => {
+  it('one word is a whole first or last name, and match_count counts every match while limit caps the list', async () => {
     const r = await search('Erika', '&limit=1');
     expect({ ambiguous: r.ambiguous, match_count: r.match_count, n: r.matches.length }).toEqual({ ambiguous: true, match_count: 2, n: 1 });
     expect(await ids('Mustermann')).toEqual([erikaA.id, erikaB.id].sort());
@@ -135,17 +136,19 @@ describe('search, first pass: a name narrowed by its place', () => {
     }
   });
 
-  it('a one- or two-letter name is a whole first or last name there, not a prefix ("Li 4B" is not Lina)', async () => {
+  it('a name is a whole first or last name there, not a prefix ("Li 4B" is not Lina, "Lin 4B" nobody)', async () => {
     expect(await ids('Li 4B')).toEqual([li.id]);
-    expect(await ids('Lin 4B')).toEqual([lina.id]);
+    expect(await ids('Lina 4B')).toEqual([lina.id]);
+    expect(await ids('Lin 4B')).toEqual([]);
   });
 });
 
 describe('search: the passes answer in turn', () => {
   it('the first pass answers alone when it finds someone: a name reading hides any-field matches', async () => {
-    // "Hans Hamburg" is a full-name prefix of Hans Hamburger; Hans Meyer of Hamburg matches only
-    // word by word (first name + city), which the second pass would find.
-    expect(await ids('Hans Hamburg')).toEqual([hamburger.id]);
+    // "Hans Hamburger" is a full name; "Hans Hamburg" is not Hans Hamburger's name (a name word
+    // matches whole), so the second pass answers it: Hans Meyer of Hamburg (first name + city).
+    expect(await ids('Hans Hamburger')).toEqual([hamburger.id]);
+    expect(await ids('Hans Hamburg')).toEqual([hansInHamburg.id]);
     expect(await ids('Meyer Hamburg')).toEqual([hansInHamburg.id]);
   });
 
@@ -211,12 +214,13 @@ describe('structuredProbes (the readings of q, no I/O)', () => {
   const probes = (q: string) => structuredProbes(planSearch(q, ['DE']));
 
   it('reads a name, an address in both orders and a name plus place; "12 a" is one house number', () => {
-    expect(probes('Erika Mustermann')).toEqual([{ kind: 'name', key: 'Erika Mustermann' }]);
-    expect(probes('Mustermann')).toEqual([{ kind: 'name_word', key: 'Mustermann' }]);
+    expect(probes('Erika Mustermann')).toEqual([{ kind: 'name', names: ['erika', 'mustermann'] }]);
+    expect(probes('Mustermann')).toEqual([{ kind: 'name', names: ['mustermann'] }]);
+    expect(probes('Meyer-Schulz')).toEqual([{ kind: 'name', names: ['meyer', 'schulz'] }]);
     expect(probes('Main Street 594 8C')).toEqual([
       { kind: 'address', key: 'Main Street 594', house: '594', tokens: ['8C'] },
-      { kind: 'address', key: 'Street 594', house: '594', tokens: ['8C'], name: { mode: 'word', key: 'Main' } },
-      { kind: 'name_location', name: { mode: 'full', key: 'Main Street' }, tokens: ['594', '8C'] },
+      { kind: 'address', key: 'Street 594', house: '594', tokens: ['8C'], names: ['main'] },
+      { kind: 'name_location', names: ['main', 'street'], tokens: ['594', '8C'] },
     ]);
     expect(probes('12 a Hauptstraße')).toEqual([{ kind: 'address', key: 'Hauptstraße 12', house: '12a', tokens: [] }]);
   });
@@ -228,9 +232,13 @@ describe('structuredProbes (the readings of q, no I/O)', () => {
     expect(probes('Erika erika@example.com')).toEqual([]);
   });
 
-  it('reads phone numbers, emails and customer numbers as their own ranges', () => {
-    expect(probes('erika.a@example.com')).toEqual([{ kind: 'email', key: 'erika.a@example.com' }]);
+  it('reads phone numbers, emails and customer numbers as whole values only', () => {
+    expect(probes('Erika.A@Example.com')).toEqual([{ kind: 'email', key: 'erika.a@example.com' }]);
+    expect(probes('erika.a @ example.com')).toEqual([{ kind: 'email', key: 'erika.a@example.com' }]);
     expect(probes('abcd1234')).toEqual([{ kind: 'number', key: 'ABCD-1234' }]);
-    expect(probes('0151 2345 6789').map((p) => p.kind)).toContain('phone');
+    expect(probes('ABCD - 1234')).toEqual([{ kind: 'number', key: 'ABCD-1234' }]);
+    expect(probes('0151 2345 6789')).toEqual([{ kind: 'phone', key: '+4915123456789' }]);
+    // Too short to be a number: no phone reading at all (a longer part is another, whole number).
+    expect(probes('+4915').map((p) => p.kind)).not.toContain('phone');
   });
 });

@@ -68,12 +68,15 @@ describe('GET /agent/customers/search', () => {
     expect(ca.body.matches.map((m: any) => m.customer_id)).toEqual([hans.id]);
   });
 
-  it('finds by email (case-insensitive, prefix) and by customer number (with or without dash)', async () => {
+  it('finds by the whole email (any case, spaces ignored) and the whole customer number (with or without dash); a part of either finds nothing', async () => {
     expect((await search('ERIKA.B@example.com')).body.matches.map((m: any) => m.customer_id)).toEqual([erikaB.id]);
-    expect((await search('erika.a@')).body.matches.map((m: any) => m.customer_id)).toEqual([erikaA.id]);
+    expect((await search(' erika.b @ example.com ')).body.matches.map((m: any) => m.customer_id)).toEqual([erikaB.id]);
+    expect((await search('erika.a@')).body.match_count).toBe(0);
+    expect((await search('erika.a@example.co')).body.match_count).toBe(0);
     const cn = erikaA.customerNumber!;
     expect((await search(cn)).body.matches.map((m: any) => m.customer_id)).toEqual([erikaA.id]);
     expect((await search(cn.replace('-', '').toLowerCase())).body.matches.map((m: any) => m.customer_id)).toEqual([erikaA.id]);
+    expect((await search(cn.slice(0, 7))).body.match_count).toBe(0);
   });
 
   it('finds by invoice address, service building address, house number with suffix and city', async () => {
@@ -84,8 +87,8 @@ describe('GET /agent/customers/search', () => {
     expect((await search('Sonnenweg 3A')).body.matches.map((m: any) => m.customer_id)).toEqual([erikaA.id]);
   });
 
-  it('falls back to fuzzy matching (substring, typo) only when the prefix search finds nothing', async () => {
-    // "Schulz" is inside "Meyer-Schulz" (not a prefix of any field), "Weinberg" inside "Am Weinberg".
+  it('finds a whole word inside a name or street, and a name with one typo only when nothing matches exactly', async () => {
+    // "Schulz" is a word of "Meyer-Schulz", "Weinberg" a word of "Am Weinberg"; "Mustermnn" a typo.
     expect((await search('Schulz')).body.matches.map((m: any) => m.customer_id)).toEqual([hans.id]);
     expect((await search('Weinberg')).body.matches.map((m: any) => m.customer_id)).toEqual([hans.id]);
     expect((await search('Mustermnn 4B')).body.matches.map((m: any) => m.customer_id)).toEqual([erikaB.id]);
@@ -104,7 +107,7 @@ describe('GET /agent/customers/search', () => {
   it('no match answers 200 with an empty list, not 404', async () => {
     const r = await search('Zacharias Nobody');
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ ambiguous: false, match_count: 0, matches: [] });
+    expect(r.body).toEqual({ ambiguous: false, match_count: 0, match_count_capped: false, incomplete: false, matches: [] });
   });
 
   it('limit caps the list while match_count counts every match', async () => {
@@ -117,7 +120,8 @@ describe('GET /agent/customers/search', () => {
 
   it('treats LIKE wildcards in q literally', async () => {
     expect((await search('%%')).body.match_count).toBe(0);
-    expect((await search('E_ika')).body.match_count).toBe(0);
+    expect((await search('%_%')).body.match_count).toBe(0);
+    expect((await search('E_ik')).body.match_count).toBe(0);
   });
 
   it('validates q (at least 2 characters) and limit (1..100) with 400 validation_error and details', async () => {

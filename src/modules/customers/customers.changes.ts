@@ -72,7 +72,8 @@ export function createCustomerChangeService({ db, clock, mailer, config }: Pick<
           patch.phone_e164 = await normalisePhone(trx, caller.providerId, patch.phone, c.invoice_country);
         }
         if (input.contact_type === 'invoice' && patch.invoice_phone !== undefined) {
-          await normalisePhone(trx, caller.providerId, patch.invoice_phone, c.invoice_country);
+          // Searched by its whole number in any format, like the contract phone.
+          patch.invoice_phone_e164 = await normalisePhone(trx, caller.providerId, patch.invoice_phone, c.invoice_country);
         }
         const now = clock.now();
         const changed = Object.keys(after) as Field[];

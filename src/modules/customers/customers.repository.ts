@@ -142,6 +142,7 @@ export interface ContactPatch {
   invoice_last_name?: string;
   invoice_email?: string;
   invoice_phone?: string;
+  invoice_phone_e164?: string | null;
 }
 
 export async function updateContact(trx: Transaction<DB>, customerId: string, patch: ContactPatch, now: Date) {

@@ -1,109 +1,154 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../jobs/types.js';
-import { escapeLike, type SearchPlan, type SearchToken } from './search.query.js';
+import { escapeLike, nameWord, typoKeys, type SearchPlan, type SearchToken } from './search.query.js';
 
-// The second and third passes of the customer search: every word of q must prefix-match some field
-// of the customer, its invoice address or a service location (or, in the fuzzy pass, contain it or
-// resemble it by trigrams). Each word's set is a union of index ranges (COLLATE "C" btree
-// expression indexes; trigram GIN indexes in the fuzzy pass); the expressions must stay
-// byte-identical to the index definitions in migrations 000100 and 000500.
+// The second and third passes of the customer search: every word of q must match some field of the
+// customer, its invoice address or a service location, under the rules of docs/decisions.md
+// ("Safety"): an email, phone or customer number in full; a name word whole (a word of the
+// contact's or the invoice contact's names, through the GIN index of migration 3000); a street,
+// city, postal code, house number, building name or unit label by prefix (COLLATE "C" btree
+// expression indexes of migration 000500). The third pass allows one typo in a name word of 5+
+// letters and a place word inside a service building's street, name or city ("Weinberg" in "Am
+// Weinberg", trigram candidates checked word by word; the invoice address matches by the prefix of
+// its street or city: a trigram read over a million invoice streets cannot be bounded, a GIN scan
+// is not interrupted by statement_timeout). The expressions must stay byte-identical to the index
+// definitions.
 //
-// Several words: the most selective word drives. Its set is read in full; every other word is
-// checked on each of its customers (their row and their service locations), instead of reading
-// every word's set in full and intersecting them ("Hans Hamburg": the customers called Hans, each
-// checked for Hamburg, not the 100,000 customers in Hamburg). Which word is most selective is
-// measured first, each set read only up to ESTIMATE_CAP rows (10,000: "Anna" with 7,700 customers
-// is told apart from "4B" with 25,000, whichever comes first in q).
+// Sets are read as UNION ALL, never UNION: a UNION hashes its whole input before the first row
+// ("Berlin": 100,000 customers, 0.8 s), while UNION ALL under a LIMIT stops reading at the cap.
+//
+// Several words: the most selective word drives. Its set is read (up to the match cap); every
+// other word is checked on each of its customers (their row and their service locations), instead
+// of reading every word's set in full and intersecting them ("Hans Hamburg": the customers called
+// Hans, each checked for Hamburg, not the 100,000 customers in Hamburg). Which word is most
+// selective is measured first, each set read only up to ESTIMATE_CAP rows.
 
-const SUBSCRIBER_TRGM = sql`lower(first_name || ' ' || last_name || ' ' || email || ' ' || coalesce(invoice_street, '') || ' ' || coalesce(invoice_city, ''))`;
+const NAME_KEYS = sql`agent_search_name_keys(first_name, last_name, invoice_first_name, invoice_last_name)`;
+const NAME_WORDS_X = sql`agent_search_name_words(x.first_name, x.last_name, x.invoice_first_name, x.invoice_last_name)`;
 const BUILDING_TRGM = sql`lower(coalesce(name, '') || ' ' || coalesce(street, '') || ' ' || coalesce(house_number, '') || ' ' || coalesce(postal_code, '') || ' ' || coalesce(city, ''))`;
-const SUBSCRIBER_TRGM_X = sql`lower(x.first_name || ' ' || x.last_name || ' ' || x.email || ' ' || coalesce(x.invoice_street, '') || ' ' || coalesce(x.invoice_city, ''))`;
-const BUILDING_TRGM_B = sql`lower(coalesce(b.name, '') || ' ' || coalesce(b.street, '') || ' ' || coalesce(b.house_number, '') || ' ' || coalesce(b.postal_code, '') || ' ' || coalesce(b.city, ''))`;
 
 /** Rows of a word's set read to compare words (the driver is the word with the fewest). */
 export const ESTIMATE_CAP = 10_000;
 
 const prefix = (t: string) => `${escapeLike(t)}%`;
 const contains = (t: string) => `%${escapeLike(t)}%`;
-/** pg_trgm needs three characters to use its index; shorter words stay prefix-only. */
-const fuzzyWord = (tok: SearchToken, fuzzy: boolean) => fuzzy && tok.kind === 'word' && tok.text.length >= 3;
+/**
+ * Whether the third pass looks for the word inside streets and cities: pg_trgm needs three letters
+ * or digits to use its index (without them, punctuation or emoji, it reads every entry of the
+ * index, uninterruptibly: 0.6 s at 1M customers).
+ */
+const insideWords = (tok: SearchToken, fuzzy: boolean) => fuzzy && tok.kind === 'word' && /^[\p{L}\p{N}]{3,}$/u.test(tok.text);
+const textArray = (xs: string[]) => sql`ARRAY[${sql.join(xs.map((x) => sql`${x}::text`))}]`;
 
 /** Subscriber ids whose subscriptions sit in the matched buildings / units (directly or via the location). */
 function viaBuildings(providerId: string, buildingIds: RawBuilder<unknown>) {
   return sql`SELECT subscriber_id AS id FROM subscriptions WHERE provider_id = ${providerId} AND building_id IN (${buildingIds})
-    UNION SELECT s.subscriber_id FROM subscriptions s JOIN locations l ON l.id = s.location_id
+    UNION ALL SELECT s.subscriber_id FROM subscriptions s JOIN locations l ON l.id = s.location_id
       WHERE s.provider_id = ${providerId} AND l.building_id IN (${buildingIds})`;
 }
 function viaUnits(providerId: string, unitIds: RawBuilder<unknown>) {
   return sql`SELECT subscriber_id AS id FROM subscriptions WHERE provider_id = ${providerId} AND unit_id IN (${unitIds})
-    UNION SELECT s.subscriber_id FROM subscriptions s JOIN locations l ON l.id = s.location_id
+    UNION ALL SELECT s.subscriber_id FROM subscriptions s JOIN locations l ON l.id = s.location_id
       WHERE s.provider_id = ${providerId} AND l.unit_id IN (${unitIds})`;
 }
 
-function phoneBranch(providerId: string, prefixes: string[]) {
-  if (prefixes.length === 0) return sql`SELECT id FROM subscribers WHERE false`;
+function phoneBranch(providerId: string, numbers: string[]) {
+  if (numbers.length === 0) return sql`SELECT id FROM subscribers WHERE false`;
   return sql.join(
-    prefixes.map((p) => sql`SELECT id FROM subscribers WHERE provider_id = ${providerId} AND phone_e164 COLLATE "C" LIKE ${prefix(p)}`),
-    sql` UNION `,
+    numbers.flatMap((n) => [
+      sql`SELECT id FROM subscribers WHERE provider_id = ${providerId} AND phone_e164 COLLATE "C" = ${n}`,
+      sql`SELECT id FROM subscribers WHERE provider_id = ${providerId} AND invoice_phone_e164 = ${n} AND invoice_phone_e164 IS NOT NULL`,
+    ]),
+    sql` UNION ALL `,
   );
 }
 
-/** The customer's own fields a word may prefix (each has a `COLLATE "C"` expression index). */
-const OWN_COLUMNS = ['first_name', 'last_name', 'email', 'invoice_street', 'invoice_city', 'invoice_postal_code', 'invoice_house_number'];
+const emailBranch = (providerId: string, address: string) =>
+  sql`SELECT id FROM subscribers WHERE provider_id = ${providerId} AND lower(email) = ${address}
+    UNION ALL SELECT id FROM subscribers WHERE provider_id = ${providerId} AND lower(invoice_email) = ${address} AND invoice_email IS NOT NULL`;
+
+const numberBranch = (providerId: string, number: string) =>
+  sql`SELECT id FROM subscribers WHERE provider_id = ${providerId} AND customer_number = ${number}`;
+
+/** The invoice-address fields a place word may prefix (each has a `COLLATE "C"` expression index). */
+const PLACE_COLUMNS = ['invoice_street', 'invoice_city', 'invoice_postal_code', 'invoice_house_number'];
 
 /** Whether a word (`lp`: its lower-cased LIKE prefix) prefixes a field of building `b`. */
 const buildingWord = (lp: RawBuilder<unknown>) => sql`(lower(b.street) COLLATE "C" LIKE ${lp} OR lower(b.city) COLLATE "C" LIKE ${lp}
   OR lower(b.postal_code) COLLATE "C" LIKE ${lp} OR lower(b.name) COLLATE "C" LIKE ${lp} OR lower(b.house_number) COLLATE "C" LIKE ${lp})`;
+/** Whether a word (lower case) starts a word inside building `b`'s street, name or city. */
+const buildingInside = (w: string) => sql`(agent_search_word_prefix(b.street, ${w}) OR agent_search_word_prefix(b.name, ${w}) OR agent_search_word_prefix(b.city, ${w}))`;
 
-/** What a word prefix-matches: the customer's own fields (ids), and the buildings and units of service locations. */
-function wordParts(providerId: string, text: string) {
-  const lp = sql`lower(${prefix(text)})`;
+/** The name words of a query word ("Meyer-Schulz": meyer, schulz). */
+const wordNames = (text: string) => nameWord(text).split(/[\s,./-]+/).filter(Boolean);
+
+/**
+ * The customers whose names hold the word: every name word whole, or (fuzzy, one name word) within
+ * one typo (candidates from the index keys, kept by agent_search_name_word_matches).
+ */
+function nameBranch(providerId: string, text: string, fuzzy: boolean) {
+  const names = wordNames(text);
+  if (names.length === 0) return sql`SELECT id FROM subscribers WHERE false`;
+  if (!fuzzy || names.length > 1) return sql`SELECT id FROM subscribers WHERE ${NAME_KEYS} @> ${textArray(names)} AND provider_id = ${providerId}`;
+  return sql`SELECT x.id FROM subscribers x WHERE agent_search_name_keys(x.first_name, x.last_name, x.invoice_first_name, x.invoice_last_name) && ${textArray(typoKeys(names[0]))}
+    AND x.provider_id = ${providerId} AND EXISTS (SELECT 1 FROM unnest(${NAME_WORDS_X}) n WHERE agent_search_name_word_matches(${names[0]}, n, true))`;
+}
+
+/** Whether customer `x` has the word among its names (the same rule as nameBranch, on one row). */
+function nameCheck(text: string, fuzzy: boolean) {
+  const names = wordNames(text);
+  if (names.length === 0) return sql`false`;
+  if (!fuzzy || names.length > 1) return sql`${NAME_WORDS_X} @> ${textArray(names)}`;
+  return sql`EXISTS (SELECT 1 FROM unnest(${NAME_WORDS_X}) n WHERE agent_search_name_word_matches(${names[0]}, n, true))`;
+}
+
+/** What a word matches: the customer's names and invoice address (ids), and the buildings and units of service locations. */
+function wordParts(providerId: string, tok: SearchToken, fuzzy: boolean) {
+  const lp = sql`lower(${prefix(tok.text)})`;
+  const w = tok.text.toLowerCase();
+  const own = [
+    nameBranch(providerId, tok.text, fuzzy),
+    ...PLACE_COLUMNS.map((c) => sql`SELECT id FROM subscribers WHERE provider_id = ${providerId} AND lower(${sql.ref(c)}) COLLATE "C" LIKE ${lp}`),
+  ];
+  let buildingIds = sql`SELECT b.id FROM buildings b WHERE b.provider_id = ${providerId} AND ${buildingWord(lp)}`;
+  if (insideWords(tok, fuzzy)) {
+    const c = sql`lower(${contains(tok.text)})`;
+    buildingIds = sql`${buildingIds} UNION SELECT b.id FROM buildings b WHERE ${BUILDING_TRGM} LIKE ${c} AND b.provider_id = ${providerId} AND ${buildingInside(w)}`;
+  }
   return {
-    own: OWN_COLUMNS.map((c) => sql`SELECT id FROM subscribers WHERE provider_id = ${providerId} AND lower(${sql.ref(c)}) COLLATE "C" LIKE ${lp}`),
-    buildingIds: sql`SELECT b.id FROM buildings b WHERE b.provider_id = ${providerId} AND ${buildingWord(lp)}`,
+    own,
+    buildingIds,
     unitIds: sql`SELECT u.id FROM units u JOIN buildings b ON b.id = u.building_id
       WHERE b.provider_id = ${providerId} AND lower(u.label) COLLATE "C" LIKE ${lp}`,
   };
 }
 
-/** The ids one token matches: any field, prefix ranges only (or with trigrams when `fuzzy`). */
+/** The ids one token matches. */
 function tokenSet(providerId: string, tok: SearchToken, fuzzy: boolean): RawBuilder<unknown> {
-  const p = prefix(tok.text);
   switch (tok.kind) {
     case 'email':
-      return sql`SELECT id FROM subscribers WHERE provider_id = ${providerId} AND lower(email) COLLATE "C" LIKE lower(${p})`;
+      return emailBranch(providerId, tok.text);
     case 'customer_number':
-      return sql`SELECT id FROM subscribers WHERE provider_id = ${providerId} AND customer_number COLLATE "C" LIKE ${p}`;
+      return numberBranch(providerId, tok.text);
     case 'phone':
-      return phoneBranch(providerId, tok.e164Prefixes);
+      return phoneBranch(providerId, tok.e164);
     case 'word': {
-      const w = wordParts(providerId, tok.text);
-      const branches = [...w.own, viaBuildings(providerId, w.buildingIds), viaUnits(providerId, w.unitIds)];
-      if (fuzzyWord(tok, fuzzy)) {
-        const c = sql`lower(${contains(tok.text)})`;
-        const lw = sql`lower(${tok.text})`;
-        branches.push(
-          sql`SELECT id FROM subscribers WHERE provider_id = ${providerId} AND (${SUBSCRIBER_TRGM} LIKE ${c} OR ${lw} <% ${SUBSCRIBER_TRGM})`,
-          viaBuildings(providerId, sql`SELECT id FROM buildings WHERE provider_id = ${providerId} AND ${BUILDING_TRGM} LIKE ${c}`),
-        );
-      }
-      return sql.join(branches, sql` UNION `);
+      const w = wordParts(providerId, tok, fuzzy);
+      return sql.join([...w.own, viaBuildings(providerId, w.buildingIds), viaUnits(providerId, w.unitIds)], sql` UNION ALL `);
     }
   }
 }
 
 /**
  * A token's size as tokenSizes reads it, at most `cap` + 1. A word's own fields count each customer
- * once (first name and email both starting with "anna" are one customer): their rows are read up to
- * twice the cap and counted distinct; more rows than that count as past the cap. Its buildings'
- * and units' subscriptions and locations are one constant row each, read from the indexes alone
- * (the provider's buildings and units stand for its subscriptions there: their provider_id would
- * cost a heap page per row), and only while the own fields leave room below the cap.
+ * once: their rows are read up to twice the cap and counted distinct; more rows than that count as
+ * past the cap. Its buildings' and units' subscriptions and locations are one constant row each,
+ * read from the indexes alone, and only while the own fields leave room below the cap.
  */
-function countedSize(providerId: string, tok: SearchToken, cap: number): RawBuilder<unknown> {
+function countedSize(providerId: string, tok: SearchToken, cap: number, fuzzy: boolean): RawBuilder<unknown> {
   const upTo = (set: RawBuilder<unknown>, n: number) => sql`SELECT count(*) FROM (SELECT 1 FROM (${set}) x LIMIT ${n}) y`;
   if (tok.kind !== 'word') return sql`(${upTo(tokenSet(providerId, tok, false), cap + 1)})`;
-  const w = wordParts(providerId, tok.text);
+  const w = wordParts(providerId, tok, fuzzy);
   const via = sql`SELECT 1 FROM subscriptions WHERE building_id IN (${w.buildingIds})
     UNION ALL SELECT 1 FROM locations WHERE building_id IN (${w.buildingIds})
     UNION ALL SELECT 1 FROM subscriptions WHERE unit_id IN (${w.unitIds})
@@ -119,34 +164,33 @@ function countedSize(providerId: string, tok: SearchToken, cap: number): RawBuil
  * on that one customer (its row, then its subscriptions' buildings and units).
  */
 function tokenMatches(providerId: string, tok: SearchToken, fuzzy: boolean): RawBuilder<unknown> {
-  const p = prefix(tok.text);
   // OFFSET 0 keeps every EXISTS a per-customer probe: without it the planner may turn it into a
   // hashed subplan that reads the word's whole set (every customer in Hamburg) once.
   const own = (cond: RawBuilder<unknown>) => sql`EXISTS (SELECT 1 FROM subscribers x WHERE x.id = d.id AND (${cond}) OFFSET 0)`;
   switch (tok.kind) {
     case 'email':
-      return own(sql`lower(x.email) COLLATE "C" LIKE lower(${p})`);
+      return own(sql`lower(x.email) = ${tok.text} OR lower(x.invoice_email) = ${tok.text}`);
     case 'customer_number':
-      return own(sql`x.customer_number COLLATE "C" LIKE ${p}`);
+      return own(sql`x.customer_number = ${tok.text}`);
     case 'phone':
-      return tok.e164Prefixes.length
-        ? own(sql.join(tok.e164Prefixes.map((e) => sql`x.phone_e164 COLLATE "C" LIKE ${prefix(e)}`), sql` OR `))
+      return tok.e164.length
+        ? own(sql.join(tok.e164.map((e) => sql`x.phone_e164 = ${e} OR x.invoice_phone_e164 = ${e}`), sql` OR `))
         : sql`false`;
     case 'word': {
-      const lp = sql`lower(${p})`;
-      const fz = fuzzyWord(tok, fuzzy);
-      const c = sql`lower(${contains(tok.text)})`;
-      const w = sql`lower(${tok.text})`;
-      const building = fz ? sql`(${buildingWord(lp)} OR ${BUILDING_TRGM_B} LIKE ${c})` : buildingWord(lp);
-      const ownWord = sql.join(OWN_COLUMNS.map((col) => sql`lower(${sql.ref(`x.${col}`)}) COLLATE "C" LIKE ${lp}`), sql` OR `);
+      const lp = sql`lower(${prefix(tok.text)})`;
+      const w = tok.text.toLowerCase();
+      const inside = insideWords(tok, fuzzy);
+      const building = inside ? sql`(${buildingWord(lp)} OR ${buildingInside(w)})` : buildingWord(lp);
+      const ownWord = sql.join([
+        nameCheck(tok.text, fuzzy),
+        ...PLACE_COLUMNS.map((col) => sql`lower(${sql.ref(`x.${col}`)}) COLLATE "C" LIKE ${lp}`),
+      ], sql` OR `);
       const unit = sql`lower(u.label) COLLATE "C" LIKE ${lp}`;
       // Per customer: one read of its subscriptions (with their locations), then a key lookup of
-      // each one's building and unit (a unit is scoped by its subscription's provider). Four probes
-      // that each read the subscriptions again cost "Anna Berlin 4B" 0.47 s over 7,700 Annas. Not
-      // the word's buildings or units read once and hashed: a label prefix can name a fifth of a
-      // million units, and a set PostgreSQL judges too large to hash is read again for every
-      // subscription (115 s for "Anna 1" when that happened).
-      return sql`(${own(sql`${ownWord} ${fz ? sql`OR ${SUBSCRIBER_TRGM_X} LIKE ${c} OR ${w} <% ${SUBSCRIBER_TRGM_X}` : sql``}`)}
+      // each one's building and unit (a unit is scoped by its subscription's provider). Not the
+      // word's buildings or units read once and hashed: a label prefix can name a fifth of a
+      // million units (bench/search/README.md).
+      return sql`(${own(ownWord)}
         OR EXISTS (SELECT 1 FROM subscriptions s LEFT JOIN locations l ON l.id = s.location_id
                    WHERE s.subscriber_id = d.id AND s.provider_id = ${providerId}
                      AND (EXISTS (SELECT 1 FROM buildings b
@@ -160,11 +204,11 @@ function tokenMatches(providerId: string, tok: SearchToken, fuzzy: boolean): Raw
 function matchedIds(providerId: string, plan: SearchPlan, fuzzy: boolean, driver: number): RawBuilder<unknown> {
   switch (plan.kind) {
     case 'phone':
-      return phoneBranch(providerId, plan.e164Prefixes);
+      return phoneBranch(providerId, plan.e164);
     case 'email':
-      return tokenSet(providerId, { kind: 'email', text: plan.prefix }, false);
+      return emailBranch(providerId, plan.address);
     case 'customer_number':
-      return tokenSet(providerId, { kind: 'customer_number', text: plan.prefix }, false);
+      return numberBranch(providerId, plan.number);
     case 'tokens': {
       // Every token must match some field: the driver's set, each customer in it checked for the others.
       const others = plan.tokens.filter((_, i) => i !== driver);
@@ -187,13 +231,24 @@ export interface MatchRow {
 
 export interface SearchRow extends MatchRow {
   total: string | number;
+  rows_read: string | number;
 }
 
-/** The SQL the search runs (also used by EXPLAIN in tests); `driver`: the token whose set is read in full. */
-export function searchSql(providerId: string, plan: SearchPlan, limit: number, fuzzy: boolean, driver = 0) {
+/** Rows of a match set read per possible match: a customer can be found through several fields. */
+const READ_PER_MATCH = 4;
+
+/**
+ * The SQL the search runs (also used by EXPLAIN in tests); `driver`: the token whose set is read in
+ * full. At most (`cap` + 1) × READ_PER_MATCH rows of the match set are read (UNION ALL: a customer
+ * found through several fields comes once per field), then made distinct; a read that reaches that
+ * bound counts as more than `cap` matches.
+ */
+export function searchSql(providerId: string, plan: SearchPlan, limit: number, fuzzy: boolean, driver = 0, cap = 1000) {
   return sql<SearchRow>`
-    WITH m AS (${matchedIds(providerId, plan, fuzzy, driver)})
-    SELECT s.id, s.first_name, s.last_name, s.email, s.phone, s.customer_number, count(*) OVER () AS total
+    WITH r AS MATERIALIZED (SELECT id FROM (${matchedIds(providerId, plan, fuzzy, driver)}) m0 LIMIT ${(cap + 1) * READ_PER_MATCH}),
+    m AS (SELECT DISTINCT id FROM r)
+    SELECT s.id, s.first_name, s.last_name, s.email, s.phone, s.customer_number, count(*) OVER () AS total,
+      (SELECT count(*) FROM r) AS rows_read
     FROM m CROSS JOIN LATERAL (
       -- LIMIT 1 keeps this a per-id primary-key lookup (the matched set is small; a hash join
       -- would read the whole table instead)
@@ -204,15 +259,11 @@ export function searchSql(providerId: string, plan: SearchPlan, limit: number, f
 }
 
 /**
- * Each token's size (countedSize), read up to `cap` + 1: a name of 7,700 customers stays below the
- * cap, told apart from a unit label of 25,000 whichever comes first in q (when every field counted
- * a customer again, "anna" reached the cap through first names and emails). Sets past the cap tie,
- * and the first of them drives. 0: the token matches nothing. The fuzzy pass is driven by the same
- * measure: its trigram sets cannot be read partially, and a word with few prefix matches (often
- * none: the misspelt one) has few fuzzy matches too.
+ * Each token's size (countedSize), read up to `cap` + 1. Sets past the cap tie, and the first of
+ * them drives. 0: the token matches nothing.
  */
-async function tokenSizes(db: Executor, providerId: string, tokens: SearchToken[], cap: number): Promise<number[]> {
-  const cols = tokens.map((t, i) => sql`${countedSize(providerId, t, cap)} AS ${sql.ref(`n${i}`)}`);
+async function tokenSizes(db: Executor, providerId: string, tokens: SearchToken[], cap: number, fuzzy: boolean): Promise<number[]> {
+  const cols = tokens.map((t, i) => sql`${countedSize(providerId, t, cap, fuzzy)} AS ${sql.ref(`n${i}`)}`);
   const r = await sql<Record<string, string | number>>`SELECT ${sql.join(cols)}`.execute(db);
   return tokens.map((_, i) => Number(r.rows[0][`n${i}`]));
 }
@@ -223,47 +274,41 @@ export function pickDriver(sizes: number[]): number {
 }
 
 /**
- * Runs `fn` with JIT off for its statements (set_config local to a read transaction of its own unless
- * the executor is one already) and, when `timeoutMs` is given, with that statement_timeout for each
- * of them. These statements are planned for thousands of rows per word, far above jit_above_cost:
- * JIT compiled "Anna Hamburg" for 0.77 s to run it in 0.2 s.
- */
-async function withSettings<T>(db: Executor, timeoutMs: number | null, fn: (ex: Executor) => Promise<T>): Promise<T> {
-  // Without a timeout the server's (or role's) statement_timeout stays as it is.
-  const timeout = timeoutMs === null ? sql`` : sql`, set_config('statement_timeout', ${String(Math.max(1, Math.floor(timeoutMs)))}, true)`;
-  const settings = (ex: Executor) => sql`SELECT set_config('jit', 'off', true)${timeout}`.execute(ex);
-  if (db.isTransaction) {
-    await settings(db);
-    return fn(db);
-  }
-  return db.transaction().execute(async (trx) => {
-    await settings(trx);
-    return fn(trx);
-  });
-}
-
-/**
  * The token whose set is read in full: the one with the fewest rows (sets measured up to
  * `cap` rows, ESTIMATE_CAP unless a test asks for less); null when some token matches nothing
  * (then nothing matches).
  */
 export async function chooseDriver(db: Executor, providerId: string, plan: SearchPlan, fuzzy: boolean, cap = ESTIMATE_CAP): Promise<number | null> {
   if (plan.kind !== 'tokens' || plan.tokens.length < 2) return 0;
-  const sizes = await tokenSizes(db, providerId, plan.tokens, cap);
-  // A word with no prefix match empties the prefix pass; the fuzzy pass is driven by it.
-  if (sizes.some((n) => n === 0)) return fuzzy ? pickDriver(sizes) : null;
+  const sizes = await tokenSizes(db, providerId, plan.tokens, cap, fuzzy);
+  if (sizes.some((n) => n === 0)) return null;
   return pickDriver(sizes);
 }
 
+/** A word pass (exact, or `fuzzy`: one typo in a name word, place words inside streets). */
+export async function searchCustomers(db: Executor, providerId: string, plan: SearchPlan, limit: number, fuzzy: boolean, cap: number, beforeStatement: () => Promise<void>) {
+  await beforeStatement();
+  const driver = await chooseDriver(db, providerId, plan, fuzzy);
+  if (driver === null) return { rows: [] as SearchRow[], total: 0 };
+  await beforeStatement();
+  const r = await searchSql(providerId, plan, limit, fuzzy, driver, cap).execute(db);
+  if (!r.rows.length) return { rows: r.rows, total: 0 };
+  const readAll = Number(r.rows[0].rows_read) < (cap + 1) * READ_PER_MATCH;
+  return { rows: r.rows, total: readAll ? Number(r.rows[0].total) : Math.max(cap + 1, Number(r.rows[0].total)) };
+}
+
 /**
- * The word passes. `timeoutMs` bounds each statement (the fuzzy pass on common short words can read
- * much of the table); a statement that runs past it fails with a statement-timeout error.
+ * Runs a whole search in one read transaction with JIT off (its statements are planned for
+ * thousands of rows, far above jit_above_cost: JIT compiled "Anna Hamburg" for 0.77 s to run it in
+ * 0.2 s). `fn` gets a setter for the statement_timeout of the statements that follow (local to the
+ * transaction: the pooled connection keeps its own).
  */
-export function searchCustomers(db: Executor, providerId: string, plan: SearchPlan, limit: number, fuzzy: boolean, timeoutMs: number | null = null) {
-  return withSettings(db, timeoutMs, async (ex) => {
-    const driver = await chooseDriver(ex, providerId, plan, fuzzy);
-    if (driver === null) return { rows: [] as SearchRow[], total: 0 };
-    const r = await searchSql(providerId, plan, limit, fuzzy, driver).execute(ex);
-    return { rows: r.rows, total: r.rows.length ? Number(r.rows[0].total) : 0 };
-  });
+export function inSearchTransaction<T>(db: Executor, fn: (ex: Executor, setTimeout: (ms: number) => Promise<void>) => Promise<T>): Promise<T> {
+  // JIT and parallel workers are switched off with each timeout (one statement): a cancelled
+  // parallel plan ("1A": a parallel scan of the subscriptions) answered 20-40 ms past its timeout.
+  const setTimeoutMs = (ex: Executor) => async (ms: number) => {
+    await sql`SELECT set_config('jit', 'off', true), set_config('max_parallel_workers_per_gather', '0', true),
+      set_config('statement_timeout', ${String(Math.max(1, Math.floor(ms)))}, true)`.execute(ex);
+  };
+  return db.isTransaction ? fn(db, setTimeoutMs(db)) : db.transaction().execute((trx) => fn(trx, setTimeoutMs(trx)));
 }

@@ -1,74 +1,71 @@
 // Classifying a free-text customer search, free of I/O. A plan is answered in up to three passes,
 // each only when the one before found nothing: the probes (structuredProbes: the query read as a
-// phone, email, customer number, name, address or name plus place, each one or two index ranges),
-// then every word against every field (prefix ranges intersected), then trigrams (typos,
-// substrings). bench/search/README.md has the design and its numbers.
+// phone, email, customer number, name, address or name plus place), then every word against every
+// field, then the same with one typo allowed in a name word and place words inside a street.
+// The matching rules (docs/decisions.md "Safety"): phone, email and customer number only in full,
+// name words whole, street, building, unit and city words by prefix.
 import { parsePhoneNumber } from 'awesome-phonenumber';
 
 export type SearchToken =
   | { kind: 'email'; text: string }
   | { kind: 'customer_number'; text: string }
-  | { kind: 'phone'; text: string; e164Prefixes: string[] }
+  | { kind: 'phone'; text: string; e164: string[] }
   | { kind: 'word'; text: string };
 
 export type SearchPlan =
-  | { kind: 'phone'; e164Prefixes: string[] }
-  | { kind: 'email'; prefix: string }
-  | { kind: 'customer_number'; prefix: string }
+  | { kind: 'phone'; e164: string[] }
+  | { kind: 'email'; address: string }
+  | { kind: 'customer_number'; number: string }
   | { kind: 'tokens'; tokens: SearchToken[] };
 
 export const MAX_TOKENS = 6;
 
 // Words a caller says around a unit or an address that match no field ("unit 4B", "Whg. 3").
-const STOP_WORDS = new Set([
+export const STOP_WORDS = new Set([
   'unit', 'apt', 'apartment', 'suite', 'ste', 'flat', 'no', 'nr', 'number', 'whg', 'wohnung', 'app', 'appartement',
   'einheit', 'etage', 'floor', 'und', 'and', 'in', 'at', 'the',
 ]);
 
 const PHONE_CHARS = /^[+\d\s().\/-]+$/;
-const CUSTOMER_NUMBER = /^([A-Za-z]{4})-?(\d{0,4})$/;
-const FULL_CUSTOMER_NUMBER = /^[A-Za-z]{4}-?\d{4}$/;
+const CUSTOMER_NUMBER = /^([A-Za-z]{4})-?(\d{4})$/;
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 const digitsOf = (s: string) => s.replace(/\D/g, '');
 
 /**
- * E.164 prefixes a typed phone number may stand for: international input as is; national input
- * read in each of the provider's countries (a partial number stays a prefix).
+ * The whole E.164 numbers a typed phone number may stand for: international input as is; national
+ * input read in each of the provider's countries, or as international without "+". Only a number
+ * of a possible length counts: a part of a number stands for none (it must match nothing).
  */
-export function phonePrefixes(input: string, regions: string[]): string[] {
+export function phoneNumbers(input: string, regions: string[]): string[] {
   const out = new Set<string>();
   const trimmed = input.trim();
   const digits = digitsOf(trimmed);
   if (digits.length === 0) return [];
   const consider = (text: string, regionCode?: string) => {
     const p = parsePhoneNumber(text, regionCode ? { regionCode } : undefined);
-    const e164 = p.number?.e164;
-    if (e164 && p.possibility !== 'too-long' && p.possibility !== 'invalid-country-code') out.add(e164);
+    if (p.number?.e164 && (p.valid || p.possible)) out.add(p.number.e164);
   };
-  if (trimmed.startsWith('+')) {
-    consider(trimmed);
-    out.add(`+${digits}`);
-  } else if (digits.startsWith('00')) {
-    consider(`+${digits.slice(2)}`);
-    out.add(`+${digits.slice(2)}`);
-  } else {
+  if (trimmed.startsWith('+')) consider(`+${digits}`);
+  else if (digits.startsWith('00')) consider(`+${digits.slice(2)}`);
+  else {
     for (const r of regions) consider(trimmed, r);
-    // Typed with the country code but without "+".
-    if (!digits.startsWith('0')) out.add(`+${digits}`);
+    if (!digits.startsWith('0')) consider(`+${digits}`);
   }
   return [...out];
 }
+
+/** A name word as the name index holds it: lower case, without the index's typo marker. */
+export const nameWord = (w: string) => w.toLowerCase().replace(/~/g, '');
 
 function tokenOf(raw: string, regions: string[]): SearchToken | null {
   let t = raw.replace(/^#+/, '').replace(/[.,;:]+$/, '');
   if (t.length === 0) return null;
   if (STOP_WORDS.has(t.toLowerCase())) return null;
-  if (t.includes('@')) return { kind: 'email', text: t };
-  if (FULL_CUSTOMER_NUMBER.test(t)) {
-    const m = CUSTOMER_NUMBER.exec(t)!;
-    return { kind: 'customer_number', text: `${m[1].toUpperCase()}-${m[2]}` };
-  }
-  if (PHONE_CHARS.test(t) && digitsOf(t).length >= 6) return { kind: 'phone', text: t, e164Prefixes: phonePrefixes(t, regions) };
+  if (t.includes('@')) return { kind: 'email', text: t.toLowerCase() };
+  const cn = CUSTOMER_NUMBER.exec(t);
+  if (cn) return { kind: 'customer_number', text: `${cn[1].toUpperCase()}-${cn[2]}` };
+  if (PHONE_CHARS.test(t) && digitsOf(t).length >= 6) return { kind: 'phone', text: t, e164: phoneNumbers(t, regions) };
   t = t.replace(/^[("']+|[)"']+$/g, '');
   return t.length ? { kind: 'word', text: t } : null;
 }
@@ -76,12 +73,12 @@ function tokenOf(raw: string, regions: string[]): SearchToken | null {
 /** Decides how a query is matched. `regions`: ISO countries the provider serves (phone parsing). */
 export function planSearch(q: string, regions: string[]): SearchPlan {
   const text = q.trim().replace(/\s+/g, ' ');
-  if (PHONE_CHARS.test(text) && digitsOf(text).length >= 6) return { kind: 'phone', e164Prefixes: phonePrefixes(text, regions) };
-  if (!text.includes(' ') && text.includes('@')) return { kind: 'email', prefix: text };
-  const cn = CUSTOMER_NUMBER.exec(text);
-  if (cn && (text.includes('-') || cn[2].length > 0)) {
-    return { kind: 'customer_number', prefix: `${cn[1].toUpperCase()}-${cn[2]}` };
-  }
+  if (PHONE_CHARS.test(text) && digitsOf(text).length >= 6) return { kind: 'phone', e164: phoneNumbers(text, regions) };
+  // Spaces typed around "@", "." or "-" ("erika . a @ example.com", "ABCD - 1234") are no part of the value.
+  const compact = text.replace(/\s*([@.-])\s*/g, '$1');
+  if (EMAIL.test(compact)) return { kind: 'email', address: compact.toLowerCase() };
+  const cn = CUSTOMER_NUMBER.exec(compact);
+  if (cn) return { kind: 'customer_number', number: `${cn[1].toUpperCase()}-${cn[2]}` };
   const tokens: SearchToken[] = [];
   for (const raw of text.split(/[\s,;]+/)) {
     const tok = tokenOf(raw, regions);
@@ -95,14 +92,12 @@ export function planSearch(q: string, regions: string[]): SearchPlan {
 /** Escapes LIKE wildcards so user text is matched literally (the default escape is backslash). */
 export const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-/** One index-backed reading of the query (the first pass); see agent_customer_search in migration 1100. */
+/** One index-backed reading of the query (the first pass); see agent_customer_search in migration 3000. */
 export type Probe =
-  | { kind: 'phone' | 'email' | 'number' | 'name' | 'name_word'; key: string }
-  | { kind: 'address'; key: string; house: string; name?: NameFilter; tokens: string[] }
-  | { kind: 'name_location'; name: NameFilter; tokens: string[] };
-
-/** The customer's name as said: a full-name prefix in either order, or one word (first or last name). */
-export interface NameFilter { mode: 'full' | 'word'; key: string }
+  | { kind: 'phone' | 'email' | 'number'; key: string }
+  | { kind: 'name'; names: string[] }
+  | { kind: 'address'; key: string; house: string; names?: string[]; tokens: string[] }
+  | { kind: 'name_location'; names: string[]; tokens: string[] };
 
 /** Most words a name may have in a probe (longer word lists are not read as a name). */
 const MAX_NAME_WORDS = 4;
@@ -112,8 +107,8 @@ const MAX_NAME_BEFORE_STREET = 2;
 const MAX_PLACE_WORDS = 4;
 
 const startsWithDigit = (w: string) => /^\d/.test(w);
-const nameFilter = (words: string[]): NameFilter =>
-  words.length === 1 ? { mode: 'word', key: words[0] } : { mode: 'full', key: words.join(' ') };
+/** The name words of a query's words, as the name index splits them ("Meyer-Schulz": two). */
+const nameWords = (words: string[]) => [...new Set(words.flatMap((w) => nameWord(w).split(/[\s,./-]+/)).filter(Boolean))];
 
 /** "12 a" is one house number ("12a"). */
 function mergeHouseLetters(words: string[]): string[] {
@@ -127,10 +122,10 @@ function mergeHouseLetters(words: string[]): string[] {
 }
 
 /**
- * The first pass: the readings of q that one or two index ranges answer.
- * - phone / email / customer number: their prefix ranges.
- * - words without digits: a name, a full-name prefix in either order ("Erika Mustermann",
- *   "Mustermann Erika"), or a first- or last-name prefix for one word.
+ * The first pass: the readings of q that index lookups answer.
+ * - phone / email / customer number: the whole value.
+ * - words without digits: a name (every word a whole word of the contact's or invoice contact's
+ *   names, in any order).
  * - words with a house number: "[name] street house [unit, postal code, city]" on the service
  *   building or the invoice address (the street may have several words), the North American
  *   "house street [...]", and "name [house, unit, postal code, city ...]" (a name narrowed by its
@@ -140,11 +135,11 @@ function mergeHouseLetters(words: string[]): string[] {
 export function structuredProbes(plan: SearchPlan): Probe[] {
   switch (plan.kind) {
     case 'phone':
-      return plan.e164Prefixes.map((key) => ({ kind: 'phone' as const, key }));
+      return plan.e164.map((key) => ({ kind: 'phone' as const, key }));
     case 'email':
-      return [{ kind: 'email', key: plan.prefix }];
+      return [{ kind: 'email', key: plan.address }];
     case 'customer_number':
-      return [{ kind: 'number', key: plan.prefix }];
+      return [{ kind: 'number', key: plan.number }];
     case 'tokens':
       break;
   }
@@ -153,7 +148,8 @@ export function structuredProbes(plan: SearchPlan): Probe[] {
   const h = words.findIndex(startsWithDigit);
   if (h === -1) {
     if (words.length > MAX_NAME_WORDS) return [];
-    return [words.length === 1 ? { kind: 'name_word', key: words[0] } : { kind: 'name', key: words.join(' ') }];
+    const names = nameWords(words);
+    return names.length ? [{ kind: 'name', names }] : [];
   }
   const probes: Probe[] = [];
   const house = words[h];
@@ -164,7 +160,7 @@ export function structuredProbes(plan: SearchPlan): Probe[] {
   for (let k = 0; k <= Math.min(MAX_NAME_BEFORE_STREET, before.length - 1); k++) {
     probes.push({
       kind: 'address', key: `${before.slice(k).join(' ')} ${houseDigits}`, house, tokens: after,
-      ...(k > 0 ? { name: nameFilter(before.slice(0, k)) } : {}),
+      ...(k > 0 ? { names: nameWords(before.slice(0, k)) } : {}),
     });
   }
   // house street [place words]
@@ -176,8 +172,22 @@ export function structuredProbes(plan: SearchPlan): Probe[] {
     }
   }
   // name, then its place
-  if (before.length >= 1 && before.length <= MAX_NAME_WORDS) {
-    probes.push({ kind: 'name_location', name: nameFilter(before), tokens: words.slice(h) });
+  if (before.length >= 1 && before.length <= MAX_NAME_WORDS && nameWords(before).length) {
+    probes.push({ kind: 'name_location', names: nameWords(before), tokens: words.slice(h) });
   }
   return probes.filter((p) => !('tokens' in p) || p.tokens.length <= MAX_PLACE_WORDS);
+}
+
+/**
+ * The name-index keys that can meet a name word within one typo of `w` (see
+ * agent_search_name_keys in migration 3000): the word, the word as a deleted form ('~' + w: a
+ * letter missing from w), w less one letter (an extra letter in w), and those marked '~' (a
+ * substituted or swapped letter). Words under 5 letters get no typo.
+ */
+export function typoKeys(w: string): string[] {
+  const word = nameWord(w);
+  if ([...word].length < 5) return [word];
+  const chars = [...word];
+  const dels = chars.map((_, i) => [...chars.slice(0, i), ...chars.slice(i + 1)].join(''));
+  return [...new Set([word, `~${word}`, ...dels, ...dels.map((d) => `~${d}`)])];
 }

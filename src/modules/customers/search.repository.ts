@@ -5,7 +5,7 @@ import type { Probe } from './search.query.js';
 // The first pass (probes) and the service locations of a page; the second and third passes (every
 // word against every field, then trigrams) are in search-words.repository.ts.
 import type { MatchRow } from './search-words.repository.js';
-export { searchCustomers, searchSql, type MatchRow, type SearchRow } from './search-words.repository.js';
+export { inSearchTransaction, searchCustomers, searchSql, type MatchRow, type SearchRow } from './search-words.repository.js';
 
 /**
  * Countries the provider serves (to read national phone numbers); DE when it has no buildings yet.
@@ -54,31 +54,30 @@ export interface ProbeMatch {
   service_locations: ServiceLocationRow[];
 }
 
-/** The probes as the parallel arrays agent_customer_search (migration 1100) takes. */
+/** The probes as the parallel arrays agent_customer_search (migration 3000) takes. */
 function probeArrays(probes: Probe[]) {
   return {
     kinds: probes.map((p) => p.kind),
     keys: probes.map((p) => ('key' in p ? p.key : null)),
     houses: probes.map((p) => (p.kind === 'address' ? p.house : null)),
-    nameModes: probes.map((p) => ('name' in p && p.name ? p.name.mode : null)),
-    nameKeys: probes.map((p) => ('name' in p && p.name ? p.name.key : null)),
+    names: probes.map((p) => ('names' in p && p.names ? p.names.join(' ') : null)),
     tokens: probes.map((p) => ('tokens' in p ? p.tokens.join(' ') : null)),
   };
 }
 
 /** The first pass in one statement (also used by EXPLAIN in tests and bench/search). */
-export function probeSql(providerId: string, probes: Probe[], limit: number) {
+export function probeSql(providerId: string, probes: Probe[], limit: number, cap: number) {
   const a = probeArrays(probes);
   return sql<ProbeRow>`SELECT * FROM agent_customer_search(${providerId}::uuid, ${a.kinds}::text[], ${a.keys}::text[],
-    ${a.houses}::text[], ${a.nameModes}::text[], ${a.nameKeys}::text[], ${a.tokens}::text[], ${limit}::integer)`;
+    ${a.houses}::text[], ${a.names}::text[], ${a.tokens}::text[], ${limit}::integer, ${cap}::integer)`;
 }
 
 /**
- * The first pass: every probe's matches, counted, the first `limit` of them (last name, first
+ * The first pass: every probe's matches, counted up to `cap` + 1, the first `limit` of them (last name, first
  * name, id) with their service locations (subscription order), in one round trip.
  */
-export async function probeCustomers(db: Executor, providerId: string, probes: Probe[], limit: number) {
-  const r = await probeSql(providerId, probes, limit).execute(db);
+export async function probeCustomers(db: Executor, providerId: string, probes: Probe[], limit: number, cap: number) {
+  const r = await probeSql(providerId, probes, limit, cap).execute(db);
   const rows: ProbeMatch[] = [];
   for (const row of r.rows) {
     let m = rows[rows.length - 1];

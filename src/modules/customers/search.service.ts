@@ -1,10 +1,13 @@
 import { LRUCache } from 'lru-cache';
 import type { Deps } from '../../container.js';
-import { AppError, isStatementTimeout } from '../../lib/errors.js';
+import type { Executor } from '../../jobs/types.js';
+import { isStatementTimeout } from '../../lib/errors.js';
 import { maskEmail, maskName, maskPhone } from '../../lib/mask.js';
 import { formatAddress, maskCustomerNumber } from './customers.format.js';
-import { planSearch, structuredProbes } from './search.query.js';
-import { probeCustomers, providerRegions, searchCustomers, serviceLocationsOf, type MatchRow, type ServiceLocationRow } from './search.repository.js';
+import { planSearch, structuredProbes, type Probe } from './search.query.js';
+import {
+  inSearchTransaction, probeCustomers, providerRegions, searchCustomers, serviceLocationsOf, type MatchRow, type ProbeMatch, type ServiceLocationRow,
+} from './search.repository.js';
 
 export type SubscriptionStatus = 'PENDING' | 'PENDING_INSTALL' | 'ACTIVE' | 'SUSPENDED' | 'CANCELLED';
 
@@ -41,66 +44,90 @@ function masked(r: MatchRow, locations: ServiceLocationRow[]): MaskedMatch {
 /** How long the countries a provider serves are reused for reading phone numbers (ms). */
 export const REGIONS_TTL_MS = 60_000;
 
+/** match_count is exact up to this many matches; a search that matches more answers it with match_count_capped. */
+export const MATCH_CAP = 1000;
+
+/** The search ran out of its time bound between two statements. */
+class SearchTimeUp extends Error {}
+
 export function createCustomerSearchService({ db, config, log }: Pick<Deps, 'db' | 'config' | 'log'>) {
   // The countries a provider serves change when it gets its first building in a new country: a
   // phone search reuses them for a minute, and reads them again before answering "no match".
   const regionsCache = new LRUCache<string, string[]>({ max: 1000, ttl: REGIONS_TTL_MS });
-  async function regionsOf(providerId: string, fresh = false) {
+  async function regionsOf(ex: Executor, providerId: string, fresh = false) {
     let regions = fresh ? undefined : regionsCache.get(providerId);
-    if (!regions) regionsCache.set(providerId, (regions = await providerRegions(db, providerId)));
+    if (!regions) regionsCache.set(providerId, (regions = await providerRegions(ex, providerId)));
     return regions;
   }
+
+  const answer = (total: number, rows: ProbeMatch[] | MaskedMatch[], incomplete = false) => ({
+    ambiguous: total > 1,
+    match_count: Math.min(total, MATCH_CAP),
+    match_count_capped: total > MATCH_CAP,
+    incomplete,
+    matches: rows as MaskedMatch[],
+  });
 
   /**
    * Masked search within one provider, in up to three passes, each only when the one before found
    * nothing: the probes (one statement: the query read as a phone, email, customer number, name,
-   * address or name plus place), every word against every field, then trigrams (typos and
-   * substrings). `match_count` counts every match of the pass that answered.
+   * address or name plus place), every word against every field, then the same with one typo in a
+   * name word. `match_count` counts the matches of the pass that answered, up to MATCH_CAP.
+   * A first pass of whole values and names is one statement of index lookups, each stopped at the
+   * cap, sent alone: a transaction around it (to set its statement_timeout) cost more round trips
+   * on every everyday search than the lookups themselves (bench/README.md). Every other statement
+   * (a first pass with an address or a name plus place, which can read every customer of a common
+   * name, and the word passes) runs in one transaction with the time left of SEARCH_TIMEOUT_MS as
+   * its statement_timeout; past it the search answers what it found (nothing: the passes before
+   * found nothing, or it would have answered then) with `incomplete: true`, never an error.
    */
   async function search(providerId: string, q: string, limit: number) {
+    const started = Date.now();
     const phone = mayHoldPhone(q);
-    let regions = phone ? await regionsOf(providerId) : ['DE'];
+    let regions = phone ? await regionsOf(db, providerId) : ['DE'];
     let plan = planSearch(q, regions);
-    let first = await firstPass(providerId, plan, limit);
-    if (first.total === 0 && phone) {
+    let probes = structuredProbes(plan);
+    const lookupsOnly = probes.every((p) => p.kind !== 'address' && p.kind !== 'name_location');
+    let first = lookupsOnly ? await firstPass(db, providerId, probes, limit) : null;
+    if (first && first.total === 0 && phone) {
       // Nothing found with the cached countries: read them again; search again if they changed.
-      const now = await regionsOf(providerId, true);
+      const now = await regionsOf(db, providerId, true);
       if (now.join() !== regions.join()) {
         regions = now;
         plan = planSearch(q, regions);
-        first = await firstPass(providerId, plan, limit);
+        probes = structuredProbes(plan);
+        first = await firstPass(db, providerId, probes, limit);
       }
     }
-    if (first.total > 0 || plan.kind !== 'tokens') {
-      return { ambiguous: first.total > 1, match_count: first.total, matches: first.rows.map((r) => masked(r, r.service_locations)) };
-    }
-    let found = await searchCustomers(db, providerId, plan, limit, false);
-    if (found.total === 0) found = await fuzzyPass(providerId, plan, limit);
-    const locations = await serviceLocationsOf(db, found.rows.map((r) => r.id));
-    const matches = found.rows.map((r) => masked(r, locations.filter((l) => l.subscriber_id === r.id)));
-    return { ambiguous: found.total > 1, match_count: found.total, matches };
-  }
-
-  /**
-   * Typo-tolerant matching, bounded by SEARCH_FUZZY_TIMEOUT_MS per statement: short common words
-   * ("Hans Hamburg" when no Hans lives in Hamburg) can make it read most of the table for seconds.
-   * Past the bound the caller is asked for a more telling detail instead.
-   */
-  async function fuzzyPass(providerId: string, plan: ReturnType<typeof planSearch>, limit: number) {
+    if (first && (first.total > 0 || plan.kind !== 'tokens')) return answer(first.total, first.rows.map((r) => masked(r, r.service_locations)));
+    const wordPlan = plan;
     try {
-      return await searchCustomers(db, providerId, plan, limit, true, config.SEARCH_FUZZY_TIMEOUT_MS);
+      return await inSearchTransaction(db, async (ex, setTimeoutMs) => {
+        const beforeStatement = async () => {
+          const left = config.SEARCH_TIMEOUT_MS - (Date.now() - started);
+          if (left <= 0) throw new SearchTimeUp();
+          await setTimeoutMs(left);
+        };
+        if (!first) {
+          await beforeStatement();
+          const bounded = await firstPass(ex, providerId, probes, limit);
+          if (bounded.total > 0) return answer(bounded.total, bounded.rows.map((r) => masked(r, r.service_locations)));
+        }
+        let found = await searchCustomers(ex, providerId, wordPlan, limit, false, MATCH_CAP, beforeStatement);
+        if (found.total === 0) found = await searchCustomers(ex, providerId, wordPlan, limit, true, MATCH_CAP, beforeStatement);
+        await beforeStatement();
+        const locations = await serviceLocationsOf(ex, found.rows.map((r) => r.id));
+        return answer(found.total, found.rows.map((r) => masked(r, locations.filter((l) => l.subscriber_id === r.id))));
+      });
     } catch (err) {
-      if (!isStatementTimeout(err)) throw err;
-      log.info({ timeout_ms: config.SEARCH_FUZZY_TIMEOUT_MS, words: plan.kind === 'tokens' ? plan.tokens.length : 0 }, 'search: fuzzy pass stopped at its time bound');
-      throw new AppError(422, 'search_too_broad',
-        'Nothing matches these words exactly or as a prefix, and the typo-tolerant search for them is too broad to finish: ' +
-          'add a more telling detail (street and house number, unit, email, phone or customer number) and search again');
+      if (!(err instanceof SearchTimeUp) && !isStatementTimeout(err)) throw err;
+      log.info({ timeout_ms: config.SEARCH_TIMEOUT_MS, words: wordPlan.kind === 'tokens' ? wordPlan.tokens.length : 0 }, 'search: stopped at its time bound');
+      return answer(0, [], true);
     }
   }
 
-  async function firstPass(providerId: string, plan: ReturnType<typeof planSearch>, limit: number) {
-    const probes = structuredProbes(plan);
-    return probes.length ? probeCustomers(db, providerId, probes, limit) : { rows: [], total: 0 };
+  async function firstPass(ex: Executor, providerId: string, probes: Probe[], limit: number) {
+    return probes.length ? probeCustomers(ex, providerId, probes, limit, MATCH_CAP) : { rows: [] as ProbeMatch[], total: 0 };
   }
 
   return { search };

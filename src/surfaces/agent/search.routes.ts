@@ -25,7 +25,9 @@ const Match = z.object({
 
 const SearchResult = z.object({
   ambiguous: z.boolean().describe('true when match_count > 1: do NOT pick one; ask the caller for the service address or unit, append it to q and search again'),
-  match_count: z.number().int().describe('How many customers match in total, counted in full (matches holds at most `limit` of them); the matches of the reading of q that answered (see the operation description)').meta({ example: 2 }),
+  match_count: z.number().int().describe('How many customers match in total (matches holds at most `limit` of them): exact up to 1000; a search that matches more answers 1000 with match_count_capped true. The matches of the reading of q that answered (see the operation description)').meta({ example: 2 }),
+  match_count_capped: z.boolean().describe('true when more than 1000 customers match (match_count is then 1000): ask the caller for another detail').meta({ example: false }),
+  incomplete: z.boolean().describe('true when the search stopped at its time bound before it finished (very common short words): the answer holds what was found by then, usually nothing; ask the caller for a more telling detail (street and house number, unit, email, phone or customer number)').meta({ example: false }),
   matches: z.array(Match).describe('The matching customers, masked, ordered by last name then first name'),
 });
 
@@ -39,16 +41,19 @@ export const searchRoutes: FastifyPluginAsyncZod = async (app) => {
       tags: ['customers'],
       summary: 'Identify the caller: masked customer search',
       description: describeRoute(
-        'Finds customers of your provider by contact name, email, phone (any formatting: "+49 151 2345 6789", "0151/23456789"), ' +
-          'customer number ("ABCD-1234"), invoice address, service building address or unit. q is read in up to three passes, each ' +
-          'only when the one before found nothing: (1) as a phone number, email or customer number; as a name ("Erika Mustermann", ' +
-          '"Mustermann Erika", one word: a first or last name); as an address, street and house number with unit, postal code or ' +
-          'city ("Sonnenweg 7 4B", "594 Main Street"), optionally after the name; or as a name narrowed by its place ("Erika ' +
-          'Mustermann 4B"); (2) every word of q as a prefix of some field; (3) a fuzzy (typo-tolerant) pass. So appending the unit ' +
-          'or street to a name narrows it. When the typo-tolerant pass would take too long (very common short words), the answer is ' +
-          '422 `search_too_broad`: ask for a more telling detail. A house number or unit is exact ("12" finds 12 and 12a, not 120). `match_count` counts ' +
-          'all matches of the pass that answered. Answers are masked: verify the caller before reading account data. Never ' +
-          'auto-select when `ambiguous` is true: ask for the service address or unit and search again, or escalate with a ticket.',
+        'Finds customers of your provider by the contact\'s or invoice contact\'s name, email or phone, customer number ' +
+          '("ABCD-1234"), invoice address, service building address or unit. Email, phone and customer number match only in full ' +
+          '(email in any case, phone in any formatting: "+49 151 2345 6789", "0151/23456789"); a part of one matches nothing. Name ' +
+          'words match whole words (one typo allowed in a word of 5+ letters, never a shortened name); street, city, postal code, ' +
+          'building, house number and unit words match by prefix. q is read in up to three passes, each only when the one before ' +
+          'found nothing: (1) as a phone number, email or customer number; as a name ("Erika Mustermann", "Mustermann Erika"); as an ' +
+          'address, street and house number with unit, postal code or city ("Sonnenweg 7 4B", "594 Main Street"), optionally after ' +
+          'the name; or as a name narrowed by its place ("Erika Mustermann 4B"); (2) every word of q against every field; (3) the ' +
+          'same with one typo in a name word. So appending the unit or street to a name narrows it. A house number or unit is exact ' +
+          'in (1) ("12" finds 12 and 12a, not 120). `match_count` counts the matches of the pass that answered, up to 1000. A search ' +
+          'has a time bound; one that reaches it answers `incomplete: true` with what it found. Answers are masked: verify the ' +
+          'caller before reading account data. Never auto-select when `ambiguous` is true: ask for the service address or unit and ' +
+          'search again, or escalate with a ticket.',
       ),
       security: SECURITY_KEY,
       querystring: z.object({
@@ -65,7 +70,6 @@ export const searchRoutes: FastifyPluginAsyncZod = async (app) => {
         200: SearchResult,
         400: err('validation_error: q shorter than 2 characters, or limit outside 1..100 (`details` names the field)'),
         403: err('invalid_api_key or feature_not_enabled'),
-        422: err('search_too_broad: nothing matched exactly or as a prefix, and the typo-tolerant pass ran past its time bound (SEARCH_FUZZY_TIMEOUT_MS); ask the caller for a more telling detail'),
         429: StandardRateLimit,
         500: err('internal_error'),
       },
