@@ -57,4 +57,17 @@ describe('authenticateBearer', () => {
     const { access_token } = await t.deps.auth.issueJwt(row);
     expect(await t.deps.auth.authenticateBearer(`Bearer ${access_token}`)).toEqual({ ok: false, failure: 'disabled' });
   });
+
+  it('staff tokens of a disabled provider account are refused on the dashboard routes (403), like its API keys', async () => {
+    const p = await createProvider(t.db);
+    const u = await createUser(t.db, { role: 'service_provider', spRole: 'sp_admin', providerId: p.id });
+    const row = await t.db.selectFrom('users').selectAll().where('id', '=', u.id).executeTakeFirstOrThrow();
+    const { access_token } = await t.deps.auth.issueJwt(row);
+    const list = () => t.app.inject({ method: 'GET', url: '/api/v1/provider/users', headers: { authorization: `Bearer ${access_token}` } });
+    expect((await list()).statusCode).toBe(200);
+    await t.db.updateTable('providers').set({ disabled: true }).where('id', '=', p.id).execute();
+    const r = await list();
+    expect(r.statusCode).toBe(403);
+    expect(r.json()).toEqual({ detail: 'Invalid credentials' });
+  });
 });

@@ -22,4 +22,9 @@ export const findUserById = (db: Db, id: string) => db.selectFrom('users').selec
 
 /** What a Bearer token is checked against on every request (by primary key). */
 export const findTokenUser = (db: Db, id: string) =>
-  db.selectFrom('users').select(['id', 'role', 'sp_role', 'provider_id', 'token_version', 'disabled']).where('id', '=', id).executeTakeFirst();
+  db.selectFrom('users')
+    .leftJoin('providers', 'providers.id', 'users.provider_id')
+    .select(['users.id', 'users.role', 'users.sp_role', 'users.provider_id', 'users.token_version', 'users.disabled'])
+    .select((eb) => eb.fn.coalesce('providers.disabled', eb.lit(false)).as('provider_disabled'))
+    .where('users.id', '=', id)
+    .executeTakeFirst();

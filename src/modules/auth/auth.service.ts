@@ -109,7 +109,8 @@ export function createAuthService({ db, clock, jwtSecret, jwtTtlSeconds }: AuthD
     // The role and provider come from the row, not from the token.
     const user = await repo.findTokenUser(db, payload.sub!);
     if (!user || user.token_version !== payload.ver) return { ok: false, failure: 'invalid' };
-    if (user.disabled) return { ok: false, failure: 'disabled' };
+    // A disabled provider account takes its staff's tokens with it, as it does its API keys.
+    if (user.disabled || user.provider_disabled) return { ok: false, failure: 'disabled' };
     return {
       ok: true,
       principal: { userId: user.id, role: user.role as Role, spRole: user.sp_role as SpRole | null, providerId: user.provider_id },
