@@ -47,7 +47,7 @@ export function listCustomerTickets(db: Executor, providerId: string, customerId
   const lowered = [...new Set(emails.map((e) => e.toLowerCase()))];
   return db
     .selectFrom('tickets')
-    .select(['id', 'subject', 'status', 'priority', 'queue', 'source', 'caller_verified', 'article', 'created_at', 'updated_at'])
+    .select(['id', 'subscriber_id', 'subject', 'status', 'priority', 'queue', 'source', 'caller_verified', 'article', 'created_at', 'updated_at'])
     .where('provider_id', '=', providerId)
     .where((eb) => {
       const byCustomer = eb('subscriber_id', '=', customerId);

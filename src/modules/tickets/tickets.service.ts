@@ -130,7 +130,9 @@ export function createTicketsService({ db, clock, mailer, config }: Pick<Deps, '
         status: t.status as 'open' | 'pending' | 'solved' | 'closed',
         priority: t.priority as 'low' | 'normal' | 'high',
         queue: t.queue,
-        caller_verified: t.caller_verified,
+        // Verified for the customer the session was for: a ticket reaching this history by its contact
+        // email alone was opened by someone else's verified caller, so it is this customer's claim of nobody.
+        caller_verified: t.caller_verified && t.subscriber_id === customer.id,
         article: t.article,
         created_at: new Date(t.created_at).toISOString(),
         updated_at: new Date(t.updated_at).toISOString(),
