@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 // Link tokens travel in paths (/booking/<token>, /pay/<token>); search text (phones, emails, names),
 // codes and tokens travel in query strings. A request line therefore logs the route pattern
 // (`/booking/:token`), never the path, and the query's parameter names with every value masked.
-const PATH_TOKENS = /\/(booking|pay|set-password)\/[^/?#]+/g;
+const PATH_TOKENS = /\/(booking|pay|set-password)\/[^/?#]+/gi;
 
 /** The query string with every value replaced by `[redacted]` (names kept, for debugging). */
 export function redactQuery(query: string): string {

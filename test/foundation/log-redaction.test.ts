@@ -20,6 +20,7 @@ afterAll(() => t.close());
 describe('logs never carry secrets', () => {
   it('masks link tokens in unmatched paths and every query value', () => {
     expect(redactUrl('/booking/abcDEF123_-x/slots?x=1')).toBe('/booking/[redacted]/slots?x=[redacted]');
+    expect(redactUrl('/Booking/abcDEF123_-x')).toBe('/Booking/[redacted]');
     expect(redactUrl('/pay/tok_123')).toBe('/pay/[redacted]');
     expect(redactUrl('/set-password?token=abc&x=1')).toBe('/set-password?token=[redacted]&x=[redacted]');
     expect(redactUrl('/booking/abc/slots?from=1', '/booking/:token/slots')).toBe('/booking/:token/slots?from=[redacted]');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { expectPageHeaders } from '../helpers/page-headers.js';
-import { createBuilding, createCheckoutSession, createLocation, createPlanVersion, createProvider, createSubscriber } from '../helpers/factories.js';
+import { createBuilding, createCheckoutSession, createLocation, createPlanVersion, createProvider, createSubscriber, createUser } from '../helpers/factories.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -96,6 +96,20 @@ describe('sandbox checkout page', () => {
     expect(subs).toEqual([]);
   });
 
+  it('never attaches a subscription to a login of another provider\'s customer by email: 409, no subscriber created, the session still open', async () => {
+    const w = await sandboxWorld();
+    const elsewhere = await createProvider(t.db);
+    const login = await createUser(t.db, { role: 'subscriber', email: 'Shared.Login@Example.test' });
+    await createSubscriber(t.db, elsewhere.id, { email: 'shared.login@example.test', userId: login.id });
+    const r = await t.app.inject({
+      method: 'POST', url: '/sandbox/checkout/pay', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: form({ session_id: w.session.session_id, email: 'shared.login@example.test', first_name: 'Eve', last_name: 'Attacker' }),
+    });
+    expect(r.statusCode).toBe(409);
+    expect((await row(w.session.session_id)).subscription_id).toBeNull();
+    expect(await t.db.selectFrom('subscribers').select('id').where('provider_id', '=', w.p.id).execute()).toEqual([]);
+  });
+
   it('never acts for a provider that runs its own checkout page (404, session untouched)', async () => {
     const w = await sandboxWorld('https://checkout.provider.test/pay');
     const page = await t.app.inject({ method: 'GET', url: `/sandbox/checkout?session_id=${w.session.session_id}` });
@@ -132,6 +146,7 @@ describe('sandbox checkout page', () => {
     });
     expect(r.statusCode).toBe(200);
     expect(r.body).toContain('Checkout cancelled');
+    expectPageHeaders(r, { token: true });
     expect((await row(w.session.session_id)).status).toBe('cancelled');
     const again = await t.app.inject({ method: 'GET', url: `/sandbox/checkout?session_id=${w.session.session_id}` });
     expect(again.statusCode).toBe(410);

@@ -4,6 +4,7 @@ import { createCompletionService } from '../provisioning/completion.service.js';
 import type { SubscriberInput } from '../provisioning/provisioning.subscribers.js';
 import * as repo from './checkout.repository.js';
 import { findSubscriberByEmail } from '../provisioning/provisioning.repository.js';
+import { findUserByEmail } from '../auth/auth.repository.js';
 import { createCheckoutService, toSessionView } from './checkout.service.js';
 import { gateSessionAt } from './checkout.sessions.js';
 
@@ -45,14 +46,17 @@ export function createSandboxCheckoutService(deps: Pick<Deps, 'db' | 'clock' | '
   /**
    * The Pay button: session-based completion on the provider's behalf (the provisioning module's complete).
    * Only for a new account: the page takes no login and no payment, so an email that already belongs
-   * to a customer of the provider is refused (409) rather than given a subscription it never paid for.
+   * to a customer of the provider, or to any login (logins are shared across providers and completion
+   * links the new subscriber to one by email), is refused (409) rather than given a subscription it
+   * never paid for.
    * A replay of a session already completed still answers its outcome.
    */
   async function pay(sessionId: string, subscriber: SubscriberInput, requestId: string) {
     const providerId = await sandboxProvider(sessionId);
     const current = await checkout.loadView(sessionId);
-    if (current.status !== 'completed' && (await findSubscriberByEmail(deps.db, providerId, subscriber.email.trim()))) {
-      throw new AppError(409, 'conflict', 'The sandbox checkout only opens new accounts: use an email address that has no account with this provider.');
+    const email = subscriber.email.trim();
+    if (current.status !== 'completed' && ((await findSubscriberByEmail(deps.db, providerId, email)) || (await findUserByEmail(deps.db, email)))) {
+      throw new AppError(409, 'conflict', 'The sandbox checkout only opens new accounts: use an email address that has no account yet.');
     }
     const outcome = await completion.complete(
       { providerId, actor: { actorType: 'system', actor: 'sandbox-checkout' }, requestId },

@@ -68,6 +68,8 @@ export const sandboxRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(`${SANDBOX_CHECKOUT_PATH}/cancel`, {
     config: { rateLimit: limit('checkout.public') },
+    helmet: pageHelmet(),
+    onRequest: noStore,
     attachValidation: true,
     schema: { hide: true, body: CancelBody },
   }, async (request, reply) => {
