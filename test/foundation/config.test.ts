@@ -56,6 +56,16 @@ describe('loadConfig', () => {
   });
 });
 
+describe('the agent search time bound', () => {
+  it('defaults to 80 ms on PostgreSQL and 2 s on the embedded database (which cannot interrupt a statement); a set value wins', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://db.example:5432/app' }).SEARCH_TIMEOUT_MS).toBe(80);
+    expect(loadConfig({}).SEARCH_TIMEOUT_MS).toBe(2000);
+    expect(loadConfig({ SEARCH_TIMEOUT_MS: '' }).SEARCH_TIMEOUT_MS).toBe(2000);
+    expect(loadConfig({ SEARCH_TIMEOUT_MS: '150', DATABASE_URL: 'postgres://db.example:5432/app' }).SEARCH_TIMEOUT_MS).toBe(150);
+    expect(() => loadConfig({ SEARCH_TIMEOUT_MS: '0' })).toThrow(/^invalid configuration: SEARCH_TIMEOUT_MS: /);
+  });
+});
+
 describe('the JWT signing secret (decisions.md, Safety: JWT)', () => {
   const dirs: string[] = [];
   const scratch = () => {
