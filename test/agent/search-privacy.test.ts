@@ -170,4 +170,19 @@ describe('search: the invoice contact\'s name, email and phone are matched under
       expect({ q, found: await finds(q, t.id) }).toEqual({ q, found: false });
     }
   });
+
+  it('the invoice address (shown in no masked match) is found only by whole words: no prefix of its postal code, street or city finds the customer', async () => {
+    const t = targets[1];
+    // No route edits an invoice address; an operator's import would. Values no demo place starts with.
+    await kit.t.db.updateTable('subscribers')
+      .set({ invoice_street: 'Zypressenweg', invoice_house_number: '77', invoice_postal_code: '98765', invoice_city: 'Quedlinburg' })
+      .where('id', '=', t.id).execute();
+    const last = t.last_name;
+    for (const q of [`${last} 98765`, `${last} Zypressenweg 77`, `${last} 77 Quedlinburg`, `${last} Quedlinburg`, `${last} 98765 Quedlinburg`]) {
+      expect({ q, found: await finds(q, t.id) }).toEqual({ q, found: true });
+    }
+    for (const q of [`${last} 9`, `${last} 98`, `${last} 987`, `${last} 9876`, `${last} Zypressen`, `${last} 77 Quedlin`, `${last} Qu`, `${last} Zyp 77`]) {
+      expect({ q, found: await finds(q, t.id) }).toEqual({ q, found: false });
+    }
+  });
 });
