@@ -244,11 +244,28 @@ const READ_PER_MATCH = 4;
  * bound counts as more than `cap` matches.
  */
 export function searchSql(providerId: string, plan: SearchPlan, limit: number, fuzzy: boolean, driver = 0, cap = 1000) {
+  const bound = (cap + 1) * READ_PER_MATCH;
+  const tok = plan.kind === 'tokens' && plan.tokens.length === 1 ? plan.tokens[0] : undefined;
+  // One word: its names are read first, up to `cap` + 1 (one row per customer). Past the cap the
+  // count is settled and its places are not read: the name rows are the expensive ones (a heap
+  // page and, with a typo, a word check per row), and (cap + 1) × READ_PER_MATCH of them cost a
+  // fuzzy "Schmdt" 100 ms (bench/README.md, round 10).
+  const r = tok?.kind === 'word'
+    ? (() => {
+        const w = wordParts(providerId, tok, fuzzy);
+        const places = sql.join([...w.own.slice(1), viaBuildings(providerId, w.buildingIds), viaUnits(providerId, w.unitIds)], sql` UNION ALL `);
+        return sql`n AS MATERIALIZED (SELECT id FROM (${w.own[0]}) n0 LIMIT ${cap + 1}),
+          r AS MATERIALIZED (SELECT id FROM (SELECT id FROM n UNION ALL
+            SELECT id FROM (${places}) p0 WHERE (SELECT count(*) FROM n) <= ${cap}) m0 LIMIT ${bound}),
+          rn AS (SELECT CASE WHEN (SELECT count(*) FROM n) > ${cap} THEN ${bound} ELSE (SELECT count(*) FROM r) END AS n)`;
+      })()
+    : sql`r AS MATERIALIZED (SELECT id FROM (${matchedIds(providerId, plan, fuzzy, driver)}) m0 LIMIT ${bound}),
+          rn AS (SELECT count(*) AS n FROM r)`;
   return sql<SearchRow>`
-    WITH r AS MATERIALIZED (SELECT id FROM (${matchedIds(providerId, plan, fuzzy, driver)}) m0 LIMIT ${(cap + 1) * READ_PER_MATCH}),
+    WITH ${r},
     m AS (SELECT DISTINCT id FROM r)
     SELECT s.id, s.first_name, s.last_name, s.email, s.phone, s.customer_number, count(*) OVER () AS total,
-      (SELECT count(*) FROM r) AS rows_read
+      (SELECT n FROM rn) AS rows_read
     FROM m CROSS JOIN LATERAL (
       -- LIMIT 1 keeps this a per-id primary-key lookup (the matched set is small; a hash join
       -- would read the whole table instead)
