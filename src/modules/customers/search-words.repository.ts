@@ -308,7 +308,8 @@ export async function chooseDriver(db: Executor, providerId: string, plan: Searc
 
 /** A word pass (exact, or `fuzzy`: one typo in a name word, place words inside streets). */
 export async function searchCustomers(db: Executor, providerId: string, plan: SearchPlan, limit: number, fuzzy: boolean, cap: number, beforeStatement: () => Promise<void>) {
-  await beforeStatement();
+  // Only several tokens are measured (one statement); one token drives without a statement.
+  if (plan.kind === 'tokens' && plan.tokens.length >= 2) await beforeStatement();
   const driver = await chooseDriver(db, providerId, plan, fuzzy);
   if (driver === null) return { rows: [] as SearchRow[], total: 0 };
   await beforeStatement();
