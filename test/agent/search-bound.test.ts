@@ -36,6 +36,16 @@ describe('search: match_count is exact up to 1000, then capped', () => {
     expect({ ...r.body, matches: r.body.matches.length }).toEqual({ ambiguous: true, match_count: 1000, match_count_capped: false, incomplete: false, matches: 25 });
   });
 
+  it('a one-typo word matching more than 1000 names answers match_count 1000, capped', async () => {
+    const r = await search('Capellx');
+    expect({ ...r.body, matches: r.body.matches.length }).toEqual({ ambiguous: true, match_count: 1000, match_count_capped: true, incomplete: false, matches: 25 });
+  });
+
+  it('a one-typo word matching exactly 1000 names counts them exactly, not capped', async () => {
+    const r = await search('Exactx');
+    expect({ ...r.body, matches: r.body.matches.length }).toEqual({ ambiguous: true, match_count: 1000, match_count_capped: false, incomplete: false, matches: 25 });
+  });
+
   it('the word passes cap their count too (a first name and a whole word of the invoice city)', async () => {
     await kit.t.db.updateTable('subscribers').set({ invoice_city: 'Capstadt' }).where('first_name', '=', 'Capella').execute();
     const r = await search('Capella Capstadt');

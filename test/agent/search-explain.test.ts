@@ -126,6 +126,11 @@ describe('customer search uses its indexes (EXPLAIN, a few thousand customers)',
     expect(await found('Zauberlehrlin', true)).toBe(0); // its last letter missing: a prefix
   });
 
+  it('the name-keys GIN index keeps no pending list (every write goes into the index, no search reads an unsorted list)', async () => {
+    const r = await sql<{ reloptions: string[] | null }>`SELECT reloptions FROM pg_class WHERE relname = 'subscribers_search_name_keys_idx'`.execute(t.db);
+    expect(r.rows[0].reloptions).toContain('fastupdate=off');
+  });
+
   it('counts every match while returning at most `limit`', async () => {
     const r = await searchCustomers(t.db, providerId, planSearch('Anna', ['DE']), 25, false, 1000, noop);
     expect(r.rows).toHaveLength(25);

@@ -27,8 +27,12 @@ const NAME_KEYS = sql`agent_search_name_keys(first_name, last_name, invoice_firs
 const NAME_WORDS_X = sql`agent_search_name_words(x.first_name, x.last_name, x.invoice_first_name, x.invoice_last_name)`;
 const BUILDING_TRGM = sql`lower(coalesce(name, '') || ' ' || coalesce(street, '') || ' ' || coalesce(house_number, '') || ' ' || coalesce(postal_code, '') || ' ' || coalesce(city, ''))`;
 
-/** Rows of a word's set read to compare words (the driver is the word with the fewest). */
-export const ESTIMATE_CAP = 10_000;
+/**
+ * Rows of a word's set read to compare words (the driver is the word with the fewest; words past it
+ * tie and the first drives). The match cap: up to 10,000, a common name with a typo cost 190 ms to
+ * measure alone (bench/README.md, round 10).
+ */
+export const ESTIMATE_CAP = 1_000;
 
 const prefix = (t: string) => `${escapeLike(t)}%`;
 const contains = (t: string) => `%${escapeLike(t)}%`;
@@ -252,11 +256,28 @@ const READ_PER_MATCH = 4;
  * bound counts as more than `cap` matches.
  */
 export function searchSql(providerId: string, plan: SearchPlan, limit: number, fuzzy: boolean, driver = 0, cap = 1000) {
+  const bound = (cap + 1) * READ_PER_MATCH;
+  const tok = plan.kind === 'tokens' && plan.tokens.length === 1 ? plan.tokens[0] : undefined;
+  // One word: its names are read first, up to `cap` + 1 (one row per customer). Past the cap the
+  // count is settled and its places are not read: the name rows are the expensive ones (a heap
+  // page and, with a typo, a word check per row), and (cap + 1) × READ_PER_MATCH of them cost a
+  // fuzzy "Schmdt" 100 ms (bench/README.md, round 10).
+  const r = tok?.kind === 'word'
+    ? (() => {
+        const w = wordParts(providerId, tok, fuzzy);
+        const places = sql.join([...w.own.slice(1), viaBuildings(providerId, w.buildingIds), viaUnits(providerId, w.unitIds)], sql` UNION ALL `);
+        return sql`n AS MATERIALIZED (SELECT id FROM (${w.own[0]}) n0 LIMIT ${cap + 1}),
+          r AS MATERIALIZED (SELECT id FROM (SELECT id FROM n UNION ALL
+            SELECT id FROM (${places}) p0 WHERE (SELECT count(*) FROM n) <= ${cap}) m0 LIMIT ${bound}),
+          rn AS (SELECT CASE WHEN (SELECT count(*) FROM n) > ${cap} THEN ${bound} ELSE (SELECT count(*) FROM r) END AS n)`;
+      })()
+    : sql`r AS MATERIALIZED (SELECT id FROM (${matchedIds(providerId, plan, fuzzy, driver)}) m0 LIMIT ${bound}),
+          rn AS (SELECT count(*) AS n FROM r)`;
   return sql<SearchRow>`
-    WITH r AS MATERIALIZED (SELECT id FROM (${matchedIds(providerId, plan, fuzzy, driver)}) m0 LIMIT ${(cap + 1) * READ_PER_MATCH}),
+    WITH ${r},
     m AS (SELECT DISTINCT id FROM r)
     SELECT s.id, s.first_name, s.last_name, s.email, s.phone, s.customer_number, count(*) OVER () AS total,
-      (SELECT count(*) FROM r) AS rows_read
+      (SELECT n FROM rn) AS rows_read
     FROM m CROSS JOIN LATERAL (
       -- LIMIT 1 keeps this a per-id primary-key lookup (the matched set is small; a hash join
       -- would read the whole table instead)
@@ -295,7 +316,8 @@ export async function chooseDriver(db: Executor, providerId: string, plan: Searc
 
 /** A word pass (exact, or `fuzzy`: one typo in a name word, place words inside streets). */
 export async function searchCustomers(db: Executor, providerId: string, plan: SearchPlan, limit: number, fuzzy: boolean, cap: number, beforeStatement: () => Promise<void>) {
-  await beforeStatement();
+  // Only several tokens are measured (one statement); one token drives without a statement.
+  if (plan.kind === 'tokens' && plan.tokens.length >= 2) await beforeStatement();
   const driver = await chooseDriver(db, providerId, plan, fuzzy);
   if (driver === null) return { rows: [] as SearchRow[], total: 0 };
   await beforeStatement();

@@ -80,9 +80,9 @@ export function createCustomerSearchService({ db, config, log }: Pick<Deps, 'db'
    * name, and the word passes) runs in one transaction with the time left of SEARCH_TIMEOUT_MS as
    * its statement_timeout; past it the search answers what it found (nothing: the passes before
    * found nothing, or it would have answered then) with `incomplete: true`, never an error.
+   * `started`: when the caller's request arrived (epoch ms); the time bound counts from it.
    */
-  async function search(providerId: string, q: string, limit: number) {
-    const started = Date.now();
+  async function search(providerId: string, q: string, limit: number, started = Date.now()) {
     const phone = mayHoldPhone(q);
     let regions = phone ? await regionsOf(db, providerId) : ['DE'];
     let plan = planSearch(q, regions);
