@@ -50,7 +50,9 @@ function startServer(): ChildProcess {
   const prof = process.env.BENCH_SERVER_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SERVER_CPU_PROF}`] : [];
   const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...prof, '--import', 'tsx', 'src/server.ts'], {
     env: {
-      ...process.env, NODE_ENV: 'production', PORT: args.port, HOST: '127.0.0.1', LOG_LEVEL: 'warn', BENCH_ROUTES: 'true',
+      // Not NODE_ENV=production: production refuses webhook targets on loopback (decisions.md, Safety), and the
+      // drain's receiver is on this machine. On the server NODE_ENV only gates start-up checks and that refusal.
+      ...process.env, NODE_ENV: 'development', PORT: args.port, HOST: '127.0.0.1', LOG_LEVEL: 'warn', BENCH_ROUTES: 'true',
       RATE_LIMIT_ENABLED: 'false', SCHEDULER_ENABLED: 'false', DEMO_SEED: 'false', JOBS_CONCURRENCY: process.env.JOBS_CONCURRENCY ?? '16',
       JWT_SECRET: randomBytes(32).toString('base64url'), DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE ?? '20',
       MAIL_OUTBOX_DIR: 'var/bench-outbox',
