@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import pino from 'pino';
 import { sql, type Kysely } from 'kysely';
@@ -27,7 +27,8 @@ const STATS_SETTLE_MS = 11_000;
 
 export async function drainRate(ctx: { db: Kysely<DB> }, d: Dataset, count: number): Promise<Measured> {
   const entered = Date.now();
-  const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', JOBS_ENABLED: 'false' });
+  // This container only queues events and signs no token, but a DATABASE_URL config wants a JWT key.
+  const config = loadConfig({ JWT_SECRET: randomBytes(32).toString('base64url'), ...process.env, LOG_LEVEL: 'silent', JOBS_ENABLED: 'false' });
   const handle = await createDb({ databaseUrl: config.DATABASE_URL, poolSize: 4 });
   const deps = createContainer(config, handle, systemClock, pino({ level: 'silent' }));
   const provider = await ctx.db.selectFrom('providers').select(['webhook_url', 'webhook_signing_secret']).where('id', '=', d.provider_id).executeTakeFirstOrThrow();
