@@ -7,7 +7,6 @@ import { addMonths, monthStart } from '../../src/lib/dates.js';
 
 let t: TestApp;
 let doc: DemoDocument;
-let loadMs: number;
 let today: string;
 let month: string;
 
@@ -16,7 +15,6 @@ beforeAll(async () => {
   const load = await loadDemo({ db: t.db, clock: t.clock, config: t.config });
   expect(load.created).toBe(true);
   doc = load.document;
-  loadMs = load.ms;
   today = t.clock.now().toISOString().slice(0, 10);
   month = monthStart(t.clock.now());
 });
@@ -27,9 +25,7 @@ const invoicesOf = (subscriptionId: string) => t.db.selectFrom('invoices').selec
 const docsOf = (subscriptionId: string) => t.db.selectFrom('billing_documents').selectAll().where('subscription_id', '=', subscriptionId).execute();
 
 describe('loading', () => {
-  it('loads the whole dataset in one go, in seconds (multi-row inserts in one transaction)', () => {
-    // About 1 s on an idle machine; the bound leaves room for a busy CI box.
-    expect(loadMs).toBeLessThan(15_000);
+  it('loads the whole dataset in one go (its load time is in the start banner, not asserted here)', () => {
     expect(doc.counts.subscribers).toBeGreaterThanOrEqual(200);
   });
 

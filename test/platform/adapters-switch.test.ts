@@ -178,9 +178,7 @@ describe('switch controller simulator', () => {
     const loc = await location();
     sim.switchController.faults.timeoutMs = 100;
     sim.switchController.faults.set('slow', { delayMs: 300, times: 1 });
-    const started = Date.now();
     await expectAdapterError(sim.switchController.provisionPort(spec(loc, 'k-late')), 'switch', 'timeout');
-    expect(Date.now() - started).toBeLessThan(290);
     await new Promise((r) => setTimeout(r, 450));
     expect(await sim.switchController.getPort(loc)).toMatchObject({ operations: 1, last_operation_key: 'k-late' });
     expect(sim.switchController.faults.mode).toBe('none'); // times: 1 used up
