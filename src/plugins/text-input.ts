@@ -7,21 +7,24 @@ import { validatorCompiler } from 'fastify-type-provider-zod';
 // answers each surface's normal validation error naming the field, and the OpenAPI stays as it is.
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** The path (`/a/0/b`) of the first string, or object key, in `data` that Postgres text cannot store. */
+/**
+ * The path (`/a/0/b`) of the first string, or object key, in `data` that Postgres text cannot store.
+ * Walked with a stack of its own, not by recursion: a body nested 100,000 deep must not overflow the
+ * call stack (a 500) before its schema refuses it.
+ */
 export function findUnstorableText(data: unknown, path = ''): string | null {
-  if (typeof data === 'string') return UNSTORABLE.test(data) ? path : null;
-  if (data === null || typeof data !== 'object') return null;
-  if (Array.isArray(data)) {
-    for (let i = 0; i < data.length; i++) {
-      const found = findUnstorableText(data[i], `${path}/${i}`);
-      if (found !== null) return found;
+  const stack: [unknown, string][] = [[data, path]];
+  while (stack.length) {
+    const [value, at] = stack.pop()!;
+    if (typeof value === 'string') {
+      if (UNSTORABLE.test(value)) return at;
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push([value[i], `${at}/${i}`]);
+    } else if (value !== null && typeof value === 'object') {
+      const entries = Object.entries(value);
+      for (const [key] of entries) if (UNSTORABLE.test(key)) return at;
+      for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i]![1], `${at}/${entries[i]![0]}`]);
     }
-    return null;
-  }
-  for (const [key, value] of Object.entries(data)) {
-    if (UNSTORABLE.test(key)) return path;
-    const found = findUnstorableText(value, `${path}/${key}`);
-    if (found !== null) return found;
   }
   return null;
 }

@@ -238,14 +238,18 @@ describe('bad input never breaks the service', () => {
     }
   }, 120_000);
 
-  it('malformed JSON, wrong content types and oversized bodies are 4xx on every writing operation', async () => {
+  it('malformed JSON, wrong content types, oversized and deeply nested bodies are 4xx on every writing operation', async () => {
     for (const { method, path, op } of operations().filter((o) => !['GET', 'DELETE'].includes(o.method))) {
       const url = fillPath(path, '00000000-0000-4000-8000-000000000000');
       const cases = [
         { 'content-type': 'application/json', payload: '{"a":' },
         { 'content-type': 'application/json', payload: JSON.stringify({ big: 'x'.repeat(1_100_000) }) },
-        // An operation that takes no body ignores one; one that takes JSON refuses other types.
-        ...(op.requestBody ? [{ 'content-type': 'text/plain', payload: 'hello' }] : []),
+        // An operation that takes no body ignores one; one that takes JSON refuses other types, and a body
+        // nested 200,000 deep (400 kB) that no check may walk by recursion into a stack overflow (a 500).
+        ...(op.requestBody ? [
+          { 'content-type': 'text/plain', payload: 'hello' },
+          { 'content-type': 'application/json', payload: `{"a":${'['.repeat(200_000)}${']'.repeat(200_000)}}` },
+        ] : []),
       ];
       for (const c of cases) {
         const r = await t.app.inject({ method: method as any, url, headers: { ...headers, ...authFor(path), 'content-type': c['content-type'] }, payload: c.payload });
