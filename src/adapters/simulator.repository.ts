@@ -1,4 +1,4 @@
-// The simulators' own stores (tables of migration 20261122000300 plus credit_notes, which plays
+// The simulators' own stores (the sim_* tables plus credit_notes, which plays
 // the billing system's store). Executor first, like every repository.
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { DB, SimSwitchPorts } from '../db/types.js';

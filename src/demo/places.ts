@@ -21,7 +21,7 @@ export interface BuildingSpec {
 }
 
 /**
- * The IANA zone of each demo region, as the regions table (seeded by migration 20261125006000)
+ * The IANA zone of each demo region, as the regions table (seeded by the baseline migration)
  * holds it: installation windows are offered in the building's local time.
  */
 export const REGION_TIME_ZONES: Record<string, string> = { 'DE-BE': 'Europe/Berlin', 'DE-HH': 'Europe/Berlin', 'CA-ON': 'America/Toronto' };

@@ -100,7 +100,7 @@ export function createJobQueue({ db, clock, log, config, heartbeatMs }: QueueDep
     if (kinds.length === 0 || limit < 1) return [];
     const now = clock.now();
     const token = `${workerId}:${randomToken(6)}`;
-    // jobs_claim (migration 20261122001310): lapsed leases first, then due jobs in (run_at, created_at)
+    // jobs_claim (migrations/functions/jobs_claim.sql): lapsed leases first, then due jobs in (run_at, created_at)
     // order, with a plan fixed to an ordered index walk that stops after `limit` rows.
     const r = await sql<JobRecord & { prev_status: string }>`
       SELECT * FROM jobs_claim(${kinds}::text[], ${now}::timestamptz, ${limit}::integer, ${token}::text,
@@ -366,7 +366,7 @@ export function createJobQueue({ db, clock, log, config, heartbeatMs }: QueueDep
     },
     async runNow(executor, dedupeKeys) {
       if (dedupeKeys.length === 0) return 0;
-      // jobs_run_now (migration 20261122001320), one statement, so a job that turns from running to
+      // jobs_run_now (migrations/functions/jobs_run_now.sql), one statement, so a job that turns from running to
       // queued meanwhile is caught either way: a queued one is made due, a running one (about to
       // defer itself on the state that just changed) is marked so its deferral becomes "due now".
       const r = await sql<{ n: number }>`SELECT jobs_run_now(${dedupeKeys}::text[], ${clock.now()}::timestamptz) AS n`.execute(executor);

@@ -98,8 +98,8 @@ export interface SuccessfulAttempt {
 }
 
 /**
- * Records a batch of successful attempts in one round trip (webhook_record_delivered, migration
- * 20261122001330): locks the deliveries, then records each attempt (number = attempts + 1), marks
+ * Records a batch of successful attempts in one round trip (migrations/functions/
+ * webhook_record_delivered.sql): locks the deliveries, then records each attempt (number = attempts + 1), marks
  * the delivery delivered (unless a worker that took over a lapsed lease settled it meanwhile: then
  * only the attempt is counted, as in the one-by-one path), unblocks the deliveries that waited for
  * it and wakes their jobs (dedupe key `jobKeyPrefix` + id), in one transaction. Returns per delivery
@@ -158,7 +158,7 @@ export async function markFailedIfPending(ex: Executor, id: string): Promise<boo
 
 /**
  * Unblocks the deliveries that waited for `id`; returns the pending ones (whose jobs to wake).
- * Looked up by blocked_by alone (see migration 20261122001350): only a pending delivery waits, and
+ * Looked up by blocked_by alone (see webhook_record_delivered.sql): only a pending delivery waits, and
  * clearing a stale pointer on a settled one changes nothing.
  */
 export async function releaseFollowers(ex: Executor, id: string): Promise<string[]> {

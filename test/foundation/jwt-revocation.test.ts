@@ -1,6 +1,6 @@
 // decisions.md, Safety, JWT: a password change, a disabled account or a changed role revokes the
-// tokens issued before it. The database bumps users.token_version on exactly those changes (migration
-// 20261125001000), whichever code makes them; the HTTP refusals on every route are in
+// tokens issued before it. The database bumps users.token_version on exactly those changes (trigger
+// users_revoke_tokens), whichever code makes them; the HTTP refusals on every route are in
 // test/reliability/authorization-matrix.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';

@@ -3,11 +3,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { MIGRATIONS_DIR } from '../../src/db/migrate.js';
 
-/** A name that changes whenever any migration changes, so stale templates are never reused. */
+/** A name that changes whenever any migration or function file changes, so stale templates are never reused. */
 export function migrationsFingerprint(): string {
   const h = createHash('sha256');
-  for (const f of readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql')).sort()) {
-    h.update(f).update(readFileSync(path.join(MIGRATIONS_DIR, f)));
+  for (const dir of [MIGRATIONS_DIR, path.join(MIGRATIONS_DIR, 'functions')]) {
+    for (const f of readdirSync(dir).filter((f) => f.endsWith('.sql')).sort()) {
+      h.update(path.relative(MIGRATIONS_DIR, path.join(dir, f))).update(readFileSync(path.join(dir, f)));
+    }
   }
   return h.digest('hex').slice(0, 12);
 }

@@ -2,8 +2,6 @@
 // it is paid for, through the real job worker, whichever way the first invoice is paid; and the
 // webhooks are the partner document's: subscription.pending_install at creation, then none (section
 // 3: "no webhooks fire" from PENDING_INSTALL to ACTIVE; section 6: install confirmation "none").
-import { readFileSync } from 'node:fs';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createBuilding, createLocation } from '../helpers/factories.js';
@@ -169,28 +167,5 @@ describe('an installed service-billed subscription is connected when its first i
     expect(jobs.map((j) => j.status)).toEqual(['succeeded', 'succeeded']);
     expect(await switchOps(s.locationId)).toEqual([{ action: 'provision_port' }]);
     expect((await subscriptionRow(t, s.id)).status).toBe('ACTIVE');
-  });
-});
-
-describe('repair of subscriptions paid for before the fix (migration 20261125005010)', () => {
-  it('an ACTIVE subscription whose only install port job failed on PENDING_INSTALL gets its port queued again, and is connected once; others are left alone', async () => {
-    const victim = await installedServiceBilled();
-    const healthy = await installedServiceBilled({ card: TEST_CARDS.succeeds });
-    await confirmed(healthy);
-    // The old release's outcome: ACTIVE after the payment, the port job failed for good before it.
-    await t.db.updateTable('subscriptions').set({ status: 'ACTIVE', location_id: victim.locationId, activated_at: t.clock.now() }).where('id', '=', victim.id).execute();
-    await t.db.updateTable('install_jobs').set({ status: 'COMPLETED' }).where('subscription_id', '=', victim.id).execute();
-    const failed = await t.deps.jobs.enqueue(t.db, { kind: 'provisioning.port', payload: { subscription_id: victim.id, reason: 'install' }, providerId: w.provider.id, subscriptionId: victim.id });
-    await t.db.updateTable('jobs').set({ status: 'failed', last_error: 'Subscription is PENDING_INSTALL; the port was not provisioned' }).where('id', '=', failed.id).execute();
-
-    await sql.raw(readFileSync(new URL('../../migrations/20261125005010_requeue_paid_install_ports.sql', import.meta.url), 'utf8')).execute(t.db);
-    // The migration queues with the database's now(); the test clock is behind the real one.
-    t.clock.set(new Date(Date.now() + 60_000));
-    await t.deps.jobs.drain();
-
-    expect((await portJobsOf(t, victim.id)).map((j) => j.status)).toEqual(['failed', 'succeeded']);
-    expect(await switchOps(victim.locationId)).toEqual([{ action: 'provision_port' }]);
-    expect(await portJobsOf(t, healthy.id)).toHaveLength(1);
-    expect(await switchOps(healthy.locationId)).toEqual([{ action: 'provision_port' }]);
   });
 });

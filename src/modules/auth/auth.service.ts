@@ -76,7 +76,7 @@ export function createAuthService({ db, clock, jwtSecret, jwtTtlSeconds }: AuthD
   async function issueJwt(user: { id: string; role: string; sp_role: string | null; provider_id: string | null; token_version?: number }) {
     const now = Math.floor(clock.now().getTime() / 1000);
     // `ver`: the user's token_version at issue; a password change, a disabled account or a changed
-    // role bumps it (migration 20261125001000) and so revokes this token.
+    // role bumps it (trigger users_revoke_tokens) and so revokes this token.
     const token = await new SignJWT({ role: user.role, sp_role: user.sp_role, service_provider_id: user.provider_id, ver: user.token_version ?? 0 })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(user.id)

@@ -1,5 +1,5 @@
 // Whether a subscription occupies its unit and port: the SQL function subscription_occupies
-// (migration 20261125005000) is the one definition; every occupancy check goes through it.
+// (migrations/functions/subscription_occupies.sql) is the one definition; every occupancy check goes through it.
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../jobs/types.js';
 

@@ -1,23 +1,12 @@
--- Records a batch of successful webhook attempts in one round trip (one autocommit call instead of
--- BEGIN, lock, write, COMMIT), with the same steps and the same locking as the one-by-one path:
---
--- 1. Lock the deliveries (id order, so two batches never wait on each other in a cycle). This waits
---    for an order check (FOR KEY SHARE on an older pending delivery) that is blocking a follower on
---    one of them right now.
--- 2. Each later statement of a VOLATILE function takes a fresh snapshot, so it sees such a follower
---    once its check committed. Record the attempt (number = attempts + 1), mark the delivery
---    delivered - unless a worker that took over a lapsed lease settled it meanwhile, then only the
---    attempt is counted - and unblock the pending deliveries that waited for the delivered ones and
---    wake their jobs (jobs_run_now; a delivery's job has the dedupe key p_job_key_prefix || id), all
---    in this transaction.
---
--- Returns per recorded delivery the status it had before (not 'pending': it was already settled)
--- and the attempt number. A delivery id that does not exist is not returned.
-CREATE FUNCTION webhook_record_delivered(p_ids text[], p_attempt_ids uuid[], p_urls text[], p_status_codes integer[],
-  p_durations_ms integer[], p_attempted_at timestamptz[], p_now timestamptz, p_job_key_prefix text)
-RETURNS TABLE (delivery_id text, prev_status text, attempt integer)
-LANGUAGE plpgsql VOLATILE
-AS $$
+-- Records a batch of successful webhook attempts in one call, with the same steps and locks as the
+-- one-by-one path: lock the deliveries (id order, so two batches never wait on each other in a
+-- cycle), record the attempt, mark the delivery delivered (unless a worker that took over a lapsed
+-- lease settled it meanwhile: then only the attempt counts), clear blocked_by on the deliveries that
+-- waited for it and wake their jobs (jobs_run_now). Returns per recorded delivery its previous status
+-- and the attempt number; an unknown id is not returned.
+CREATE OR REPLACE FUNCTION webhook_record_delivered(p_ids text[], p_attempt_ids uuid[], p_urls text[], p_status_codes integer[], p_durations_ms integer[], p_attempted_at timestamp with time zone[], p_now timestamp with time zone, p_job_key_prefix text) RETURNS TABLE(delivery_id text, prev_status text, attempt integer)
+    LANGUAGE plpgsql
+    AS $$
 #variable_conflict use_column
 DECLARE
   v_ids text[];
@@ -48,9 +37,8 @@ BEGIN
     UPDATE webhook_deliveries f SET blocked_by = NULL
     WHERE f.blocked_by = ANY(
         SELECT x.id FROM unnest(v_ids, v_prev) AS x(id, prev_status) WHERE x.prev_status = 'pending')
-      AND f.status = 'pending'
-    RETURNING f.id)
-  SELECT array_agg(p_job_key_prefix || f.id) INTO v_keys FROM followers f;
+    RETURNING f.id, f.status)
+  SELECT array_agg(p_job_key_prefix || f.id) FILTER (WHERE f.status = 'pending') INTO v_keys FROM followers f;
   IF v_keys IS NOT NULL THEN
     PERFORM jobs_run_now(v_keys, p_now);
   END IF;

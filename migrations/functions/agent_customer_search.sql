@@ -1,42 +1,12 @@
--- The invoice address is not shown in a masked match (only the service locations are), so a word
--- names it only whole: a prefix walk ("Erika Mustermann 1", "... 10", "... 101") must not reveal its
--- postal code, city or street one character at a time (decisions.md, Safety: a search never reveals
--- a masked field). Service-location words keep matching by word prefix.
-
--- Some word of the value (words split at spaces, hyphens, commas, slashes and dots) is the token.
-CREATE FUNCTION agent_search_word_whole(p_value text, p_token text) RETURNS boolean
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-AS $$
-  SELECT p_value IS NOT NULL AND position(' ' || p_token || ' ' IN ' ' || translate(lower(p_value), '-,/.', '    ') || ' ') > 0
-$$;
-
--- One place word (lower case; NULL: no word) names the invoice address whole: its house number or a
--- service location's unit label (as agent_search_number_matches), its postal code (whole, spaces
--- ignored, or one of its words: "M5V" of "M5V 2T6"), or a whole word of its city or street (words split at spaces, hyphens, commas, slashes and dots).
-CREATE FUNCTION agent_search_word_names_invoice(p_token text, p_house text, p_postal text, p_city text, p_street text, p_unit text)
-RETURNS boolean
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-AS $$
-  SELECT p_token IS NULL
-    OR agent_search_number_matches(p_house, p_token) OR agent_search_number_matches(p_unit, p_token)
-    OR (p_postal IS NOT NULL AND replace(lower(p_postal), ' ', '') = replace(p_token, ' ', ''))
-    OR agent_search_word_whole(p_postal, p_token)
-    OR agent_search_word_whole(p_city, p_token) OR agent_search_word_whole(p_street, p_token)
-$$;
-
--- agent_customer_search as in migration 20261125003000, the invoice address's words matched whole.
-CREATE OR REPLACE FUNCTION agent_customer_search(
-  p_provider uuid, p_kinds text[], p_keys text[], p_houses text[], p_names text[], p_tokens text[], p_limit integer, p_cap integer)
-RETURNS TABLE (
-  id uuid, first_name text, last_name text, email text, phone text, customer_number text, match_count bigint,
-  subscription_status text, street text, house_number text, postal_code text, city text, unit_label text
-)
-LANGUAGE plpgsql STABLE PARALLEL SAFE
--- Generic plans carry default row estimates, so their costs are far above jit_above_cost: JIT would
--- compile every statement (0.7 s, measured) to run it in 0.1 ms.
-SET plan_cache_mode = force_generic_plan
-SET jit = off
-AS $$
+-- The /agent customer search (search.query.ts builds the probes, search.repository.ts calls it).
+-- Phone, email and customer number match whole; name words whole, with one typo in 5+ letters
+-- (agent_search_name_keys); service-location words by prefix; invoice-address words whole
+-- (decisions.md, Safety: search). Answers one row per match and service location, page order.
+CREATE OR REPLACE FUNCTION agent_customer_search(p_provider uuid, p_kinds text[], p_keys text[], p_houses text[], p_names text[], p_tokens text[], p_limit integer, p_cap integer) RETURNS TABLE(id uuid, first_name text, last_name text, email text, phone text, customer_number text, match_count bigint, subscription_status text, street text, house_number text, postal_code text, city text, unit_label text)
+    LANGUAGE plpgsql STABLE PARALLEL SAFE
+    SET plan_cache_mode TO 'force_generic_plan'
+    SET jit TO 'off'
+    AS $$
 #variable_conflict use_column
 DECLARE
   hits agent_search_hit[] := '{}';

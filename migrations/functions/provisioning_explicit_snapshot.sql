@@ -1,25 +1,13 @@
--- Provider-initiated (and bulk) provisioning reads everything it decides on in one call: the plan
--- version, the port (location_hash, direct) or unit (unit_id, home_drop) with its building, the
--- subscriber of the email, the existing subscription of the idempotency key (subscriber email, plan
--- version, location or unit) and whether a pending/active subscription already holds the unit or
--- port. These were five statements (five round trips, each parsed and planned); as a PL/pgSQL
--- function the statement is planned once per connection (generic plan, every lookup an index probe).
---
--- Exactly one of p_location_hash / p_unit is given (the caller's delivery mode); the answer is one
--- row whatever is missing (found flags and NULLs), and the caller turns that into its 422/409/replay
--- answers in the order the API documents.
-CREATE FUNCTION provisioning_explicit_snapshot(p_provider uuid, p_plan uuid, p_location_hash text, p_unit uuid, p_email text)
-RETURNS TABLE (
-  plan_found boolean, plan_active boolean,
-  target_found boolean, location_id uuid, unit_id uuid, switch_port text,
-  building_id uuid, line_type text, in_coverage boolean, country text,
-  existing_id uuid, existing_subscriber_id uuid,
-  occupied boolean,
-  subscriber_id uuid, subscriber_email text, subscriber_first_name text
-)
-LANGUAGE plpgsql STABLE
-SET plan_cache_mode = force_generic_plan
-AS $$
+-- Everything provider-initiated (and bulk) provisioning decides on, in one read: the plan version,
+-- the port (location_hash) or unit (unit_id) with its building, the subscriber of the email, the
+-- existing subscription of the idempotency key, and whether a subscription occupies the unit or port
+-- (subscription_occupies). Exactly one of p_location_hash / p_unit is given; the answer is one row
+-- whatever is missing (found flags and NULLs), and the caller answers 422/409/replay in the order
+-- the API documents.
+CREATE OR REPLACE FUNCTION provisioning_explicit_snapshot(p_provider uuid, p_plan uuid, p_location_hash text, p_unit uuid, p_email text, p_today date) RETURNS TABLE(plan_found boolean, plan_active boolean, target_found boolean, location_id uuid, unit_id uuid, switch_port text, building_id uuid, line_type text, in_coverage boolean, country text, existing_id uuid, existing_subscriber_id uuid, occupied boolean, subscriber_id uuid, subscriber_email text, subscriber_first_name text)
+    LANGUAGE plpgsql STABLE
+    SET plan_cache_mode TO 'force_generic_plan'
+    AS $$
 #variable_conflict use_column
 BEGIN
   RETURN QUERY
@@ -51,10 +39,10 @@ BEGIN
     ORDER BY s.created_at DESC
     LIMIT 1
   ) ex ON true
-  -- Occupancy, as the partial unique indexes subscriptions_unit_occupied_key / _location_occupied_key see it.
+  -- Occupancy: subscription_occupies, the one definition (a cancelled subscription until its ended_at too).
   LEFT JOIN LATERAL (
     SELECT s.id FROM subscriptions s
-    WHERE s.status IN ('PENDING', 'PENDING_INSTALL', 'ACTIVE', 'SUSPENDED')
+    WHERE subscription_occupies(s.status, s.ended_at, p_today)
       AND (s.unit_id = t.unit_id OR s.location_id = t.location_id)
     LIMIT 1
   ) occ ON true;

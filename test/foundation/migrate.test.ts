@@ -1,0 +1,56 @@
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MIGRATIONS_DIR, migrate } from '../../src/db/migrate.js';
+import { createTestDb, type TestDb } from '../helpers/db.js';
+
+// src/db/migrate.ts: versioned files once, function files again whenever their text changes.
+describe('migrator', () => {
+  let testDb: TestDb;
+  let dir: string;
+  const fn = (answer: string) => `CREATE OR REPLACE FUNCTION mt_key(p text) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT '${answer}' || p $$;\n`;
+
+  beforeAll(async () => {
+    testDb = await createTestDb(); // migrated from the project's own files
+    dir = mkdtempSync(path.join(tmpdir(), 'migrations-'));
+    cpSync(MIGRATIONS_DIR, dir, { recursive: true });
+  });
+  afterAll(async () => {
+    await testDb?.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a database at the current files is left alone', async () => {
+    expect(await migrate(testDb.handle, dir)).toEqual([]);
+  });
+
+  it('a new function file and a migration that indexes it are applied, the function first', async () => {
+    writeFileSync(path.join(dir, 'functions', 'mt_key.sql'), fn('old:'));
+    writeFileSync(
+      path.join(dir, '29990101000000_mt_table.sql'),
+      'CREATE TABLE mt_rows (v text NOT NULL);\nINSERT INTO mt_rows SELECT g::text FROM generate_series(1, 50) g;\nCREATE INDEX mt_rows_key_idx ON mt_rows (mt_key(v));\n',
+    );
+    expect(await migrate(testDb.handle, dir)).toEqual(['functions/mt_key.sql', '29990101000000_mt_table.sql']);
+    const recorded = await sql<{ name: string }>`SELECT name FROM schema_functions WHERE name = 'mt_key.sql'`.execute(testDb.handle.db);
+    expect(recorded.rows).toHaveLength(1);
+    expect(await migrate(testDb.handle, dir)).toEqual([]);
+  });
+
+  it('a changed function file is applied again and the indexes over it are rebuilt', async () => {
+    writeFileSync(path.join(dir, 'functions', 'mt_key.sql'), fn('new:'));
+    expect(await migrate(testDb.handle, dir)).toEqual(['functions/mt_key.sql']);
+    // Read through the index only: a stale index would still hold the 'old:' keys.
+    const found = await testDb.handle.db.transaction().execute(async (trx) => {
+      await sql`SET LOCAL enable_seqscan = off`.execute(trx);
+      await sql`SET LOCAL enable_bitmapscan = off`.execute(trx);
+      const plan = await sql<{ 'QUERY PLAN': string }>`EXPLAIN SELECT count(*) FROM mt_rows WHERE mt_key(v) = 'new:7'`.execute(trx);
+      const hits = await sql<{ n: number }>`SELECT count(*)::int AS n FROM mt_rows WHERE mt_key(v) = 'new:7'`.execute(trx);
+      const stale = await sql<{ n: number }>`SELECT count(*)::int AS n FROM mt_rows WHERE mt_key(v) = 'old:7'`.execute(trx);
+      return { plan: plan.rows.map((r) => r['QUERY PLAN']).join('\n'), hits: hits.rows[0]!.n, stale: stale.rows[0]!.n };
+    });
+    expect(found.plan).toMatch(/mt_rows_key_idx/);
+    expect(found).toMatchObject({ hits: 1, stale: 0 });
+  });
+});
