@@ -10,6 +10,7 @@ import { calendarPosition, type Adjustment, type BillingState, type CalendarPosi
 import { billingStateOf, quoteOf, reasonsFor, type Reason } from './plan-change.rules.js';
 import { BANDWIDTH_JOB, BANDWIDTH_RETRY_DELAY_MS, bandwidthOperationKey } from './plan-change.jobs.js';
 import { writeAdjustment } from './plan-change.adjustments.js';
+import { createQuoteTokens, quoteChanged, quoteDifference, type QuoteClaims } from './plan-change.quote-token.js';
 
 export { NOTES, type Reason } from './plan-change.rules.js';
 
@@ -49,8 +50,13 @@ export interface PlanChangeTarget {
   source: 'agent' | 'partner';
 }
 
+/** Binds an apply to its preview (/agent): apply exactly the quoted change or refuse it. */
+export interface QuoteBinding {
+  quoteToken?: string;
+}
+
 /** An apply: a surface's change, or a platform administrator's override of the daily limit (any provider, with a reason). */
-export type ApplyTarget = Omit<PlanChangeTarget, 'providerId' | 'source'> & { actor: Actor; requestId: string | null } & (
+export type ApplyTarget = Omit<PlanChangeTarget, 'providerId' | 'source'> & QuoteBinding & { actor: Actor; requestId: string | null } & (
   | { source: 'agent' | 'partner'; providerId: string }
   | { source: 'admin'; providerId: null; overrideReason: string }
 );
@@ -88,6 +94,8 @@ export interface PreviewResult {
   limit: DailyLimit | null;
   /** null when a reason forbids the change. */
   quote: Quote | null;
+  /** /agent only: the signed quote to hand back on apply (null: refused, or another surface). */
+  quoteToken: string | null;
 }
 
 export interface ApplyResult extends PreviewResult {
@@ -97,11 +105,24 @@ export interface ApplyResult extends PreviewResult {
   bandwidthUpdated: boolean;
 }
 
-export type PlanChangeDeps = Pick<Deps, 'db' | 'clock' | 'log' | 'jobs' | 'webhooks' | 'adapters'>;
+export type PlanChangeDeps = Pick<Deps, 'db' | 'clock' | 'log' | 'jobs' | 'webhooks' | 'adapters' | 'config'>;
+
+/** What a quote token binds, from a quote and its change. */
+function claimsOf(
+  providerId: string, sub: NonNullable<repo.SubscriptionRow>, currentPlan: repo.PlanVersionRow, newPlan: repo.PlanVersionRow, q: Quote, day: string,
+): QuoteClaims {
+  return {
+    providerId, customerId: sub.subscriber_id, subscriptionId: sub.id,
+    fromPlanVersionId: currentPlan.id, toPlanVersionId: newPlan.id,
+    fromPriceCents: currentPlan.monthly_price_cents, toPriceCents: newPlan.monthly_price_cents, currency: currentPlan.currency,
+    billingState: q.billingState, adjustmentType: q.adjustment?.type ?? null, adjustmentCents: q.adjustment ? q.adjustment.amountCents : null, day,
+  };
+}
 
 export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTimeoutMs?: number } = {}) {
   const { db, clock, log } = deps;
   const switchTimeoutMs = opts.switchTimeoutMs ?? 3000;
+  const quoteTokens = createQuoteTokens({ clock, secret: deps.config.jwtSecret });
 
   const subscriptionNotFound = () => new AppError(404, 'not_found', 'Subscription not found');
   const planNotFound = () => new AppError(404, 'not_found', 'Plan version not found');
@@ -154,7 +175,8 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
     if (!currentPlan) throw new Error(`subscription ${sub.id} references a missing plan version`);
     const reasons = reasonsFor(sub, currentPlan, newPlan, snap.changedToday);
     const q = reasons.length === 0 ? quoteOf(sub, currentPlan, newPlan, pos, billingStateOf(sub, snap.records), snap.carried) : null;
-    return { subscriptionId: sub.id, subscriptionStatus: sub.status, currentPlan, newPlan, effectiveDate: pos.today, reasons, limit: LIMIT_OF[t.source], quote: q };
+    const quoteToken = q && t.source === 'agent' ? await quoteTokens.sign(claimsOf(t.providerId, sub, currentPlan, newPlan, q, pos.today)) : null;
+    return { subscriptionId: sub.id, subscriptionStatus: sub.status, currentPlan, newPlan, effectiveDate: pos.today, reasons, limit: LIMIT_OF[t.source], quote: q, quoteToken };
   }
 
   /** The first refusal of a preview as the error apply would answer. */
@@ -167,13 +189,18 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
    * settles a race between two requests), the subscription's plan, the adjustment (upgrade line,
    * credit note or carried correction), the audit entry, the webhook and the bandwidth retry job.
    * After the commit the switch is asked once, briefly, for the new bandwidth. An override (source
-   * 'admin') skips only the daily limit; every other reason still refuses it.
+   * 'admin') skips only the daily limit; every other reason still refuses it. With a quote token
+   * (/agent) it applies exactly the quoted change: 401 quote_invalid / quote_expired before anything
+   * is read, 409 quote_changed (rolled back) when the price, the billing state or the day moved.
    */
   async function apply(t: ApplyTarget): Promise<ApplyResult> {
     const now = clock.now();
     const pos = calendarPosition(now);
     const limit = t.source === 'admin' ? null : LIMIT_OF[t.source];
     const overrideReason = t.source === 'admin' ? t.overrideReason : null;
+    const quoted = t.quoteToken === undefined || t.providerId === null ? null : await quoteTokens.verify(t.quoteToken, {
+      providerId: t.providerId, customerId: t.customerId ?? '', subscriptionId: t.subscriptionId, toPlanVersionId: t.planVersionId,
+    });
     let done: Omit<ApplyResult, 'bandwidthUpdated'> & { locationId: string | null; speed: { down: number; up: number } };
     try {
       done = await db.transaction().execute(async (trx) => {
@@ -183,6 +210,8 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
         const reasons = reasonsFor(sub, currentPlan, newPlan, await changedToday(trx, sub, limit, pos));
         if (reasons.length) throw reasonError(reasons[0], sub.status, limit ?? undefined);
         const q = await quote(trx, sub, currentPlan, newPlan, pos, true);
+        const moved = quoted && quoteDifference(quoted, claimsOf(sub.provider_id, sub, currentPlan, newPlan, q, pos.today));
+        if (moved) throw quoteChanged(moved);
         const adj = q.adjustment;
         const planChangeId = newId();
 
@@ -251,7 +280,7 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
           });
         }
         return {
-          planChangeId, subscriptionId: sub.id, subscriptionStatus: sub.status, currentPlan, newPlan, effectiveDate: pos.today, reasons: [], limit, quote: q,
+          planChangeId, subscriptionId: sub.id, subscriptionStatus: sub.status, currentPlan, newPlan, effectiveDate: pos.today, reasons: [], limit, quote: q, quoteToken: null,
           locationId: sub.location_id, speed: { down: newPlan.download_mbps, up: newPlan.upload_mbps },
         };
       });
