@@ -1,4 +1,5 @@
-import type { RawBuilder } from 'kysely';
+import type { RawBuilder, Transaction } from 'kysely';
+import type { DB } from '../../db/types.js';
 import type { Deps } from '../../container.js';
 import type { Executor } from '../../jobs/types.js';
 import { AppError, isUniqueViolation } from '../../lib/errors.js';
@@ -10,19 +11,23 @@ import { calendarPosition, type Adjustment, type BillingState, type CalendarPosi
 import { billingStateOf, quoteOf, reasonsFor, type Reason } from './plan-change.rules.js';
 import { BANDWIDTH_JOB, BANDWIDTH_RETRY_DELAY_MS, bandwidthOperationKey } from './plan-change.jobs.js';
 import { writeAdjustment } from './plan-change.adjustments.js';
+import { confirmPlanChange } from '../rollback/rollback.links.js';
 import { createQuoteTokens, quoteChanged, quoteDifference, type QuoteClaims } from './plan-change.quote-token.js';
 
 export { NOTES, type Reason } from './plan-change.rules.js';
 
-/** Who asks for the change: the /agent surface, a partner API key, or a platform administrator's override. */
-export type Source = 'agent' | 'partner' | 'admin';
+/**
+ * Who asks for the change: the /agent surface, a partner API key, a platform administrator's
+ * override, or the customer's rollback link undoing an /agent change.
+ */
+export type Source = 'agent' | 'partner' | 'admin' | 'rollback';
 
 /**
  * The daily limit each surface enforces (decisions.md): a partner changes a subscription once per UTC
  * day, the /agent a customer once per UTC day; a platform administrator's override has none.
  */
 export type DailyLimit = 'subscription' | 'customer';
-const LIMIT_OF = { partner: 'subscription', agent: 'customer' } as const satisfies Record<Exclude<Source, 'admin'>, DailyLimit>;
+const LIMIT_OF = { partner: 'subscription', agent: 'customer' } as const satisfies Record<Exclude<Source, 'admin' | 'rollback'>, DailyLimit>;
 
 /** The unique indexes (migration 7000) that settle a race on each limit; a violation is the same 409. */
 export const DAILY_LIMIT_INDEXES = ['plan_changes_subscription_day_key', 'plan_changes_agent_customer_day_key'] as const;
@@ -59,7 +64,17 @@ export interface QuoteBinding {
 export type ApplyTarget = Omit<PlanChangeTarget, 'providerId' | 'source'> & QuoteBinding & { actor: Actor; requestId: string | null } & (
   | { source: 'agent' | 'partner'; providerId: string }
   | { source: 'admin'; providerId: null; overrideReason: string }
+  | { source: 'rollback'; providerId: string; rollback: RollbackOf }
 );
+
+/**
+ * A rollback link's undo of an /agent change: `guard` runs under the subscription's row lock, before
+ * anything is written (it consumes the link and refuses when the state moved on).
+ */
+export interface RollbackOf {
+  planChangeId: string;
+  guard: (trx: Transaction<DB>, sub: NonNullable<repo.SubscriptionRow>) => Promise<void>;
+}
 
 /** A preview's read, prepared to travel with another statement (previewRead). */
 export interface PreviewRead {
@@ -105,7 +120,7 @@ export interface ApplyResult extends PreviewResult {
   bandwidthUpdated: boolean;
 }
 
-export type PlanChangeDeps = Pick<Deps, 'db' | 'clock' | 'log' | 'jobs' | 'webhooks' | 'adapters' | 'config'>;
+export type PlanChangeDeps = Pick<Deps, 'db' | 'clock' | 'log' | 'jobs' | 'webhooks' | 'adapters' | 'config' | 'mailer'>;
 
 /** What a quote token binds, from a quote and its change. */
 function claimsOf(
@@ -196,8 +211,9 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
   async function apply(t: ApplyTarget): Promise<ApplyResult> {
     const now = clock.now();
     const pos = calendarPosition(now);
-    const limit = t.source === 'admin' ? null : LIMIT_OF[t.source];
+    const limit = t.source === 'admin' || t.source === 'rollback' ? null : LIMIT_OF[t.source];
     const overrideReason = t.source === 'admin' ? t.overrideReason : null;
+    const rollsBack = t.source === 'rollback' ? t.rollback.planChangeId : null;
     const quoted = t.quoteToken === undefined || t.providerId === null ? null : await quoteTokens.verify(t.quoteToken, {
       providerId: t.providerId, customerId: t.customerId ?? '', subscriptionId: t.subscriptionId, toPlanVersionId: t.planVersionId,
     });
@@ -206,8 +222,11 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
       done = await db.transaction().execute(async (trx) => {
         const sub = await repo.lockSubscription(trx, t.providerId, t.subscriptionId, t.customerId);
         if (!sub) throw subscriptionNotFound();
+        if (t.source === 'rollback') await t.rollback.guard(trx, sub);
         const { currentPlan, newPlan } = await loadPlans(trx, sub, t.planVersionId);
-        const reasons = reasonsFor(sub, currentPlan, newPlan, await changedToday(trx, sub, limit, pos));
+        let reasons = reasonsFor(sub, currentPlan, newPlan, await changedToday(trx, sub, limit, pos));
+        // A rollback restores the plan the customer had, even if that version is no longer sold.
+        if (rollsBack && newPlan.currency === currentPlan.currency) reasons = reasons.filter((r) => r !== 'plan_not_available');
         if (reasons.length) throw reasonError(reasons[0], sub.status, limit ?? undefined);
         const q = await quote(trx, sub, currentPlan, newPlan, pos, true);
         const moved = quoted && quoteDifference(quoted, claimsOf(sub.provider_id, sub, currentPlan, newPlan, q, pos.today));
@@ -225,6 +244,7 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
           change_date: pos.today,
           source: t.source,
           override_reason: overrideReason,
+          rolls_back_plan_change_id: rollsBack,
           adjustment_type: adj?.type ?? null,
           adjustment_cents: adj ? adj.amountCents : null,
           bandwidth_status: sub.location_id ? 'pending' : 'no_port',
@@ -241,7 +261,7 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
         await recordAudit(trx, {
           ...t.actor,
           providerId: sub.provider_id,
-          action: overrideReason === null ? 'subscription.plan_change' : 'subscription.plan_change_override',
+          action: rollsBack ? 'subscription.plan_change_rollback' : overrideReason === null ? 'subscription.plan_change' : 'subscription.plan_change_override',
           entityType: 'subscription',
           entityId: sub.id,
           before: { plan_version_id: currentPlan.id, plan_name: currentPlan.name, monthly_price: formatCents(currentPlan.monthly_price_cents), currency: currentPlan.currency },
@@ -249,6 +269,7 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
             plan_version_id: newPlan.id, plan_name: newPlan.name, monthly_price: formatCents(newPlan.monthly_price_cents), currency: newPlan.currency,
             plan_change_id: planChangeId, source: t.source, effective_date: pos.today, billing_state: q.billingState, one_time_adjustment: adjustmentSummary,
             ...(overrideReason === null ? {} : { override_reason: overrideReason }),
+            ...(rollsBack ? { rolls_back_plan_change_id: rollsBack } : {}),
           },
           requestId: t.requestId,
           at: now,
@@ -267,6 +288,12 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
             one_time_adjustment: adjustmentSummary,
           },
         });
+        if (t.source === 'agent') {
+          await confirmPlanChange(trx, deps, {
+            providerId: sub.provider_id, subscriberId: sub.subscriber_id, planChangeId, now, effectiveDate: pos.today, currency: q.currency,
+            from: currentPlan, to: newPlan, adjustment: adj && { type: adj.type, amountCents: adj.amountCents },
+          });
+        }
         if (sub.location_id) {
           // The safety net: runs only if the answer below did not settle the switch.
           await deps.jobs.enqueue(trx, {
