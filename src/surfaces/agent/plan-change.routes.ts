@@ -98,7 +98,7 @@ export const agentPlanChangeRoutes: FastifyPluginAsyncZod = async (app) => {
       tags: ['plan-change'],
       summary: 'Apply a plan change now, after the customer confirmed the previewed cost',
       description: describeRoute(
-        'Applies the change immediately (a real, billing-affecting change; no sandbox, no rollback). Send `confirm: true` only after ' +
+        'Applies the change immediately (a real, billing-affecting change; no sandbox). Send `confirm: true` only after ' +
           'the customer heard the preview and agreed; without it the answer is 400 confirmation_required and nothing changes. ' +
           'The adjustment is computed again at apply time with the same rules as the preview. Once per customer per UTC calendar ' +
           `day. ${REFUSALS} An audit entry is written in the same transaction as the change. Send an Idempotency-Key to make a ` +
