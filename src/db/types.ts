@@ -287,6 +287,7 @@ export interface PlanChanges {
   id: string;
   override_reason: string | null;
   provider_id: string;
+  rolls_back_plan_change_id: string | null;
   source: string;
   subscriber_id: string;
   subscription_id: string;
@@ -347,6 +348,21 @@ export interface Regions {
   code: string;
   created_at: Generated<Timestamp>;
   time_zone: Generated<string>;
+}
+
+export interface RollbackLinks {
+  contact_type: string | null;
+  created_at: Generated<Timestamp>;
+  expected: Json | null;
+  expires_at: Timestamp;
+  id: string;
+  kind: string;
+  plan_change_id: string | null;
+  provider_id: string;
+  restore: Json | null;
+  subscriber_id: string;
+  token_hash: Buffer;
+  used_at: Timestamp | null;
 }
 
 export interface SimBillingSchedules {
@@ -579,6 +595,7 @@ export interface DB {
   providers: Providers;
   rate_limit_buckets: RateLimitBuckets;
   regions: Regions;
+  rollback_links: RollbackLinks;
   sim_billing_schedules: SimBillingSchedules;
   sim_switch_operations: SimSwitchOperations;
   sim_switch_ports: SimSwitchPorts;

@@ -32,7 +32,10 @@ export type ErrorCode =
   | 'payment_declined'
   | 'service_unavailable'
   | 'internal_error'
-  | 'portal_account_missing';
+  | 'portal_account_missing'
+  | 'quote_invalid'
+  | 'quote_expired'
+  | 'quote_changed';
 
 export interface ValidationDetail {
   field: string;

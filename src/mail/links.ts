@@ -8,6 +8,8 @@ export const SET_PASSWORD_PATH = '/set-password';
 export const BOOKING_PATH = '/booking';
 /** Card payment of an invoice (the first invoice after installation). */
 export const PAYMENT_PATH = '/pay';
+/** Undo an /agent contact edit or plan change (24 hours, single use): GET shows the form, POST undoes. */
+export const ROLLBACK_PATH = '/rollback';
 
 const base = (baseUrl: string) => baseUrl.replace(/\/+$/, '');
 
@@ -17,3 +19,5 @@ export const setPasswordUrl = (baseUrl: string, token: string) => `${base(baseUr
 export const bookingUrl = (baseUrl: string, token: string) => `${base(baseUrl)}${BOOKING_PATH}/${encodeURIComponent(token)}`;
 /** `<base>/pay/<token>` */
 export const paymentUrl = (baseUrl: string, token: string) => `${base(baseUrl)}${PAYMENT_PATH}/${encodeURIComponent(token)}`;
+/** `<base>/rollback/<token>` */
+export const rollbackUrl = (baseUrl: string, token: string) => `${base(baseUrl)}${ROLLBACK_PATH}/${encodeURIComponent(token)}`;

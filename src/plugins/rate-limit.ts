@@ -37,6 +37,7 @@ export const RATE_LIMITS = {
   'agent.tickets': 60,
   'booking.page': 120,
   'payment.page': 60,
+  'rollback.page': 30,
 } as const;
 
 export type RateLimitName = keyof typeof RATE_LIMITS;

@@ -58,6 +58,7 @@ describe('agent plan-change preview: quote for the rest of the month, nothing wr
       effective_date: '2026-11-16',
       one_time_adjustment: { type: 'next_invoice_line', amount: '5.00', currency: 'EUR', days: 15, days_in_period: 30, due_in_days: 15 },
       proration_factor: 0.5,
+      quote_token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
     });
     expect(await writeCounts(t.db)).toEqual(before);
   });

@@ -129,6 +129,8 @@ const MATRIX: Record<string, Entry> = {
   'DELETE /booking/:token': { auth: 'none' },
   'GET /pay/:token': { auth: 'none' },
   'POST /pay/:token': { auth: 'none' },
+  'GET /rollback/:token': { auth: 'none' },
+  'POST /rollback/:token': { auth: 'none' },
   // subscriber self-service
   'GET /subscriber/me': { auth: 'subscriber' },
   'GET /subscriber/me/details': { auth: 'subscriber' },

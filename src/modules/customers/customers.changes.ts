@@ -6,6 +6,8 @@ import { maskEmail } from '../../lib/mask.js';
 import { activationMail, mailBrand, passwordResetMail } from '../../mail/templates.js';
 import { recordAudit, type Actor } from '../audit/audit.repository.js';
 import { createLinkToken } from '../auth/link-tokens.js';
+import { confirmContactChange } from '../rollback/rollback.links.js';
+import { isContactColumn, readContactColumns } from '../rollback/rollback.repository.js';
 import { customerNotFound } from './customers.errors.js';
 import * as repo from './customers.repository.js';
 import { providerRegions } from './search.repository.js';
@@ -48,7 +50,10 @@ export function createCustomerChangeService({ db, clock, mailer, config }: Pick<
     throw invalidPhone();
   }
 
-  /** Only the sent fields change, at once (no confirmation mail, no rollback: agent-surface.md). */
+  /**
+   * Only the sent fields change, at once. When something changed, the contract email on file before
+   * the edit gets a confirmation with a rollback link (24 hours, single use) in the same transaction.
+   */
   async function updateContact(caller: Caller, customerId: string, input: ContactUpdate) {
     try {
       return await db.transaction().execute(async (trx) => {
@@ -77,7 +82,16 @@ export function createCustomerChangeService({ db, clock, mailer, config }: Pick<
         }
         const now = clock.now();
         const changed = Object.keys(after) as Field[];
-        if (changed.length) await repo.updateContact(trx, c.id, patch, now);
+        if (changed.length) {
+          const cols = Object.keys(patch).filter(isContactColumn);
+          const restore = await readContactColumns(trx, c.id, cols);
+          await repo.updateContact(trx, c.id, patch, now);
+          await confirmContactChange(trx, { mailer, config }, {
+            providerId: caller.providerId, subscriberId: c.id, now, contactType: input.contact_type, fields: changed,
+            restore, expected: Object.fromEntries(cols.map((k) => [k, (patch as Record<string, string | null>)[k] ?? null])),
+            mailTo: c.email, firstName: c.first_name,
+          });
+        }
         await recordAudit(trx, {
           ...caller,
           action: 'agent.contact.update',

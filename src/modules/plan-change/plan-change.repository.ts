@@ -40,8 +40,9 @@ export type PlanVersionRow = NonNullable<Awaited<ReturnType<typeof findPlanVersi
 /** What a daily limit counts: every change (any source) of one subscription, or of one subscriber. */
 export type ChangesOf = { subscriptionId: string } | { subscriberId: string };
 
+/** A rollback (migration 20261126070000) does not count: the change it undoes still does. */
 export const findChangeOfDay = (db: Executor, of: ChangesOf, changeDate: string) => {
-  const q = db.selectFrom('plan_changes').select(['id', 'subscription_id']).where('change_date', '=', changeDate);
+  const q = db.selectFrom('plan_changes').select(['id', 'subscription_id']).where('change_date', '=', changeDate).where('source', '<>', 'rollback');
   return ('subscriptionId' in of ? q.where('subscription_id', '=', of.subscriptionId) : q.where('subscriber_id', '=', of.subscriberId)).executeTakeFirst();
 };
 
@@ -126,9 +127,11 @@ export interface NewPlanChange {
   from_plan_version_id: string;
   to_plan_version_id: string;
   change_date: string;
-  source: 'agent' | 'partner' | 'admin';
+  source: 'agent' | 'partner' | 'admin' | 'rollback';
   /** Only on a platform administrator's override (source 'admin'); the database demands it there. */
   override_reason: string | null;
+  /** Only on a rollback (source 'rollback'): the change it undoes. */
+  rolls_back_plan_change_id: string | null;
   adjustment_type: 'next_invoice_line' | 'credit' | 'none' | null;
   adjustment_cents: number | null;
   bandwidth_status: 'pending' | 'no_port';

@@ -74,6 +74,10 @@ export const AgentPreviewResponse = z.object({
     .describe('DEPRECATED, removed in the next release: read one_time_adjustment.days and days_in_period. days / days_in_period rounded to 4 places; null when one_time_adjustment is null.')
     .meta({ deprecated: true }),
   note: z.string().optional().describe('Present when one_time_adjustment is null (why, and what to tell the customer) or its type is none'),
+  quote_token: z.string().describe(
+    'The signed quote (valid 15 minutes): send it as `quote_token` with POST .../plan-change so that exactly this change applies, or nothing does ' +
+      '(409 quote_changed when the price, the billing state or the day moved). Opaque: do not parse it.',
+  ),
 });
 
 export const AgentApplyResponse = z.object({
@@ -86,7 +90,7 @@ export const AgentApplyResponse = z.object({
   note: z.string().optional().describe('Present when one_time_adjustment is null or its type is none'),
 });
 
-export function agentPreviewBody(p: PreviewResult & { quote: Quote }) {
+export function agentPreviewBody(p: PreviewResult & { quote: Quote; quoteToken: string }) {
   return {
     subscription_id: p.subscriptionId,
     current_plan: planView(p.currentPlan),
@@ -95,6 +99,7 @@ export function agentPreviewBody(p: PreviewResult & { quote: Quote }) {
     one_time_adjustment: agentAdjustment(p.quote),
     proration_factor: p.quote.prorationFactor,
     ...(p.quote.note ? { note: p.quote.note } : {}),
+    quote_token: p.quoteToken,
   };
 }
 

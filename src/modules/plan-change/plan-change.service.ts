@@ -1,4 +1,5 @@
-import type { RawBuilder } from 'kysely';
+import type { RawBuilder, Transaction } from 'kysely';
+import type { DB } from '../../db/types.js';
 import type { Deps } from '../../container.js';
 import type { Executor } from '../../jobs/types.js';
 import { AppError, isUniqueViolation } from '../../lib/errors.js';
@@ -10,18 +11,23 @@ import { calendarPosition, type Adjustment, type BillingState, type CalendarPosi
 import { billingStateOf, quoteOf, reasonsFor, type Reason } from './plan-change.rules.js';
 import { BANDWIDTH_JOB, BANDWIDTH_RETRY_DELAY_MS, bandwidthOperationKey } from './plan-change.jobs.js';
 import { writeAdjustment } from './plan-change.adjustments.js';
+import { confirmPlanChange } from '../rollback/rollback.links.js';
+import { createQuoteTokens, quoteChanged, quoteDifference, type QuoteClaims } from './plan-change.quote-token.js';
 
 export { NOTES, type Reason } from './plan-change.rules.js';
 
-/** Who asks for the change: the /agent surface, a partner API key, or a platform administrator's override. */
-export type Source = 'agent' | 'partner' | 'admin';
+/**
+ * Who asks for the change: the /agent surface, a partner API key, a platform administrator's
+ * override, or the customer's rollback link undoing an /agent change.
+ */
+export type Source = 'agent' | 'partner' | 'admin' | 'rollback';
 
 /**
  * The daily limit each surface enforces (decisions.md): a partner changes a subscription once per UTC
  * day, the /agent a customer once per UTC day; a platform administrator's override has none.
  */
 export type DailyLimit = 'subscription' | 'customer';
-const LIMIT_OF = { partner: 'subscription', agent: 'customer' } as const satisfies Record<Exclude<Source, 'admin'>, DailyLimit>;
+const LIMIT_OF = { partner: 'subscription', agent: 'customer' } as const satisfies Record<Exclude<Source, 'admin' | 'rollback'>, DailyLimit>;
 
 /** The unique indexes (migration 7000) that settle a race on each limit; a violation is the same 409. */
 export const DAILY_LIMIT_INDEXES = ['plan_changes_subscription_day_key', 'plan_changes_agent_customer_day_key'] as const;
@@ -49,11 +55,26 @@ export interface PlanChangeTarget {
   source: 'agent' | 'partner';
 }
 
+/** Binds an apply to its preview (/agent): apply exactly the quoted change or refuse it. */
+export interface QuoteBinding {
+  quoteToken?: string;
+}
+
 /** An apply: a surface's change, or a platform administrator's override of the daily limit (any provider, with a reason). */
-export type ApplyTarget = Omit<PlanChangeTarget, 'providerId' | 'source'> & { actor: Actor; requestId: string | null } & (
+export type ApplyTarget = Omit<PlanChangeTarget, 'providerId' | 'source'> & QuoteBinding & { actor: Actor; requestId: string | null } & (
   | { source: 'agent' | 'partner'; providerId: string }
   | { source: 'admin'; providerId: null; overrideReason: string }
+  | { source: 'rollback'; providerId: string; rollback: RollbackOf }
 );
+
+/**
+ * A rollback link's undo of an /agent change: `guard` runs under the subscription's row lock, before
+ * anything is written (it consumes the link and refuses when the state moved on).
+ */
+export interface RollbackOf {
+  planChangeId: string;
+  guard: (trx: Transaction<DB>, sub: NonNullable<repo.SubscriptionRow>) => Promise<void>;
+}
 
 /** A preview's read, prepared to travel with another statement (previewRead). */
 export interface PreviewRead {
@@ -88,6 +109,8 @@ export interface PreviewResult {
   limit: DailyLimit | null;
   /** null when a reason forbids the change. */
   quote: Quote | null;
+  /** /agent only: the signed quote to hand back on apply (null: refused, or another surface). */
+  quoteToken: string | null;
 }
 
 export interface ApplyResult extends PreviewResult {
@@ -97,11 +120,24 @@ export interface ApplyResult extends PreviewResult {
   bandwidthUpdated: boolean;
 }
 
-export type PlanChangeDeps = Pick<Deps, 'db' | 'clock' | 'log' | 'jobs' | 'webhooks' | 'adapters'>;
+export type PlanChangeDeps = Pick<Deps, 'db' | 'clock' | 'log' | 'jobs' | 'webhooks' | 'adapters' | 'config' | 'mailer'>;
+
+/** What a quote token binds, from a quote and its change. */
+function claimsOf(
+  providerId: string, sub: NonNullable<repo.SubscriptionRow>, currentPlan: repo.PlanVersionRow, newPlan: repo.PlanVersionRow, q: Quote, day: string,
+): QuoteClaims {
+  return {
+    providerId, customerId: sub.subscriber_id, subscriptionId: sub.id,
+    fromPlanVersionId: currentPlan.id, toPlanVersionId: newPlan.id,
+    fromPriceCents: currentPlan.monthly_price_cents, toPriceCents: newPlan.monthly_price_cents, currency: currentPlan.currency,
+    billingState: q.billingState, adjustmentType: q.adjustment?.type ?? null, adjustmentCents: q.adjustment ? q.adjustment.amountCents : null, day,
+  };
+}
 
 export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTimeoutMs?: number } = {}) {
   const { db, clock, log } = deps;
   const switchTimeoutMs = opts.switchTimeoutMs ?? 3000;
+  const quoteTokens = createQuoteTokens({ clock, secret: deps.config.jwtSecret });
 
   const subscriptionNotFound = () => new AppError(404, 'not_found', 'Subscription not found');
   const planNotFound = () => new AppError(404, 'not_found', 'Plan version not found');
@@ -154,7 +190,8 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
     if (!currentPlan) throw new Error(`subscription ${sub.id} references a missing plan version`);
     const reasons = reasonsFor(sub, currentPlan, newPlan, snap.changedToday);
     const q = reasons.length === 0 ? quoteOf(sub, currentPlan, newPlan, pos, billingStateOf(sub, snap.records), snap.carried) : null;
-    return { subscriptionId: sub.id, subscriptionStatus: sub.status, currentPlan, newPlan, effectiveDate: pos.today, reasons, limit: LIMIT_OF[t.source], quote: q };
+    const quoteToken = q && t.source === 'agent' ? await quoteTokens.sign(claimsOf(t.providerId, sub, currentPlan, newPlan, q, pos.today)) : null;
+    return { subscriptionId: sub.id, subscriptionStatus: sub.status, currentPlan, newPlan, effectiveDate: pos.today, reasons, limit: LIMIT_OF[t.source], quote: q, quoteToken };
   }
 
   /** The first refusal of a preview as the error apply would answer. */
@@ -167,22 +204,33 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
    * settles a race between two requests), the subscription's plan, the adjustment (upgrade line,
    * credit note or carried correction), the audit entry, the webhook and the bandwidth retry job.
    * After the commit the switch is asked once, briefly, for the new bandwidth. An override (source
-   * 'admin') skips only the daily limit; every other reason still refuses it.
+   * 'admin') skips only the daily limit; every other reason still refuses it. With a quote token
+   * (/agent) it applies exactly the quoted change: 401 quote_invalid / quote_expired before anything
+   * is read, 409 quote_changed (rolled back) when the price, the billing state or the day moved.
    */
   async function apply(t: ApplyTarget): Promise<ApplyResult> {
     const now = clock.now();
     const pos = calendarPosition(now);
-    const limit = t.source === 'admin' ? null : LIMIT_OF[t.source];
+    const limit = t.source === 'admin' || t.source === 'rollback' ? null : LIMIT_OF[t.source];
     const overrideReason = t.source === 'admin' ? t.overrideReason : null;
+    const rollsBack = t.source === 'rollback' ? t.rollback.planChangeId : null;
+    const quoted = t.quoteToken === undefined || t.providerId === null ? null : await quoteTokens.verify(t.quoteToken, {
+      providerId: t.providerId, customerId: t.customerId ?? '', subscriptionId: t.subscriptionId, toPlanVersionId: t.planVersionId,
+    });
     let done: Omit<ApplyResult, 'bandwidthUpdated'> & { locationId: string | null; speed: { down: number; up: number } };
     try {
       done = await db.transaction().execute(async (trx) => {
         const sub = await repo.lockSubscription(trx, t.providerId, t.subscriptionId, t.customerId);
         if (!sub) throw subscriptionNotFound();
+        if (t.source === 'rollback') await t.rollback.guard(trx, sub);
         const { currentPlan, newPlan } = await loadPlans(trx, sub, t.planVersionId);
-        const reasons = reasonsFor(sub, currentPlan, newPlan, await changedToday(trx, sub, limit, pos));
+        let reasons = reasonsFor(sub, currentPlan, newPlan, await changedToday(trx, sub, limit, pos));
+        // A rollback restores the plan the customer had, even if that version is no longer sold.
+        if (rollsBack && newPlan.currency === currentPlan.currency) reasons = reasons.filter((r) => r !== 'plan_not_available');
         if (reasons.length) throw reasonError(reasons[0], sub.status, limit ?? undefined);
         const q = await quote(trx, sub, currentPlan, newPlan, pos, true);
+        const moved = quoted && quoteDifference(quoted, claimsOf(sub.provider_id, sub, currentPlan, newPlan, q, pos.today));
+        if (moved) throw quoteChanged(moved);
         const adj = q.adjustment;
         const planChangeId = newId();
 
@@ -196,6 +244,7 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
           change_date: pos.today,
           source: t.source,
           override_reason: overrideReason,
+          rolls_back_plan_change_id: rollsBack,
           adjustment_type: adj?.type ?? null,
           adjustment_cents: adj ? adj.amountCents : null,
           bandwidth_status: sub.location_id ? 'pending' : 'no_port',
@@ -212,7 +261,7 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
         await recordAudit(trx, {
           ...t.actor,
           providerId: sub.provider_id,
-          action: overrideReason === null ? 'subscription.plan_change' : 'subscription.plan_change_override',
+          action: rollsBack ? 'subscription.plan_change_rollback' : overrideReason === null ? 'subscription.plan_change' : 'subscription.plan_change_override',
           entityType: 'subscription',
           entityId: sub.id,
           before: { plan_version_id: currentPlan.id, plan_name: currentPlan.name, monthly_price: formatCents(currentPlan.monthly_price_cents), currency: currentPlan.currency },
@@ -220,6 +269,7 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
             plan_version_id: newPlan.id, plan_name: newPlan.name, monthly_price: formatCents(newPlan.monthly_price_cents), currency: newPlan.currency,
             plan_change_id: planChangeId, source: t.source, effective_date: pos.today, billing_state: q.billingState, one_time_adjustment: adjustmentSummary,
             ...(overrideReason === null ? {} : { override_reason: overrideReason }),
+            ...(rollsBack ? { rolls_back_plan_change_id: rollsBack } : {}),
           },
           requestId: t.requestId,
           at: now,
@@ -238,6 +288,12 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
             one_time_adjustment: adjustmentSummary,
           },
         });
+        if (t.source === 'agent') {
+          await confirmPlanChange(trx, deps, {
+            providerId: sub.provider_id, subscriberId: sub.subscriber_id, planChangeId, now, effectiveDate: pos.today, currency: q.currency,
+            from: currentPlan, to: newPlan, adjustment: adj && { type: adj.type, amountCents: adj.amountCents },
+          });
+        }
         if (sub.location_id) {
           // The safety net: runs only if the answer below did not settle the switch.
           await deps.jobs.enqueue(trx, {
@@ -251,7 +307,7 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
           });
         }
         return {
-          planChangeId, subscriptionId: sub.id, subscriptionStatus: sub.status, currentPlan, newPlan, effectiveDate: pos.today, reasons: [], limit, quote: q,
+          planChangeId, subscriptionId: sub.id, subscriptionStatus: sub.status, currentPlan, newPlan, effectiveDate: pos.today, reasons: [], limit, quote: q, quoteToken: null,
           locationId: sub.location_id, speed: { down: newPlan.download_mbps, up: newPlan.upload_mbps },
         };
       });

@@ -44,7 +44,9 @@ export const customerWriteRoutes: FastifyPluginAsyncZod = async (app) => {
       tags: ['customers'],
       summary: 'Change contact details (verified)',
       description: describeRoute(
-        'Changes only the fields you send, immediately. There is no confirmation email and no rollback: read the new values back to the caller before calling. ' +
+        'Changes only the fields you send, immediately: read the new values back to the caller before calling. When something changed, a ' +
+          'change-confirmation mail goes to the contract email that was on file before the change, with a rollback link (24 hours, single use) ' +
+          'that restores the previous values of the changed fields unless they were changed again since. The change does not wait for the mail. ' +
           'contract changes the contract holder (its email is where one-time codes go; the online-account login email is not changed); invoice changes the invoice recipient. ' +
           '409 conflict when another customer of your provider already uses the email.',
         true,

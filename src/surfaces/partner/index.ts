@@ -12,6 +12,7 @@ import { completionRoutes } from './completion.routes.js';
 import { bookingRoutes } from './booking.routes.js';
 import { subscriberRoutes } from './subscriber.routes.js';
 import { paymentRoutes } from './payment.routes.js';
+import { rollbackRoutes } from './rollback.routes.js';
 import { creditNoteRoutes } from './credit-notes.routes.js';
 import { cancellationRoutes } from './cancellation.routes.js';
 import { staffRoutes } from './staff.routes.js';
@@ -39,6 +40,7 @@ export const partnerSurface: FastifyPluginAsync<{ mirror?: boolean }> = async (a
   await app.register(bookingRoutes);
   await app.register(subscriberRoutes);
   await app.register(paymentRoutes);
+  await app.register(rollbackRoutes);
 };
 
 /** Internal API routes that exist only under /api/v1 (dashboard JWT). */
