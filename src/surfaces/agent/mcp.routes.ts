@@ -7,9 +7,9 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { limit } from '../../plugins/rate-limit.js';
-import { agentOperations, inputJsonSchema, mcpWords, type Operation } from './mcp.catalogue.js';
+import { inputJsonSchema, mcpWords, type Operation } from './mcp.catalogue.js';
 import { callTool } from './mcp.call.js';
-import { TOOLS } from './mcp.tools.js';
+import { toolOperations, TOOLS } from './mcp.tools.js';
 
 const SERVER_INFO = { name: 'netsvc-agent', version: '1' };
 const INSTRUCTIONS =
@@ -30,7 +30,7 @@ export const mcpRoutes: FastifyPluginAsync = async (app) => {
   let catalogue: Catalogue | undefined;
   const catalogueOf = (): Catalogue => {
     if (catalogue) return catalogue;
-    const ops = agentOperations(app).filter((op) => TOOLS[op.operationId]);
+    const ops = toolOperations(app);
     const list = ops.map((op) => {
       const spec = TOOLS[op.operationId]!;
       return {

@@ -15,6 +15,7 @@ import { createPlanChangeService } from '../../modules/plan-change/plan-change.s
 import { agentAdjustment, agentPreviewBody, planView } from '../../modules/plan-change/plan-change.schemas.js';
 import { createTicketsService } from '../../modules/tickets/tickets.service.js';
 import { createVerificationService } from '../../modules/verification/verification.service.js';
+import { agentOperations } from './mcp.catalogue.js';
 
 const built = new WeakMap<FastifyInstance, ReturnType<typeof buildServices>>();
 
@@ -170,3 +171,11 @@ export const TOOLS: Record<string, ToolSpec> = {
     run: ({ services, caller }, { body, session }) => services.tickets.createFromAgent(caller, body as never, session),
   },
 };
+
+/** The operations that are tools, in the conversation's order (the order of TOOLS). */
+export function toolOperations(app: FastifyInstance) {
+  const order = Object.keys(TOOLS);
+  return agentOperations(app)
+    .filter((op) => TOOLS[op.operationId])
+    .sort((a, b) => order.indexOf(a.operationId) - order.indexOf(b.operationId));
+}
