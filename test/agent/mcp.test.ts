@@ -103,6 +103,31 @@ describe('MCP tools: listing', () => {
   });
 });
 
+describe('MCP tools: the seam with the routes', () => {
+  // The tools below name their route's body fields one by one when they call the service. When a
+  // route's body gains a field (e.g. the plan change's quote_token), its tool lists the argument at
+  // once (derived), and this test fails until the tool passes it on as the route does.
+  it('the tools that pick body fields know every field of their route\'s body', () => {
+    const ops = Object.fromEntries(agentOperations(kit.t.app).map((o) => [o.operationId, o]));
+    const keys = (id: string) => Object.keys((ops[id]!.body as unknown as { shape: object }).shape).sort();
+    expect({
+      issueVerificationCode: keys('issueVerificationCode'),
+      checkVerificationCode: keys('checkVerificationCode'),
+      previewPlanChange: keys('previewPlanChange'),
+      applyPlanChange: keys('applyPlanChange'),
+      sendPortalLink: keys('sendPortalLink'),
+      addCustomerNote: keys('addCustomerNote'),
+    }).toEqual({
+      issueVerificationCode: ['channel', 'customer_id'],
+      checkVerificationCode: ['code', 'customer_id'],
+      previewPlanChange: ['plan_version_id', 'subscription_id'],
+      applyPlanChange: ['confirm', 'plan_version_id', 'subscription_id'],
+      sendPortalLink: ['action'],
+      addCustomerNote: ['note'],
+    });
+  });
+});
+
 describe('MCP tools: the section-1 conversation', () => {
   it('identify, verify by emailed code, read, preview, confirm, escalate: each step a tool call, with the HTTP surface\'s rules', async () => {
     const client = await connect();
@@ -228,6 +253,25 @@ describe('MCP tools: the section-1 conversation', () => {
     await expect(connect('sk_nope')).rejects.toThrow();
     const get = await fetch(`${url}/agent/mcp`, { headers: { 'x-api-key': kit.main.apiKey, accept: 'text/event-stream' } });
     expect(get.status).toBe(405);
+  });
+
+  it('hostile input is a clear 4xx or tool error, never a 500', async () => {
+    const post = (body: string, accept = 'application/json, text/event-stream') =>
+      fetch(`${url}/agent/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept, 'x-api-key': kit.main.apiKey }, body });
+    const notRpc = await post('{}');
+    expect(notRpc.status).toBe(400);
+    expect(((await notRpc.json()) as any).error.code).toBe(-32700); // the SDK: not a JSON-RPC message
+    const malformed = await post('{"jsonrpc":');
+    expect(malformed.status).toBe(400);
+    expect(((await malformed.json()) as any).error.code).toBe('bad_request');
+    expect((await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), 'text/html')).status).toBe(406);
+    const client = await connect();
+    await expect(client.callTool({ name: 'reboot_modem', arguments: {} })).rejects.toThrow(/Unknown tool reboot_modem/);
+    const arrayArgs = await post(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search_customers', arguments: ['q'] } }));
+    expect(arrayArgs.status).toBeLessThan(500);
+    const deep = await call(client, 'create_ticket', { customer_id: { nested: { deeper: [1, 2, 3] } }, priority: 'urgent', ai_summary: 'x' });
+    expectToolError(deep, 'validation_error');
+    expect(deep.data.error.details.map((d: { field: string }) => d.field).sort()).toEqual(['customer_id', 'priority']);
   });
 
   it('no response of a tool leaks internal fields or mailed secrets', async () => {
