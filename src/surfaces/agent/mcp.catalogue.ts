@@ -23,8 +23,7 @@ export interface Operation {
   params?: z.ZodType;
   querystring?: z.ZodType;
   body?: z.ZodType;
-  /** The 2xx answer: status and schema (parsed like the route's serializer: unknown keys dropped). */
-  status: number;
+  /** The 2xx answer's schema (parsed like the route's serializer: unknown keys dropped). */
   response: z.ZodType;
   /** The route's rate limit (plugins/rate-limit.ts `limit()`), so a tool call counts in the same bucket. */
   rateLimit?: object;
@@ -51,7 +50,7 @@ export function agentOperations(app: FastifyInstance): Operation[] {
     if (!r.url.startsWith('/agent/') || !schema?.operationId || schema.hide) continue;
     const shapeOf = (t?: z.ZodType) => (t instanceof z.ZodObject ? (t.shape as Record<string, unknown>) : {});
     const paramArgs = Object.fromEntries(Object.keys(shapeOf(schema.params)).map((k) => [k, snake(k)]));
-    const [status, response] = Object.entries(schema.response ?? {}).find(([s]) => s.startsWith('2')) ?? ['200', z.unknown()];
+    const [, response] = Object.entries(schema.response ?? {}).find(([s]) => s.startsWith('2')) ?? ['200', z.unknown()];
     ops.push({
       method: r.method,
       url: r.url,
@@ -64,7 +63,6 @@ export function agentOperations(app: FastifyInstance): Operation[] {
       params: schema.params,
       querystring: schema.querystring,
       body: schema.body,
-      status: Number(status),
       response: response as z.ZodType,
       rateLimit: (r.options.config as { rateLimit?: object } | undefined)?.rateLimit,
     });
