@@ -21,7 +21,8 @@ describe('npm start serves MCP', () => {
     const p = runScript('scripts/start.ts', [], childDb().dir, { ...childDb().env, PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'development', SMTP_URL: sink.url });
     const client = new Client({ name: 'npm-start-agent', version: '1.0.0' });
     try {
-      const base = (await waitForOutput(p, /ready at (http:\/\/\S+)/))[1]!;
+      // Loading the demo dataset takes a while on a busy machine (and on a real PostgreSQL).
+      const base = (await waitForOutput(p, /ready at (http:\/\/\S+)/, 240_000))[1]!;
       const doc = JSON.parse(readFileSync(path.join(childDb().dir, 'var/demo.json'), 'utf8'));
       await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/agent/mcp`), { requestInit: { headers: { 'x-api-key': doc.providers.main.api_key } } }));
       const tool = async (name: string, args: Record<string, unknown>) => {
@@ -62,5 +63,5 @@ describe('npm start serves MCP', () => {
       p.child.kill('SIGTERM');
       await p.done;
     }
-  });
+  }, 360_000);
 });
