@@ -35,6 +35,8 @@ export const RATE_LIMITS = {
   'agent.verify_check': 30,
   'agent.write': 60,
   'agent.tickets': 60,
+  // POST /agent/mcp itself (list, initialize); each tool call also counts in its operation's bucket
+  'agent.mcp': 600,
   'booking.page': 120,
   'payment.page': 60,
   'rollback.page': 30,

@@ -11,6 +11,7 @@ import { sha256 } from '../../src/lib/crypto.js';
 import { newId } from '../../src/lib/ids.js';
 import { createLinkToken } from '../../src/modules/auth/link-tokens.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { agentOperations } from '../../src/surfaces/agent/mcp.catalogue.js';
 import {
   createBuilding, createCheckoutSession, createInvoice, createLocation, createPlanVersion, createProvider, createSubscriber,
   createSubscription, createUser,
@@ -92,6 +93,10 @@ const MATRIX: Record<string, Entry> = {
   },
   'POST /agent/customers/:customerId/notes': { auth: 'agentVerified', params: (p) => ({ customerId: p.customer }), body: () => ({ note: 'matrix' }), crossId: 'path' },
   'POST /agent/tickets': { auth: 'agent', body: (p) => ({ customer_id: p.customer, priority: 'low', ai_summary: 'matrix' }), crossId: 'body' },
+  // the MCP endpoint: the same key hook; its tool calls go through the matrix again below
+  'POST /agent/mcp': { auth: 'agent', body: () => ({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }) },
+  'GET /agent/mcp': { auth: 'agent' },
+  'DELETE /agent/mcp': { auth: 'agent' },
   // auth
   'POST /auth/login': { auth: 'none' },
   'POST /auth/set-password': { auth: 'none' },
@@ -403,6 +408,82 @@ describe('authorization matrix', () => {
     }
     expect(mismatches).toEqual([]);
     expect(compared).toBeGreaterThan(15);
+  });
+});
+
+// The /agent rows again, as MCP tool calls (POST /agent/mcp, tools/call): each operation's tool
+// refuses what its route refuses, with the same code, and answers another provider's id exactly
+// like an id that does not exist.
+describe('authorization matrix over MCP tools', () => {
+  const agentRows = () => agentOperations(t.app).map((op) => ({ op, e: entryOf(op.method, op.url)! }));
+
+  /** The tool call of a matrix row: path parameters under their argument names, query and body merged. */
+  function toolCall(op: ReturnType<typeof agentOperations>[number], e: Entry, p: Party, headers: Record<string, string>, over: { params?: Record<string, string>; body?: unknown; query?: string } = {}, session?: string) {
+    const params = over.params ?? e.params?.(p, w) ?? {};
+    const args: Record<string, unknown> = {};
+    for (const [k, arg] of Object.entries(op.paramArgs)) args[arg] = params[k] ?? w.randomUuid;
+    for (const [k, v] of new URLSearchParams(over.query ?? e.query?.(p, w) ?? '')) args[k] = v;
+    Object.assign(args, over.body ?? e.body?.(p, w) ?? {});
+    if (session) args.verified_session = session;
+    return t.app.inject({
+      method: 'POST',
+      url: '/agent/mcp',
+      headers: { ...headers, accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+      payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: op.tool, arguments: args } },
+    });
+  }
+  const resultOf = (r: { statusCode: number; body: string }) => {
+    expect(r.statusCode, r.body).toBe(200);
+    return JSON.parse(r.body).result as { isError?: boolean; structuredContent: { error?: { code: string } } };
+  };
+
+  it('every /agent operation is a tool and has its matrix row', () => {
+    const rows = agentRows();
+    expect(rows.length).toBe(15);
+    expect(rows.filter((r) => !r.e).map((r) => r.op.tool)).toEqual([]);
+  });
+
+  it('refuses a missing, malformed, disabled or under-privileged API key on every tool call, before any tool runs', async () => {
+    for (const { op, e } of agentRows()) {
+      const session = e.auth === 'agentVerified' ? w.A.session_token : undefined;
+      for (const [key, code] of [[undefined, 'invalid_api_key'], ['sk_not_a_key', 'invalid_api_key'], [w.disabled.apiKey, 'invalid_api_key'], [w.noAgent.apiKey, 'feature_not_enabled']] as const) {
+        const r = await toolCall(op, e, w.A, key ? { 'x-api-key': key } : {}, {}, session);
+        expect({ tool: op.tool, status: r.statusCode, code: r.json().error?.code }).toEqual({ tool: op.tool, status: 403, code });
+      }
+    }
+  });
+
+  it('verified tools need the session of that very customer', async () => {
+    for (const { op, e } of agentRows()) {
+      if (e.auth !== 'agentVerified') continue;
+      const key = { 'x-api-key': w.A.provider.apiKey };
+      const codes = [
+        resultOf(await toolCall(op, e, w.A, key)),
+        resultOf(await toolCall(op, e, w.A, key, {}, 'vs_garbage')),
+        resultOf(await toolCall(op, e, w.A, key, {}, w.A.other_session_token)),
+      ].map((r) => (r.isError ? r.structuredContent.error?.code : 'ok'));
+      expect({ tool: op.tool, codes }).toEqual({ tool: op.tool, codes: ['verification_required', 'session_invalid', 'session_customer_mismatch'] });
+    }
+  });
+
+  it('another provider asking a tool for an owned id gets exactly the answer of an id that does not exist', async () => {
+    const mismatches: string[] = [];
+    let compared = 0;
+    for (const { op, e } of agentRows()) {
+      if (!e.crossId) continue;
+      const swap = (p: Party) => (e.crossId === 'path' ? { params: e.params!(p, w) } : { body: e.body!(p, w) });
+      const fake: Party = { ...w.A, customer: w.randomUuid, subscription: w.randomUuid, invoice: w.randomUuid };
+      const headers = { 'x-api-key': w.B.provider.apiKey };
+      const session = e.auth === 'agentVerified' ? w.B.session_token : undefined;
+      const owned = resultOf(await toolCall(op, e, w.B, headers, swap(w.A), session));
+      const missing = resultOf(await toolCall(op, e, w.B, headers, swap(fake), session));
+      // structuredContent carries the envelope; the text content is the same JSON as a string
+      const strip = (x: ReturnType<typeof resultOf>) => stripRequestId(JSON.stringify({ isError: x.isError, content: x.structuredContent }));
+      if (!owned.isError || strip(owned) !== strip(missing)) mismatches.push(`${op.tool}: owned id -> ${strip(owned).slice(0, 160)} | missing id -> ${strip(missing).slice(0, 160)}`);
+      compared++;
+    }
+    expect(mismatches).toEqual([]);
+    expect(compared).toBe(14); // every tool but search_customers takes an id
   });
 });
 

@@ -8,6 +8,7 @@ import { verifyRoutes } from './verify.routes.js';
 import { customerReadRoutes } from './customer-read.routes.js';
 import { customerWriteRoutes } from './customer-write.routes.js';
 import { ticketRoutes } from './tickets.routes.js';
+import { mcpRoutes } from './mcp.routes.js';
 
 /** The /agent surface: every call carries an agent API key; every error is the envelope. */
 export const agentSurface: FastifyPluginAsync = async (app) => {
@@ -21,4 +22,5 @@ export const agentSurface: FastifyPluginAsync = async (app) => {
   await app.register(customerReadRoutes);
   await app.register(customerWriteRoutes);
   await app.register(ticketRoutes);
+  await app.register(mcpRoutes);
 };

@@ -78,6 +78,23 @@ export const requireOwnedProfile: PreHandler = ownedCustomerFrom('agent_customer
 export const requireOwnedCustomerWith = (attach: Attach): PreHandler => ownedCustomerFrom('agent_owned_customer', attach);
 
 /**
+ * The verified-session rule of an owned customer (`owner.session`: the row of `token`, read with
+ * the ownership check), shared by the HTTP hook below and the MCP tools (mcp.tools.ts).
+ */
+export function assertVerifiedSession(owner: { id: string; providerId: string; session?: SessionRow }, token: string | undefined, now: Date) {
+  if (!token) {
+    throw new AppError(401, 'verification_required', 'This call needs X-Verified-Session: verify the caller with POST /agent/verify/issue and POST /agent/verify/check');
+  }
+  const result = judgeSession(owner.session, owner.providerId, owner.id, now);
+  if (result === 'invalid') {
+    throw new AppError(401, 'session_invalid', 'The verified session is unknown or has expired (sessions last 15 minutes); verify the caller again');
+  }
+  if (result === 'mismatch') {
+    throw new AppError(403, 'session_customer_mismatch', 'The verified session belongs to another customer; verify this customer first');
+  }
+}
+
+/**
  * Verified routes: after the ownership check, `X-Verified-Session` must be a live session of
  * exactly this (provider, customer):
  *   header missing                       401 verification_required
@@ -91,18 +108,7 @@ export const requireOwnedCustomerWith = (attach: Attach): PreHandler => ownedCus
 export const requireVerifiedSession: PreHandler = checksCredential<PreHandler>(async (request, reply) => {
   // Already checked in preValidation (so a foreign id answers 404 even before body validation)?
   if (!request.agentCustomer || request.agentCustomer.id !== customerIdOf(request)) await requireOwnedCustomer(request, reply);
-  const token = sessionTokenOf(request);
-  if (!token) {
-    throw new AppError(401, 'verification_required', 'This call needs X-Verified-Session: verify the caller with POST /agent/verify/issue and POST /agent/verify/check');
-  }
-  const { id, providerId, session } = request.agentCustomer!;
-  const result = judgeSession(session, providerId, id, request.server.deps.clock.now());
-  if (result === 'invalid') {
-    throw new AppError(401, 'session_invalid', 'The verified session is unknown or has expired (sessions last 15 minutes); verify the caller again');
-  }
-  if (result === 'mismatch') {
-    throw new AppError(403, 'session_customer_mismatch', 'The verified session belongs to another customer; verify this customer first');
-  }
+  assertVerifiedSession(request.agentCustomer!, sessionTokenOf(request), request.server.deps.clock.now());
 }, {
   scheme: 'verifiedSession',
   statuses: { 401: '`verification_required` (no X-Verified-Session) or `session_invalid` (unknown or expired)', 403: '`session_customer_mismatch`' },

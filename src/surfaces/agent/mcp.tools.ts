@@ -1,0 +1,181 @@
+// What each /agent operation does as an MCP tool: its annotations, whether it takes a verified
+// session, and the one service call its route makes. The rules around the call (rate limit,
+// ownership before validation, validation, verified session, response schema, error codes) are
+// the route's and run in mcp.call.ts, in the route's order.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { AppError } from '../../lib/errors.js';
+import { actorOf } from '../../modules/audit/audit.repository.js';
+import { createCustomerSearchService } from '../../modules/customers/search.service.js';
+import { createCustomerReadService } from '../../modules/customers/customers.service.js';
+import { createCustomerChangeService } from '../../modules/customers/customers.changes.js';
+import { createInvoiceCopyService } from '../../modules/customers/invoice-copy.js';
+import { createNotesService } from '../../modules/notes/notes.service.js';
+import { createPlanChangeService } from '../../modules/plan-change/plan-change.service.js';
+import { agentAdjustment, agentPreviewBody, planView } from '../../modules/plan-change/plan-change.schemas.js';
+import { createTicketsService } from '../../modules/tickets/tickets.service.js';
+import { createVerificationService } from '../../modules/verification/verification.service.js';
+import { agentOperations } from './mcp.catalogue.js';
+
+const built = new WeakMap<FastifyInstance, ReturnType<typeof buildServices>>();
+
+function buildServices(app: FastifyInstance) {
+  return {
+    search: createCustomerSearchService(app.deps),
+    verification: createVerificationService(app.deps),
+    reads: createCustomerReadService(app.deps),
+    changes: createCustomerChangeService(app.deps),
+    copies: createInvoiceCopyService(app.deps),
+    notes: createNotesService(app.deps),
+    planChange: createPlanChangeService(app.deps),
+    tickets: createTicketsService(app.deps),
+  };
+}
+
+/**
+ * The one place the tools get their services from (the routes build the same ones from app.deps);
+ * when the container hands routes a typed `app.services`, this returns that instead.
+ */
+export function servicesOf(app: FastifyInstance) {
+  let s = built.get(app);
+  if (!s) built.set(app, (s = buildServices(app)));
+  return s;
+}
+
+type Services = ReturnType<typeof servicesOf>;
+
+/** A tool call's validated input, as its route would have it. */
+export interface ToolInput {
+  params: Record<string, string>;
+  query: Record<string, any>;
+  body: Record<string, any>;
+  /** The owned customer of `params.customerId` (routes with that parameter), as the database spells its id. */
+  customerId: string;
+  session?: string;
+}
+
+export interface ToolContext {
+  request: FastifyRequest;
+  services: Services;
+  providerId: string;
+  /** Who acts and for which provider, as the routes pass it to a write (audit, mail, tickets). */
+  caller: ReturnType<typeof actorOf> & { providerId: string; requestId: string };
+  /** When the tool call arrived (the search time bound counts from it, as from a request's arrival). */
+  startedAt: number;
+}
+
+export interface ToolSpec {
+  annotations: ToolAnnotations;
+  /** `optional`: the route reads X-Verified-Session without demanding it (tickets). Required is the route's own. */
+  session?: 'optional';
+  run(ctx: ToolContext, input: ToolInput): Promise<unknown>;
+}
+
+// MCP's hints: destructiveHint defaults to true for a tool that is not read-only, so every write
+// says it; idempotentHint: the same call again changes nothing more (reads always do).
+const READ: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: false };
+const SENDS: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+
+/** Keyed by operationId; a test holds this table and the agent routes together. */
+export const TOOLS: Record<string, ToolSpec> = {
+  searchCustomers: {
+    annotations: READ,
+    run: ({ services, providerId, startedAt }, { query }) => services.search.search(providerId, query.q, query.limit, startedAt),
+  },
+  issueVerificationCode: {
+    // A new code makes the previous one invalid: not idempotent.
+    annotations: SENDS,
+    run: ({ services, caller }, { body }) => services.verification.issue(caller, body.customer_id, body.channel),
+  },
+  checkVerificationCode: {
+    annotations: SENDS,
+    run: ({ services, caller }, { body }) => services.verification.check(caller, body.customer_id, body.code),
+  },
+  getCustomerProfile: {
+    annotations: READ,
+    run: ({ services, providerId }, { customerId }) => services.reads.profile(providerId, customerId),
+  },
+  getBillingSummary: {
+    annotations: READ,
+    run: ({ services, providerId }, { customerId }) => services.reads.billingSummary(providerId, customerId),
+  },
+  listPayments: {
+    annotations: READ,
+    run: ({ services, providerId }, { customerId, query }) => services.reads.payments(providerId, customerId, query.limit),
+  },
+  getNetworkHealth: {
+    annotations: READ,
+    run: ({ services, providerId }, { customerId }) => services.reads.networkHealth(providerId, customerId),
+  },
+  listCustomerTickets: {
+    annotations: READ,
+    run: ({ services, providerId }, { customerId, query }) => services.tickets.listForCustomer(providerId, customerId, query.limit),
+  },
+  previewPlanChange: {
+    annotations: READ,
+    async run({ services, providerId }, { customerId, body }) {
+      const p = await services.planChange.preview({ providerId, customerId, subscriptionId: body.subscription_id, planVersionId: body.plan_version_id, source: 'agent' });
+      const refusal = services.planChange.refusalOf(p);
+      if (refusal) throw refusal;
+      return agentPreviewBody({ ...p, quote: p.quote! });
+    },
+  },
+  applyPlanChange: {
+    // A billing-affecting change; the same call again is refused (same_plan / plan_change_limit), not repeated.
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    async run({ services, providerId, caller }, { customerId, body }) {
+      const { subscription_id, plan_version_id, confirm } = body;
+      if (confirm !== true) {
+        throw new AppError(400, 'confirmation_required', 'The customer must confirm the previewed cost: send confirm: true to apply the plan change');
+      }
+      const r = await services.planChange.apply({
+        providerId,
+        customerId,
+        subscriptionId: subscription_id,
+        planVersionId: plan_version_id,
+        source: 'agent',
+        actor: { actorType: caller.actorType, actor: caller.actor },
+        requestId: caller.requestId,
+      });
+      return {
+        subscription_id: r.subscriptionId,
+        plan_change_id: r.planChangeId,
+        effective_date: r.effectiveDate,
+        current_plan: planView(r.currentPlan),
+        new_plan: planView(r.newPlan),
+        one_time_adjustment: agentAdjustment(r.quote),
+        ...(r.quote.note ? { note: r.quote.note } : {}),
+      };
+    },
+  },
+  updateCustomerContact: {
+    // Overwrites the contact at once; the same values again change nothing more.
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    run: ({ services, caller }, { customerId, body }) => services.changes.updateContact(caller, customerId, body as never),
+  },
+  sendPortalLink: {
+    annotations: SENDS,
+    run: ({ services, caller }, { customerId, body }) => services.changes.sendPortalLink(caller, customerId, body.action),
+  },
+  resendInvoice: {
+    annotations: SENDS,
+    run: ({ services, caller }, { customerId, params }) => services.copies.resend(caller, customerId, params.invoiceId),
+  },
+  addCustomerNote: {
+    annotations: SENDS,
+    run: ({ services, caller, request }, { customerId, body }) => services.notes.addAgentNote({ ...caller, keyPrefix: request.apiKey!.prefix }, customerId, body.note),
+  },
+  createTicket: {
+    annotations: SENDS,
+    session: 'optional',
+    run: ({ services, caller }, { body, session }) => services.tickets.createFromAgent(caller, body as never, session),
+  },
+};
+
+/** The operations that are tools, in the conversation's order (the order of TOOLS). */
+export function toolOperations(app: FastifyInstance) {
+  const order = Object.keys(TOOLS);
+  return agentOperations(app)
+    .filter((op) => TOOLS[op.operationId])
+    .sort((a, b) => order.indexOf(a.operationId) - order.indexOf(b.operationId));
+}
