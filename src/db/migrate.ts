@@ -1,10 +1,14 @@
+import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import type { DbHandle } from './database.js';
 
-export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
+// The SQL files stay at the repository root: two levels up from src/db/ (tsx), three from the
+// compiled dist/src/db/ (`npm run build`), so one copy serves both.
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const MIGRATIONS_DIR = [path.resolve(here, '../../migrations'), path.resolve(here, '../../../migrations')].find((d) => existsSync(d)) ?? path.resolve(here, '../../migrations');
 
 const MIGRATION_LOCK = 727_001; // an arbitrary constant shared by every process of this service
 
