@@ -64,7 +64,7 @@ function portFree(port: number): Promise<boolean> {
 }
 
 describe('npm start and signals', () => {
-  it.each(['SIGTERM', 'SIGINT'] as const)('%s to the npm process stops the server gracefully: exit 0, port free, no orphan', async (signal) => {
+  it.each(['SIGTERM', 'SIGINT'] as const)('%s to the npm process stops the server gracefully: exit 0, port free, no orphan', { timeout: 600_000 }, async (signal) => {
     const port = await freePort();
     const npm = spawn('npm', ['start'], {
       cwd: path.resolve('.'),
@@ -82,7 +82,8 @@ describe('npm start and signals', () => {
     });
     const p = collect(npm);
     try {
-      await waitForOutput(p, /ready at http:\/\//);
+      // A generous guard: npm, tsx and the migrations on a machine the whole suite shares.
+      await waitForOutput(p, /ready at http:\/\//, 300_000);
       const below = descendants(npm.pid!);
       // npm runs the script through a shell that `exec`s node: the server is npm's only child.
       expect(below.length).toBeGreaterThan(0);
