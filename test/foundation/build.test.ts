@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -17,6 +18,18 @@ describe.skipIf(!canBuild)('npm run build and node dist/scripts/start.js', () =>
     await promisify(execFile)('npm', ['run', 'build'], { env: { ...process.env, npm_config_update_notifier: 'false' }, maxBuffer: 16 * 1024 * 1024 });
     expect(existsSync('dist/scripts/start.js')).toBe(true);
     expect(existsSync('dist/src/server.js')).toBe(true);
+    // The image installs production dependencies only: everything the compiled code imports must be one.
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { dependencies: Record<string, string> };
+    const imported = new Set<string>();
+    for (const f of readdirSync('dist', { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js'))) {
+      for (const m of readFileSync(path.join('dist', f), 'utf8').matchAll(/^\s*(?:import|export)\b[^'"]*?\bfrom\s*'([^'.][^']*)'|\bimport\(\s*'([^'.][^']*)'\s*\)/gm)) {
+        const spec = (m[1] ?? m[2])!;
+        imported.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
+      }
+    }
+    const builtin = (s: string) => s.startsWith('node:') || builtinModules.includes(s);
+    expect(imported.size).toBeGreaterThan(10);
+    expect([...imported].filter((s) => !builtin(s) && !(s in pkg.dependencies))).toEqual([]);
 
     const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, path.resolve('dist/scripts/start.js')], {
       cwd: childDb().dir,
