@@ -16,6 +16,10 @@ import { partnerNotFound } from './plugins/error-handlers.js';
 import { registerBenchFloors } from './plugins/bench-floors.js';
 import { requestSerializer } from './plugins/log-redaction.js';
 import { textSafeValidatorCompiler } from './plugins/text-input.js';
+import { logContextMixin, registerLogContext } from './ops/log-context.js';
+import { registerHealth } from './ops/health.js';
+import { registerMetrics } from './ops/metrics.js';
+import { createOpsRepository } from './ops/ops.repository.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -58,6 +62,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
             level: config.LOG_LEVEL,
             redact: { paths: REDACT, censor: '[redacted]' },
             serializers: { req: requestSerializer as never },
+            mixin: logContextMixin,
             ...(opts.logStream ? { stream: opts.logStream } : {}),
           },
     genReqId,
@@ -98,6 +103,10 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     reply.header('x-content-type-options', 'nosniff');
   });
 
+  await registerLogContext(app);
+  const opsRepo = createOpsRepository(deps.db);
+  registerHealth(app, { config, jobs: deps.jobs, repo: opsRepo });
+  registerMetrics(app, { config, dbHandle, clock: deps.clock, repo: opsRepo });
   registerIdempotencyStore(app);
   await registerPageHeaders(app);
   await registerDocs(app);
@@ -117,7 +126,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   });
   app.addHook('onClose', async () => {
     deps.scheduler.stop();
-    await deps.jobs.stop();
+    // A job still running after 5 s is handed back to the queue, so shutdown stays within 10 s.
+    await deps.jobs.stop({ releaseAfterMs: 5_000 });
     await deps.mailer.close();
     if (ownsDb) await dbHandle.close();
   });

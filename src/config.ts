@@ -42,6 +42,8 @@ const schema = z.object({
   DEMO_SEED: bool.default(true),
   DEMO_WEBHOOK_URL: z.url().optional(),
   DEMO_EXTERNAL_CHECKOUT_URL: z.url().optional(),
+  // GET /metrics requires `Authorization: Bearer <METRICS_TOKEN>` when set; in production it is required.
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').regex(/^\S+$/, 'must not contain spaces').optional(),
 });
 
 export type Config = Omit<z.infer<typeof schema>, 'SEARCH_TIMEOUT_MS'> & {

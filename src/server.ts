@@ -35,12 +35,7 @@ export interface StartedServer {
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<StartedServer> {
   const { beforeListen, ...buildOpts } = opts;
   const app = await buildApp(config, buildOpts);
-  // SIGTERM/SIGINT: stop accepting, finish in-flight requests and jobs, close the pool.
-  closeWithGrace({ delay: 20_000 }, async ({ signal, err }) => {
-    if (err) app.log.error({ err }, 'shutting down after an error');
-    else app.log.info({ signal }, 'shutting down');
-    await app.close();
-  });
+  closeOnSignals(app);
   await beforeListen?.(app);
   await app.listen({ port: config.PORT, host: config.HOST });
   const addr = app.server.address();
@@ -48,6 +43,31 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   // A wildcard bind is reached through loopback from this machine.
   const host = ['0.0.0.0', '::', '[::]'].includes(config.HOST) ? '127.0.0.1' : config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
   return { app, baseUrl: config.PUBLIC_BASE_URL?.replace(/\/$/, '') ?? `http://${host}:${port}` };
+}
+
+/** Longest a graceful shutdown may take before the process exits anyway (exit code 1). */
+export const SHUTDOWN_TIMEOUT_MS = 9_000;
+
+/**
+ * SIGTERM/SIGINT: stop accepting, finish in-flight requests, finish or hand back running jobs,
+ * close the pool; exit 0, or 1 after SHUTDOWN_TIMEOUT_MS. A repeated signal is only logged: under
+ * `npm start` a terminal's Ctrl-C reaches the server twice (from the terminal and forwarded by npm),
+ * and the second must not cut the drain short. Errors nobody caught close the same way (exit 1).
+ */
+function closeOnSignals(app: FastifyInstance) {
+  const grace = closeWithGrace({ delay: SHUTDOWN_TIMEOUT_MS, skip: ['SIGTERM', 'SIGINT'] }, async ({ err }) => {
+    if (err) app.log.error({ err }, 'shutting down after an error');
+    await app.close();
+  });
+  let closing = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (closing) return void app.log.info({ signal }, 'already shutting down');
+    closing = true;
+    app.log.info({ signal }, 'shutting down');
+    void grace.close();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
 }
 
 // `tsx src/server.ts` (npm run dev) serves without the demo; `npm start` goes through scripts/start.ts.

@@ -23,6 +23,8 @@ export interface DbHandle {
    */
   withScriptSession<T>(lockId: number, fn: (run: (script: string) => Promise<void>) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /** The pg pool's clients right now (GET /metrics); absent on the embedded database (one in-process connection). */
+  poolStats?(): { total: number; idle: number; waiting: number; max: number };
 }
 
 export interface DbOptions {
@@ -68,6 +70,7 @@ export async function createDb(opts: DbOptions): Promise<DbHandle> {
         }
       },
       close: () => db.destroy(),
+      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 }),
     };
   }
   const pglite = opts.pglite ?? (await openEmbedded(opts.embeddedDir ?? 'var/db'));

@@ -1,11 +1,15 @@
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import type { DbHandle } from './database.js';
 
-export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
+// The SQL files stay at the repository root: two levels up from src/db/ (tsx), three from the
+// compiled dist/src/db/ (`npm run build`), so one copy serves both.
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const MIGRATIONS_DIR = [path.resolve(here, '../../migrations'), path.resolve(here, '../../../migrations')].find((d) => existsSync(d)) ?? path.resolve(here, '../../migrations');
 
 const MIGRATION_LOCK = 727_001; // an arbitrary constant shared by every process of this service
 const SAFE_NAME = /^[\w.-]+$/;
@@ -20,6 +24,14 @@ const checksum = (text: string) => createHash('sha256').update(text).digest('hex
 
 /** The names a function file defines (`CREATE OR REPLACE FUNCTION name(`), for the index rebuild. */
 const definedFunctions = (text: string) => [...text.matchAll(/CREATE\s+OR\s+REPLACE\s+FUNCTION\s+(\w+)\s*\(/gi)].map((m) => m[1]!);
+
+/** What the files ask for: the versioned migrations' names, and each function file's checksum. */
+export async function expectedSchema(dir = MIGRATIONS_DIR): Promise<{ migrations: string[]; functions: Map<string, string> }> {
+  const functionsDir = path.join(dir, 'functions');
+  const functionFiles = await sqlFiles(functionsDir);
+  const sums = await Promise.all(functionFiles.map(async (f) => checksum(await readFile(path.join(functionsDir, f), 'utf8'))));
+  return { migrations: await sqlFiles(dir), functions: new Map(functionFiles.map((f, i) => [f, sums[i]!])) };
+}
 
 /**
  * Brings the schema up to date, under one advisory lock:

@@ -5,6 +5,8 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
 import { newId, randomToken } from '../lib/ids.js';
+import { jobOutcome } from '../ops/events.js';
+import { runInJobContext } from '../ops/log-context.js';
 import { createBatcher } from './batcher.js';
 import { DeferJob, PermanentJobError, type EnqueueOptions, type Executor, type JobHandler, type JobQueue, type JobRecord } from './types.js';
 
@@ -50,6 +52,8 @@ export function createJobQueue({ db, clock, log, config, heartbeatMs }: QueueDep
   let timer: NodeJS.Timeout | null = null;
   let stopping = false;
   const inFlight = new Set<Promise<void>>();
+  /** Claims whose handler runs now, for stop() to hand back. */
+  const running = new Set<Claim>();
 
   function checkEnqueue(opts: EnqueueOptions) {
     if (!opts.kind) throw new Error('enqueue: kind is required');
@@ -152,7 +156,7 @@ export function createJobQueue({ db, clock, log, config, heartbeatMs }: QueueDep
   async function finish(c: Claim, result: unknown) {
     if (!(await recordSuccess({ c, result, at: clock.now() }))) {
       log.warn({ job_id: c.job.id, kind: c.job.kind }, 'job finished after its lease was taken over; outcome discarded');
-    }
+    } else jobOutcome(c.job.kind, 'succeeded');
   }
 
   async function fail(c: Claim, handler: JobHandler, err: unknown) {
@@ -173,7 +177,10 @@ export function createJobQueue({ db, clock, log, config, heartbeatMs }: QueueDep
           updated_at: now,
         })
         .executeTakeFirst();
-      if (applied(r)) log.debug({ job_id: job.id, kind: job.kind, run_at: err.runAt, reason: err.message }, 'job deferred');
+      if (applied(r)) {
+        jobOutcome(job.kind, 'deferred');
+        log.debug({ job_id: job.id, kind: job.kind, run_at: err.runAt, reason: err.message }, 'job deferred');
+      }
       return;
     }
 
@@ -187,6 +194,7 @@ export function createJobQueue({ db, clock, log, config, heartbeatMs }: QueueDep
         log.warn({ job_id: job.id, kind: job.kind, err: message }, 'job failed after its lease was taken over; outcome discarded');
         return;
       }
+      jobOutcome(job.kind, 'failed');
       log.warn({ job_id: job.id, kind: job.kind, attempts: job.attempts, err: message }, 'job failed for good');
       try {
         await handler.onFailed?.(job, err);
@@ -207,8 +215,10 @@ export function createJobQueue({ db, clock, log, config, heartbeatMs }: QueueDep
     const r = await base()
       .set({ status: 'queued', last_error: message, locked_by: null, locked_until: null, run_at: new Date(now.getTime() + delay), updated_at: now })
       .executeTakeFirst();
-    if (applied(r)) log.info({ job_id: job.id, kind: job.kind, attempts: job.attempts, retry_in_ms: delay, err: message }, 'job will retry');
-    else log.warn({ job_id: job.id, kind: job.kind, err: message }, 'job failed after its lease was taken over; outcome discarded');
+    if (applied(r)) {
+      jobOutcome(job.kind, 'retried');
+      log.info({ job_id: job.id, kind: job.kind, attempts: job.attempts, retry_in_ms: delay, err: message }, 'job will retry');
+    } else log.warn({ job_id: job.id, kind: job.kind, err: message }, 'job failed after its lease was taken over; outcome discarded');
   }
 
   /**
@@ -226,9 +236,11 @@ export function createJobQueue({ db, clock, log, config, heartbeatMs }: QueueDep
     }
     const stopRenewing = renewLease(c);
     let result: unknown;
+    running.add(c);
     try {
-      result = await handler.run({ ...c.job });
+      result = await runInJobContext(c.job, () => handler.run({ ...c.job }));
     } catch (err) {
+      running.delete(c);
       handlerDone();
       try {
         await fail(c, handler, err);
@@ -237,12 +249,29 @@ export function createJobQueue({ db, clock, log, config, heartbeatMs }: QueueDep
       }
       return;
     }
+    running.delete(c);
     handlerDone();
     // A failure to record success is not a job failure: the lease lapses and the job runs again.
     try {
       await finish(c, result);
     } finally {
       stopRenewing();
+    }
+  }
+
+  /** Shutdown: hands the still-running claims back as due now, uncounted (fenced on their token). */
+  async function releaseRunning() {
+    const now = clock.now();
+    for (const c of [...running]) {
+      const r = await db.updateTable('jobs')
+        .set({ status: 'queued', attempts: Math.max(0, c.job.attempts - 1), locked_by: null, locked_until: null, run_at: now, updated_at: now })
+        .where('id', '=', c.job.id).where('locked_by', '=', c.token).where('status', '=', 'running')
+        .executeTakeFirst()
+        .catch((err: unknown) => log.warn({ err, job_id: c.job.id, kind: c.job.kind }, 'could not hand back a running job at shutdown; its lease will lapse'));
+      if (r && applied(r)) {
+        jobOutcome(c.job.kind, 'released');
+        log.warn({ job_id: c.job.id, kind: c.job.kind }, 'job still running at shutdown; handed back to the queue');
+      }
     }
   }
 
@@ -353,11 +382,21 @@ export function createJobQueue({ db, clock, log, config, heartbeatMs }: QueueDep
       timer.unref();
       setImmediate(pumpAll);
     },
-    async stop() {
+    isRunning: () => timer !== null && !stopping,
+    async stop({ releaseAfterMs } = {}) {
       stopping = true;
       if (timer) clearInterval(timer);
       timer = null;
-      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+      const settled = (async () => {
+        while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+        return true;
+      })();
+      if (releaseAfterMs === undefined) return void (await settled);
+      let wait: NodeJS.Timeout | undefined;
+      const late = new Promise<false>((resolve) => (wait = setTimeout(() => resolve(false), releaseAfterMs)));
+      const done = await Promise.race([settled, late]);
+      clearTimeout(wait);
+      if (!done) await releaseRunning();
     },
     async drain({ maxJobs = 1000 } = {}) {
       let n = 0;

@@ -71,8 +71,14 @@ export interface JobQueue {
   register(kind: string, handler: JobHandler): void;
   /** Starts the polling worker (no-op when already started). */
   start(): void;
-  /** Stops claiming and waits for in-flight jobs. */
-  stop(): Promise<void>;
+  /** The polling worker is started and not stopping (GET /readyz). */
+  isRunning(): boolean;
+  /**
+   * Stops claiming and waits for in-flight jobs. With `releaseAfterMs`, jobs still running after
+   * that long are handed back (queued again, this attempt not counted) so another process takes
+   * them at once instead of after their lease; their late outcome is discarded (fenced).
+   */
+  stop(opts?: { releaseAfterMs?: number }): Promise<void>;
   /** Tests and scripts: runs due jobs until none is due; returns how many ran. */
   drain(opts?: { maxJobs?: number }): Promise<number>;
   /**

@@ -5,6 +5,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { JobQueue } from '../jobs/types.js';
 import { randomToken } from '../lib/ids.js';
+import { mailOutcome } from '../ops/events.js';
 import type { Mailer, MailMessage } from './types.js';
 
 export interface MailerDeps {
@@ -31,6 +32,16 @@ export function createMailer({ config, log, jobs }: MailerDeps): Mailer {
     : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
 
   async function send(msg: MailMessage) {
+    try {
+      await deliver(msg);
+    } catch (err) {
+      mailOutcome('failed');
+      throw err;
+    }
+    mailOutcome(config.SMTP_URL ? 'sent' : 'written');
+  }
+
+  async function deliver(msg: MailMessage) {
     const info = await transport.sendMail({
       from: config.MAIL_FROM,
       to: msg.to,

@@ -5,6 +5,7 @@ import { nextRetryDelayMs } from './schedule.js';
 import { postWebhook, signWebhook, type AttemptResult } from './sender.js';
 import { deliveryJobKey, type WebhookEnvelope } from './types.js';
 import { createBatcher } from '../jobs/batcher.js';
+import { webhookOutcome } from '../ops/events.js';
 import {
   findDeliveriesForSend,
   insertAttempt,
@@ -169,6 +170,7 @@ export function createWebhookDelivery({
         // A second worker took over a lapsed lease and settled it meanwhile: keep its outcome.
         return { delivery_id: d.id, status: s.prevStatus, already_settled: true };
       }
+      webhookOutcome('delivered');
       log.info({ ...logCtx, attempt: s.attempt, duration_ms: result.durationMs }, 'webhook delivered');
       return { delivery_id: d.id, status: 'delivered', attempt: s.attempt, status_code: result.statusCode };
     }
@@ -198,9 +200,11 @@ export function createWebhookDelivery({
       case 'settled':
         return { delivery_id: d.id, status: settled.status, already_settled: true };
       case 'failed':
+        webhookOutcome('failed');
         log.warn({ ...logCtx, attempt: settled.attempt, err: result.error }, 'webhook delivery failed for good; kept as failed');
         throw new PermanentJobError(`webhook delivery failed after ${settled.attempt} attempts: ${result.error}`);
       case 'retry':
+        webhookOutcome('retried');
         log.info({ ...logCtx, attempt: settled.attempt, err: result.error, retry_in_ms: settled.delay }, 'webhook attempt failed; will retry');
         throw new DeliveryRetry(settled.delay, `attempt ${settled.attempt} failed: ${result.error}`);
     }

@@ -467,6 +467,37 @@ describe('job queue: background worker', () => {
     expect(await jobRow(later.id)).toMatchObject({ status: 'queued', attempts: 0 });
   });
 
+  it('stop({ releaseAfterMs }) hands a job still running back to the queue (due now, attempt not counted); its late outcome is discarded', async () => {
+    const q = makeQueue();
+    const kind = newKind('handback');
+    const release = gate<void>();
+    q.register(kind, { run: async () => (await release.promise, 'too late') });
+    const { id } = await q.enqueue(t.db, { kind });
+    q.start();
+    await waitUntil(async () => (await jobRow(id)).status === 'running', 'the claim');
+    await q.stop({ releaseAfterMs: 0 });
+    expect(await jobRow(id)).toMatchObject({ status: 'queued', attempts: 0, locked_by: null, locked_until: null, run_at: t.clock.now() });
+    // The handler ends after all: its success is fenced off, and another process runs the job.
+    release.open();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await jobRow(id)).toMatchObject({ status: 'queued', result: null });
+    const other = makeQueue();
+    other.register(kind, { run: async () => 'ran elsewhere' });
+    expect(await other.drain()).toBe(1);
+    expect(await jobRow(id)).toMatchObject({ status: 'succeeded', attempts: 1, result: 'ran elsewhere' });
+  });
+
+  it('stop({ releaseAfterMs }) with jobs that finish in time leaves their outcome alone', async () => {
+    const q = makeQueue();
+    const kind = newKind('in-time');
+    q.register(kind, { run: async () => 'done' });
+    const { id } = await q.enqueue(t.db, { kind });
+    q.start();
+    await waitUntil(async () => (await jobRow(id)).status === 'succeeded', 'the run');
+    await q.stop({ releaseAfterMs: 60_000 });
+    expect(await jobRow(id)).toMatchObject({ status: 'succeeded', result: 'done' });
+  });
+
   it('the app queue is stopped with the app and the background worker is off in tests', async () => {
     expect(t.config.JOBS_ENABLED).toBe(false);
     const kind = newKind('app');

@@ -160,7 +160,8 @@ const MATRIX: Record<string, Entry> = {
   },
 };
 
-const SERVICE_ROUTES = new Set(['GET /openapi.json', 'GET /agent/openapi.json']);
+// /metrics checks its own bearer token (METRICS_TOKEN; test/foundation/operations.test.ts).
+const SERVICE_ROUTES = new Set(['GET /openapi.json', 'GET /agent/openapi.json', 'GET /healthz', 'GET /readyz', 'GET /metrics']);
 
 let t: TestApp;
 let w: World;
