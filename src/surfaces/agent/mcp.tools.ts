@@ -117,14 +117,14 @@ export const TOOLS: Record<string, ToolSpec> = {
       const p = await services.planChange.preview({ providerId, customerId, subscriptionId: body.subscription_id, planVersionId: body.plan_version_id, source: 'agent' });
       const refusal = services.planChange.refusalOf(p);
       if (refusal) throw refusal;
-      return agentPreviewBody({ ...p, quote: p.quote! });
+      return agentPreviewBody({ ...p, quote: p.quote!, quoteToken: p.quoteToken! });
     },
   },
   applyPlanChange: {
     // A billing-affecting change; the same call again is refused (same_plan / plan_change_limit), not repeated.
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     async run({ services, providerId, caller }, { customerId, body }) {
-      const { subscription_id, plan_version_id, confirm } = body;
+      const { subscription_id, plan_version_id, confirm, quote_token } = body;
       if (confirm !== true) {
         throw new AppError(400, 'confirmation_required', 'The customer must confirm the previewed cost: send confirm: true to apply the plan change');
       }
@@ -134,6 +134,7 @@ export const TOOLS: Record<string, ToolSpec> = {
         subscriptionId: subscription_id,
         planVersionId: plan_version_id,
         source: 'agent',
+        quoteToken: quote_token,
         actor: { actorType: caller.actorType, actor: caller.actor },
         requestId: caller.requestId,
       });
