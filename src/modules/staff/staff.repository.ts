@@ -27,4 +27,27 @@ export function findProvider(ex: Executor, providerId: string) {
   return ex.selectFrom('providers').select(['id', 'name', 'support_email', 'branding']).where('id', '=', providerId).executeTakeFirst();
 }
 
+export function findUserName(ex: Executor, userId: string) {
+  return ex.selectFrom('users').select(['first_name', 'last_name']).where('id', '=', userId).executeTakeFirst();
+}
+
+/** An invited staff user: no password until the invite link sets one. */
+export async function insertStaffUser(
+  ex: Executor,
+  u: { id: string; email: string; spRole: string; providerId: string; firstName: string | null; lastName: string | null; now: Date },
+) {
+  await ex.insertInto('users').values({
+    id: u.id,
+    email: u.email,
+    role: 'service_provider',
+    sp_role: u.spRole,
+    provider_id: u.providerId,
+    first_name: u.firstName,
+    last_name: u.lastName,
+    password_hash: null,
+    password_set_at: null,
+    created_at: u.now,
+  }).execute();
+}
+
 export type StaffRow = NonNullable<Awaited<ReturnType<typeof findStaff>>>;

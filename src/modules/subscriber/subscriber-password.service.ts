@@ -1,6 +1,7 @@
 import type { Deps } from '../../container.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { hashPassword, verifyPassword } from '../../lib/crypto.js';
+import { setPassword } from '../auth/auth.repository.js';
 import { createCredentialGuard, subjects } from '../auth/credential-guard.js';
 import { findUser } from './subscriber.repository.js';
 
@@ -18,12 +19,8 @@ export function createSubscriberPasswordService({ db, clock }: Pick<Deps, 'db' |
     await attempt.succeeded();
     const hash = await hashPassword(newPassword);
     await db.transaction().execute(async (trx) => {
-      const now = clock.now();
-      await trx.updateTable('users').set({ password_hash: hash, password_set_at: now }).where('id', '=', userId).execute();
       // A reset link mailed before the change must not undo it.
-      await trx.updateTable('link_tokens').set({ used_at: now })
-        .where('user_id', '=', userId).where('used_at', 'is', null)
-        .where('purpose', 'in', ['password_reset', 'activation']).execute();
+      await setPassword(trx, userId, hash, clock.now());
     });
     return { success: true, message: 'Password changed' };
   }
