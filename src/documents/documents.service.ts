@@ -48,6 +48,8 @@ export function recipientOf(s: SubscriberLike): DocumentRecipient {
 /** Beside what the PDF prints: who the invoice belongs to and where a copy goes. */
 export interface InvoiceExtras {
   providerId: string;
+  /** What the covering mail's brand is made of (mailBrand). */
+  provider: { name: string; support_email: string; branding: unknown };
   subscriberId: string;
   /** The invoice email when set, else the contract email. */
   to: string;
@@ -64,6 +66,7 @@ export async function loadInvoicePdfInput(db: Executor, invoiceId: string): Prom
   const lines = await listInvoiceLines(db, invoiceId);
   return {
     providerId: inv.provider_id,
+    provider: { name: inv.provider_name, support_email: inv.support_email, branding: inv.branding },
     subscriberId: inv.subscriber_id,
     to: inv.invoice_email ?? inv.email,
     firstName: inv.invoice_first_name ?? inv.first_name,

@@ -3,6 +3,7 @@ import { AppError, notFound } from '../../lib/errors.js';
 import { createCompletionService } from '../provisioning/completion.service.js';
 import type { SubscriberInput } from '../provisioning/provisioning.subscribers.js';
 import * as repo from './checkout.repository.js';
+import { findProvider } from '../providers/providers.repository.js';
 import { findSubscriberByEmail } from '../provisioning/provisioning.repository.js';
 import { findUserByEmail } from '../auth/auth.repository.js';
 import { createCheckoutService, toSessionView } from './checkout.service.js';
@@ -32,7 +33,7 @@ export function createSandboxCheckoutService(deps: Pick<Deps, 'db' | 'clock' | '
   async function sandboxProvider(sessionId: string) {
     const s = await gateSessionAt(deps.db, sessionId, deps.clock.now());
     if (!s) throw notFound('Checkout session not found');
-    const provider = await repo.findProvider(deps.db, s.provider_id);
+    const provider = await findProvider(deps.db, s.provider_id);
     if (!provider || !usesSandboxCheckout(provider.external_checkout_url)) throw notFound('Checkout session not found');
     return provider.id;
   }

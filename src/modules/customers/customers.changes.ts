@@ -8,6 +8,7 @@ import { recordAudit, type Actor } from '../audit/audit.repository.js';
 import { createLinkToken } from '../auth/link-tokens.js';
 import { customerNotFound } from './customers.errors.js';
 import * as repo from './customers.repository.js';
+import { getProvider } from '../providers/providers.repository.js';
 import { providerRegions } from './search.repository.js';
 
 // The approved changes of the /agent surface. Each runs in one transaction with its audit entry
@@ -118,7 +119,7 @@ export function createCustomerChangeService({ db, clock, mailer, config }: Pick<
     return db.transaction().execute(async (trx) => {
       const c = await repo.lockOwnedCustomer(trx, caller.providerId, customerId);
       if (!c) throw customerNotFound();
-      const provider = await repo.findProvider(trx, caller.providerId);
+      const provider = await getProvider(trx, caller.providerId);
       const ctx = { brand: mailBrand(provider), baseUrl: config.publicBaseUrl };
       const now = clock.now();
       let user = c.user_id ? await repo.findPortalUser(trx, c.user_id) : undefined;

@@ -114,14 +114,6 @@ export async function lockOwnedCustomer(trx: Transaction<DB>, providerId: string
     .executeTakeFirst();
 }
 
-export function findProvider(db: Executor, providerId: string) {
-  return db
-    .selectFrom('providers')
-    .select(['id', 'name', 'currency', 'support_email', 'sms_configured', 'branding'])
-    .where('id', '=', providerId)
-    .executeTakeFirstOrThrow();
-}
-
 /** A customer of the provider with this email (tickets opened by email are linked to it). */
 export function findCustomerIdByEmail(db: Executor, providerId: string, email: string) {
   return db

@@ -14,13 +14,6 @@ export const NON_TERMINAL = ['PENDING', 'PENDING_INSTALL', 'ACTIVE', 'SUSPENDED'
 export { PORT_JOB_KIND } from './port-job.js';
 import { PORT_JOB_KIND } from './port-job.js';
 
-export function findProvider(db: Executor, id: string) {
-  return db.selectFrom('providers')
-    .select(['id', 'name', 'currency', 'support_email', 'branding', 'booking_window_days', 'disabled'])
-    .where('id', '=', id)
-    .executeTakeFirst();
-}
-
 export function findPlanVersion(db: Executor, providerId: string, id: string) {
   return db.selectFrom('plan_versions')
     .select(['id', 'provider_id', 'name', 'active', 'download_mbps', 'upload_mbps', 'monthly_price_cents', 'currency'])

@@ -10,6 +10,7 @@ import { raiseInstallJob } from '../install/install.service.js';
 import { isoDate } from '../../lib/dates.js';
 import { findOccupant } from './occupancy.repository.js';
 import * as repo from './provisioning.repository.js';
+import { findProvider } from '../providers/providers.repository.js';
 import { decideExplicitRoute, decideRoute, missingPortMessage, type ResolvedTarget, type RouteDecision } from './provisioning.routing.js';
 import { findOrCreateSubscriber, toE164, type KnownSubscriber, type SubscriberInput } from './provisioning.subscribers.js';
 
@@ -247,7 +248,7 @@ export function createProvisioningService(deps: Pick<Deps, 'db' | 'clock' | 'job
       // The provider's booking window matters to the install path only.
       let bookingWindowDays = 0;
       if (r.decision.route === 'install') {
-        const provider = await repo.findProvider(trx, ctx.providerId);
+        const provider = await findProvider(trx, ctx.providerId);
         if (!provider) throw new AppError(404, 'not_found', 'Provider not found');
         bookingWindowDays = provider.booking_window_days;
       }

@@ -23,10 +23,6 @@ export async function emailTaken(ex: Executor, email: string): Promise<boolean> 
   return Boolean(r);
 }
 
-export function findProvider(ex: Executor, providerId: string) {
-  return ex.selectFrom('providers').select(['id', 'name', 'support_email', 'branding']).where('id', '=', providerId).executeTakeFirst();
-}
-
 export function findUserName(ex: Executor, userId: string) {
   return ex.selectFrom('users').select(['first_name', 'last_name']).where('id', '=', userId).executeTakeFirst();
 }

@@ -8,6 +8,7 @@ import { invalidateUserLinks } from '../auth/link-tokens.repository.js';
 import { AppError, forbidden, isUniqueViolation, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import * as repo from './staff.repository.js';
+import { findProvider } from '../providers/providers.repository.js';
 import { mailBrand, staffInviteMail } from '../../mail/templates.js';
 
 export type StaffDeps = Pick<Deps, 'db' | 'clock' | 'mailer' | 'config'>;
@@ -58,7 +59,7 @@ export function createStaffService(deps: StaffDeps) {
     providerId: string,
     invitedBy: string | null,
   ) {
-    const provider = await repo.findProvider(trx, providerId);
+    const provider = await findProvider(trx, providerId);
     if (!provider) throw notFound('Provider not found');
     const { token } = await createLinkToken(trx, clock, { purpose: 'staff_invite', userId: user.id });
     const content = staffInviteMail(

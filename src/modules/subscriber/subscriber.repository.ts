@@ -35,10 +35,6 @@ export function checkoutSessionsOfUser(ex: Executor, userId: string) {
     .execute();
 }
 
-export function findProvider(ex: Executor, providerId: string) {
-  return ex.selectFrom('providers').select(['id', 'name', 'branding', 'support_email', 'currency']).where('id', '=', providerId).executeTakeFirst();
-}
-
 export function invoicesOf(ex: Executor, subscriberId: string) {
   return ex.selectFrom('invoices')
     .select(['id', 'invoice_number', 'kind', 'period_start', 'invoice_date', 'due_date', 'currency', 'total_cents', 'status', 'paid_at', 'subscription_id'])

@@ -4,6 +4,7 @@ import { addMonths, monthStart } from '../../lib/dates.js';
 import { notFound } from '../../lib/errors.js';
 import { formatCents } from '../../lib/money.js';
 import * as repo from './subscriber.repository.js';
+import { findProvider } from '../providers/providers.repository.js';
 
 export type SubscriberDeps = Pick<Deps, 'db' | 'clock' | 'log'>;
 
@@ -81,7 +82,7 @@ export function createSubscriberService({ db, clock, log }: SubscriberDeps) {
       completed_at: iso(c.completed_at),
     }));
     if (!s) return { subscriber: null, subscriptions: [], checkout_sessions, provider: null };
-    const [subs, p] = await Promise.all([repo.subscriptionsOf(db, s.id), repo.findProvider(db, s.provider_id)]);
+    const [subs, p] = await Promise.all([repo.subscriptionsOf(db, s.id), findProvider(db, s.provider_id)]);
     const b = (p?.branding ?? {}) as Branding;
     return {
       subscriber: presentSubscriber(s),

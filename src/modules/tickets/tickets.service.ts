@@ -2,7 +2,8 @@ import type { Deps } from '../../container.js';
 import { newId } from '../../lib/ids.js';
 import { mailBrand, ticketNotificationMail } from '../../mail/templates.js';
 import { recordAudit, type Actor } from '../audit/audit.repository.js';
-import { findCustomerIdByEmail, findOwnedCustomer, findProvider } from '../customers/customers.repository.js';
+import { findCustomerIdByEmail, findOwnedCustomer } from '../customers/customers.repository.js';
+import { getProvider } from '../providers/providers.repository.js';
 import { customerNotFound } from '../customers/customers.errors.js';
 import { findSessionByHash } from '../verification/verification.repository.js';
 import { judgeSession, sessionTokenHash } from '../verification/verification.service.js';
@@ -59,7 +60,7 @@ export function createTicketsService({ db, clock, mailer, config }: Pick<Deps, '
         // Linked internally when the address is a customer's on file; the answer does not say so.
         customer = await findCustomerIdByEmail(trx, caller.providerId, input.contact_email!);
       }
-      const provider = await findProvider(trx, caller.providerId);
+      const provider = await getProvider(trx, caller.providerId);
       const now = clock.now();
       const hash = input.customer_id && verifiedSession ? sessionTokenHash(verifiedSession) : undefined;
       const callerVerified = Boolean(hash && customer && judgeSession(await findSessionByHash(trx, hash), caller.providerId, customer.id, now) === 'ok');

@@ -6,7 +6,8 @@ import { AppError, dependencyFailed, rateLimitExceeded, serviceUnavailable } fro
 import { newId, randomToken, sixDigitCode } from '../../lib/ids.js';
 import { maskEmail, maskPhone } from '../../lib/mask.js';
 import { recordAudit, type Actor } from '../audit/audit.repository.js';
-import { findOwnedCustomer, findProvider, lockOwnedCustomer } from '../customers/customers.repository.js';
+import { findOwnedCustomer, lockOwnedCustomer } from '../customers/customers.repository.js';
+import { getProvider } from '../providers/providers.repository.js';
 import { customerNotFound } from '../customers/customers.errors.js';
 import { oneTimeCodeMessage } from './verification.mail.js';
 import * as repo from './verification.repository.js';
@@ -58,7 +59,7 @@ export function createVerificationService(deps: Pick<Deps, 'db' | 'clock' | 'mai
       // The row lock serialises issues for one customer, so the limit below cannot be raced.
       const customer = await lockOwnedCustomer(trx, caller.providerId, customerId);
       if (!customer) throw customerNotFound();
-      const provider = await findProvider(trx, caller.providerId);
+      const provider = await getProvider(trx, caller.providerId);
       if (channel === 'sms') {
         if (!provider.sms_configured) {
           throw serviceUnavailable('dependency_unconfigured', 'SMS one-time codes are not configured for this provider account; use channel "email"');
