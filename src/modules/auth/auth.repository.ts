@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { DB } from '../../db/types.js';
+import type { Executor } from '../../jobs/types.js';
 import type { LinkPurpose } from './link-tokens.js';
 import { invalidateUserLinks } from './link-tokens.repository.js';
 
@@ -19,10 +20,10 @@ export const findProviderByWebhookSecretPrefix = (db: Db, prefix: string) =>
     .where('webhook_secret_prefix', '=', prefix)
     .executeTakeFirst();
 
-export const findUserByEmail = (db: Db, email: string) =>
+export const findUserByEmail = (db: Executor, email: string) =>
   db.selectFrom('users').selectAll().where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase())).executeTakeFirst();
 
-export const findUserById = (db: Db, id: string) => db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+export const findUserById = (db: Executor, id: string) => db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 
 /** What a Bearer token is checked against on every request (by primary key). */
 export const findTokenUser = (db: Db, id: string) =>

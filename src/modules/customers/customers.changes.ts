@@ -7,6 +7,7 @@ import { activationMail, mailBrand, passwordResetMail } from '../../mail/templat
 import { recordAudit, type Actor } from '../audit/audit.repository.js';
 import { createLinkToken } from '../auth/link-tokens.js';
 import { customerNotFound } from './customers.errors.js';
+import { findUserByEmail, findUserById } from '../auth/auth.repository.js';
 import * as repo from './customers.repository.js';
 import { getProvider } from '../providers/providers.repository.js';
 import { providerRegions } from './search.repository.js';
@@ -122,7 +123,7 @@ export function createCustomerChangeService({ db, clock, mailer, config }: Pick<
       const provider = await getProvider(trx, caller.providerId);
       const ctx = { brand: mailBrand(provider), baseUrl: config.publicBaseUrl };
       const now = clock.now();
-      let user = c.user_id ? await repo.findPortalUser(trx, c.user_id) : undefined;
+      let user: { id: string; email: string; password_hash: string | null; role: string } | undefined = c.user_id ? await findUserById(trx, c.user_id) : undefined;
       let userCreated = false;
 
       if (action === 'password_reset') {
@@ -134,7 +135,7 @@ export function createCustomerChangeService({ db, clock, mailer, config }: Pick<
           throw new AppError(409, 'already_activated', 'The customer already chose a password; use action "password_reset" instead');
         }
         if (!user) {
-          const taken = await repo.findUserByEmail(trx, c.email);
+          const taken = await findUserByEmail(trx, c.email);
           if (taken) {
             throw new AppError(409, 'conflict', 'A login with this customer\'s email exists but belongs to another account; escalate with a ticket');
           }

@@ -217,18 +217,6 @@ function profileOf(row: ProfileRow): Profile {
 export type SubscriptionRow = Awaited<ReturnType<typeof listSubscriptions>>[number];
 
 /** Whether the customer has a portal login and whether its password was ever chosen. */
-export function findPortalUser(db: Executor, userId: string) {
-  return db.selectFrom('users').select(['id', 'email', 'password_hash', 'role']).where('id', '=', userId).executeTakeFirst();
-}
-
-export function findUserByEmail(db: Executor, email: string) {
-  return db
-    .selectFrom('users')
-    .select(['id', 'email', 'password_hash', 'role'])
-    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
-    .executeTakeFirst();
-}
-
 export async function createPortalUser(
   trx: Transaction<DB>,
   u: { id: string; email: string; firstName: string; lastName: string; now: Date },

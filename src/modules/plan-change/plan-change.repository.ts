@@ -156,7 +156,7 @@ export const foldCarried = (trx: Transaction<DB>, ids: string[], planChangeId: s
 
 export const insertCreditNote = (
   trx: Transaction<DB>,
-  row: { id: string; provider_id: string; subscriber_id: string; subscription_id: string; plan_change_id: string; number: string; amount_cents: number; currency: string; reason: string; issued_at: Date },
+  row: { id: string; provider_id: string; subscriber_id: string; subscription_id: string; plan_change_id?: string | null; number: string; amount_cents: number; currency: string; reason: string; issued_at: Date },
 ) => trx.insertInto('credit_notes').values({ ...row, state: 'open', created_at: row.issued_at }).execute();
 
 /** What the bandwidth job needs: the change, and the subscription's port and current plan speed. */

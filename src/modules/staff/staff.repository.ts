@@ -2,10 +2,6 @@ import type { Executor } from '../../jobs/types.js';
 
 const SUMMARY = ['id', 'email', 'first_name', 'last_name', 'sp_role', 'password_hash', 'created_at'] as const;
 
-export function findCaller(ex: Executor, userId: string) {
-  return ex.selectFrom('users').select(['id', 'role', 'sp_role', 'provider_id']).where('id', '=', userId).executeTakeFirst();
-}
-
 export function listStaff(ex: Executor, providerId: string) {
   return ex.selectFrom('users').select([...SUMMARY])
     .where('provider_id', '=', providerId).where('role', '=', 'service_provider')
@@ -21,10 +17,6 @@ export function findStaff(ex: Executor, providerId: string, userId: string) {
 export async function emailTaken(ex: Executor, email: string): Promise<boolean> {
   const r = await ex.selectFrom('users').select('id').where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase())).executeTakeFirst();
   return Boolean(r);
-}
-
-export function findUserName(ex: Executor, userId: string) {
-  return ex.selectFrom('users').select(['first_name', 'last_name']).where('id', '=', userId).executeTakeFirst();
 }
 
 /** An invited staff user: no password until the invite link sets one. */

@@ -3,6 +3,7 @@
 // service_provider users of the caller's provider: no admin or cross-provider escalation.
 import type { Deps } from '../../container.js';
 import type { UserPrincipal } from '../auth/auth.service.js';
+import { findUserById } from '../auth/auth.repository.js';
 import { createLinkToken } from '../auth/link-tokens.js';
 import { invalidateUserLinks } from '../auth/link-tokens.repository.js';
 import { AppError, forbidden, isUniqueViolation, notFound } from '../../lib/errors.js';
@@ -47,7 +48,7 @@ export function createStaffService(deps: StaffDeps) {
    */
   async function adminProvider(principal: UserPrincipal): Promise<string> {
     if (principal.role !== 'service_provider') throw forbidden('forbidden', NOT_ADMIN);
-    const caller = await repo.findCaller(db, principal.userId);
+    const caller = await findUserById(db, principal.userId);
     if (!caller || caller.role !== 'service_provider' || !caller.provider_id) throw forbidden('forbidden', NOT_ADMIN);
     if (caller.sp_role !== null && caller.sp_role !== 'sp_admin') throw forbidden('forbidden', NOT_ADMIN);
     return caller.provider_id;
@@ -70,7 +71,7 @@ export function createStaffService(deps: StaffDeps) {
   }
 
   async function inviterName(ex: Parameters<typeof createLinkToken>[0], userId: string): Promise<string | null> {
-    const u = await repo.findUserName(ex, userId);
+    const u = await findUserById(ex, userId);
     const name = [u?.first_name, u?.last_name].filter(Boolean).join(' ').trim();
     return name || null;
   }

@@ -1,15 +1,14 @@
 import type { Deps } from '../../container.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { hashPassword, verifyPassword } from '../../lib/crypto.js';
-import { setPassword } from '../auth/auth.repository.js';
+import { findUserById, setPassword } from '../auth/auth.repository.js';
 import { createCredentialGuard, subjects } from '../auth/credential-guard.js';
-import { findUser } from './subscriber.repository.js';
 
 /** PATCH /subscriber/me/password: the current password proves the caller; other links stop working. */
 export function createSubscriberPasswordService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
   const guard = createCredentialGuard({ db, clock });
   async function changePassword(userId: string, currentPassword: string, newPassword: string) {
-    const user = await findUser(db, userId);
+    const user = await findUserById(db, userId);
     if (!user) throw notFound('Account not found');
     // The login's count: a stolen token must not buy more guesses at the password than the login form.
     const attempt = await guard.begin(subjects.account(userId), 'Too many wrong passwords for this account');
