@@ -4,7 +4,7 @@ import path from 'node:path';
 import { MIGRATIONS_DIR } from '../../src/db/migrate.js';
 
 /** A name that changes whenever any migration changes, so stale templates are never reused. */
-export function migrationsFingerprint(): string {
+function migrationsFingerprint(): string {
   const h = createHash('sha256');
   for (const f of readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql')).sort()) {
     h.update(f).update(readFileSync(path.join(MIGRATIONS_DIR, f)));

@@ -7,7 +7,7 @@ import { consumeLinkTokenByHash, findLinkTokenByHash, insertLinkToken } from './
 export type LinkPurpose = 'password_reset' | 'activation' | 'staff_invite' | 'booking' | 'payment';
 
 /** Lifetimes fixed by decisions.md (booking and payment links: ours, see docs/decisions.md). */
-export const LINK_TTL_MS: Record<LinkPurpose, number> = {
+const LINK_TTL_MS: Record<LinkPurpose, number> = {
   password_reset: 15 * 60_000,
   activation: 14 * 86_400_000,
   staff_invite: 14 * 86_400_000,

@@ -6,7 +6,7 @@ import { createBillingRunService } from './billing-run.service.js';
 import { collectInvoice } from './collection.service.js';
 import { createDunningService } from './dunning.service.js';
 
-export const BILLING_JOB_KINDS = {
+const BILLING_JOB_KINDS = {
   /** Daily: invoices every service-billed subscription whose billing day of the month has come. */
   monthly: 'billing.monthly',
   /** Daily: suspends subscriptions with an invoice open past due date + payment_grace_days. */

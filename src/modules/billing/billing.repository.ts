@@ -44,10 +44,6 @@ export function findInvoice(ex: Executor, invoiceId: string) {
   return ex.selectFrom('invoices').selectAll().where('id', '=', invoiceId).executeTakeFirst();
 }
 
-export function lockInvoice(trx: Trx, invoiceId: string) {
-  return trx.selectFrom('invoices').selectAll().where('id', '=', invoiceId).forUpdate().executeTakeFirst();
-}
-
 export function pendingAdjustments(trx: Trx, subscriptionId: string) {
   return trx.selectFrom('pending_adjustments').selectAll()
     .where('subscription_id', '=', subscriptionId).where('status', '=', 'pending')
@@ -159,11 +155,6 @@ export async function hasOverdueInvoice(ex: Executor, subscriptionId: string, to
     .where(sql<boolean>`due_date + ${graceDays}::int < ${today}::date`)
     .executeTakeFirst();
   return Boolean(r);
-}
-
-export function invoiceLines(ex: Executor, invoiceIds: string[]) {
-  if (!invoiceIds.length) return Promise.resolve([]);
-  return ex.selectFrom('invoice_lines').selectAll().where('invoice_id', 'in', invoiceIds).orderBy('invoice_id').orderBy('position').execute();
 }
 
 // Payment and non-payment: each write changes state only from the state it expects, so a

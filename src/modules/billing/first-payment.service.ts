@@ -12,7 +12,7 @@ import { externalDocumentId, invoiceNumber } from './invoice-numbers.js';
 import { activateInstalled } from './settlement.js';
 import { collectInvoice, isTransient, type CollectionDeps } from './collection.service.js';
 
-export type FirstPaymentOutcome =
+type FirstPaymentOutcome =
   /** the saved card was charged; the subscription is ACTIVE */
   | 'charged'
   /** a payment link was emailed; the subscription stays PENDING_INSTALL until the link is paid */

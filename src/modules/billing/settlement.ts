@@ -56,7 +56,7 @@ export async function activateInstalled(trx: repo.Trx, deps: SettlementDeps, sub
 }
 
 /** SUSPENDED (non_payment) → ACTIVE, and the port is provisioned again by the provisioning job. */
-export async function restoreAfterPayment(trx: repo.Trx, deps: SettlementDeps, subscriptionId: string): Promise<void> {
+async function restoreAfterPayment(trx: repo.Trx, deps: SettlementDeps, subscriptionId: string): Promise<void> {
   const now = deps.clock.now();
   const r = await repo.restoreIfSuspendedForNonPayment(trx, subscriptionId, now);
   if (!r || !r.location_id) return;

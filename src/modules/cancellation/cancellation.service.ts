@@ -17,7 +17,7 @@ import * as repo from './cancellation.repository.js';
 
 export type CancellationDeps = Pick<Deps, 'db' | 'clock' | 'jobs' | 'webhooks'>;
 
-export const CANCELLABLE = ['ACTIVE', 'SUSPENDED', 'PENDING_INSTALL'] as const;
+const CANCELLABLE = ['ACTIVE', 'SUSPENDED', 'PENDING_INSTALL'] as const;
 export const PORT_RESET_JOB = 'cancellation.port_reset';
 
 export function createCancellationService(deps: CancellationDeps) {

@@ -23,7 +23,7 @@ export interface PatchSessionInput {
 }
 
 /** Appends `session_id` to the provider's checkout address, before any fragment, with `&` when it already has a query. */
-export function checkoutUrlFor(base: string, sessionId: string): string {
+function checkoutUrlFor(base: string, sessionId: string): string {
   const hash = base.indexOf('#');
   const head = hash >= 0 ? base.slice(0, hash) : base;
   const fragment = hash >= 0 ? base.slice(hash) : '';
@@ -253,4 +253,5 @@ export function createCheckoutService(deps: Pick<Deps, 'db' | 'clock'>) {
   return { create, gate, read, patch, cancel, status, loadView };
 }
 
+/** @public The type of what the container builds. */
 export type CheckoutService = ReturnType<typeof createCheckoutService>;

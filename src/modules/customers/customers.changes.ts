@@ -168,4 +168,5 @@ export function createCustomerChangeService({ db, clock, mailer, config }: Pick<
   return { updateContact, sendPortalLink };
 }
 
+/** @public The type of what the container builds. */
 export type CustomerChangeService = ReturnType<typeof createCustomerChangeService>;

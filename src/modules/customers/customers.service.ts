@@ -239,4 +239,5 @@ function provisioningState(status: string, jobStatus: string | undefined): 'prov
   return 'not_started';
 }
 
+/** @public The type of what the container builds. */
 export type CustomerReadService = ReturnType<typeof createCustomerReadService>;

@@ -13,7 +13,7 @@ export type SubscriptionRow = Awaited<ReturnType<typeof findSubscription>> & {};
  * A subscription of the provider (null: of any provider, for a platform administrator only) and,
  * when given, of that subscriber; or undefined.
  */
-export const findSubscription = (db: Executor, providerId: string | null, subscriptionId: string, subscriberId?: string) => {
+const findSubscription = (db: Executor, providerId: string | null, subscriptionId: string, subscriberId?: string) => {
   let q = db.selectFrom('subscriptions').select(SUBSCRIPTION_COLUMNS).where('id', '=', subscriptionId);
   if (providerId !== null) q = q.where('provider_id', '=', providerId);
   if (subscriberId) q = q.where('subscriber_id', '=', subscriberId);

@@ -6,7 +6,7 @@ import type { PreviewResult, Quote } from './plan-change.service.js';
 
 const Money = z.string().regex(/^\d+\.\d{2}$/);
 
-export const PlanView = z
+const PlanView = z
   .object({
     plan_version_id: z.uuid().describe('The plan version id'),
     name: z.string().describe('Plan name as shown to the customer'),
@@ -64,7 +64,7 @@ function adjustmentBase(q: Quote) {
 export const agentAdjustment = (q: Quote): z.infer<typeof AgentAdjustment> | null =>
   q.adjustment ? { ...adjustmentBase(q), due_in_days: q.dueInDays ?? 0 } : null;
 
-export const partnerAdjustment = (q: Quote | null): z.infer<typeof PartnerAdjustment> | null => (q?.adjustment ? adjustmentBase(q) : null);
+const partnerAdjustment = (q: Quote | null): z.infer<typeof PartnerAdjustment> | null => (q?.adjustment ? adjustmentBase(q) : null);
 
 // /agent ---------------------------------------------------------------------------------------
 

@@ -11,10 +11,10 @@ import { billingStateOf, quoteOf, reasonsFor, type Reason } from './plan-change.
 import { BANDWIDTH_JOB, BANDWIDTH_RETRY_DELAY_MS, bandwidthOperationKey } from './plan-change.jobs.js';
 import { writeAdjustment } from './plan-change.adjustments.js';
 
-export { NOTES, type Reason } from './plan-change.rules.js';
+;
 
 /** Who asks for the change: the /agent surface, a partner API key, or a platform administrator's override. */
-export type Source = 'agent' | 'partner' | 'admin';
+type Source = 'agent' | 'partner' | 'admin';
 
 /**
  * The daily limit each surface enforces (decisions.md): a partner changes a subscription once per UTC
@@ -24,9 +24,9 @@ export type DailyLimit = 'subscription' | 'customer';
 const LIMIT_OF = { partner: 'subscription', agent: 'customer' } as const satisfies Record<Exclude<Source, 'admin'>, DailyLimit>;
 
 /** The unique indexes (migration 7000) that settle a race on each limit; a violation is the same 409. */
-export const DAILY_LIMIT_INDEXES = ['plan_changes_subscription_day_key', 'plan_changes_agent_customer_day_key'] as const;
+const DAILY_LIMIT_INDEXES = ['plan_changes_subscription_day_key', 'plan_changes_agent_customer_day_key'] as const;
 
-export function reasonError(reason: Reason, status?: string, limit: DailyLimit = 'customer'): AppError {
+function reasonError(reason: Reason, status?: string, limit: DailyLimit = 'customer'): AppError {
   switch (reason) {
     case 'not_active':
       return new AppError(409, 'subscription_not_active', `The subscription is ${status ?? 'not ACTIVE'}; only an ACTIVE subscription can change plan`);
@@ -291,4 +291,5 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
   return { preview, previewRead, apply, refusalOf };
 }
 
+/** @public The type of what the container builds. */
 export type PlanChangeService = ReturnType<typeof createPlanChangeService>;

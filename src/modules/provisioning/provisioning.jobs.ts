@@ -8,7 +8,7 @@ import { findPortWork, findSubscription, runningPortTakingJob } from './provisio
 const PORT_BUSY_RETRY_MS = 15_000;
 
 /** Retry delays: 15 s, 1 min, 4 min, 16 min, 1 h (then the job fails for good). */
-export function portBackoffMs(attempt: number): number {
+function portBackoffMs(attempt: number): number {
   return Math.min(3_600_000, 15_000 * 4 ** (attempt - 1));
 }
 

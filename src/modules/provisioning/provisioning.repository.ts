@@ -10,7 +10,7 @@ import { isForeignKeyViolation, isUniqueViolation } from '../../lib/errors.js';
  * Subscription statuses that count as "existing" for idempotency (and the predicate of the occupancy
  * unique indexes). Occupancy itself is subscription_occupies (occupancy.repository.ts).
  */
-export const NON_TERMINAL = ['PENDING', 'PENDING_INSTALL', 'ACTIVE', 'SUSPENDED'] as const;
+const NON_TERMINAL = ['PENDING', 'PENDING_INSTALL', 'ACTIVE', 'SUSPENDED'] as const;
 export { PORT_JOB_KIND } from './port-job.js';
 import { PORT_JOB_KIND } from './port-job.js';
 
@@ -23,15 +23,6 @@ export function findPlanVersion(db: Executor, providerId: string, id: string) {
 }
 
 const BUILDING_COLS = ['b.id as building_id', 'b.line_type', 'b.in_coverage', 'b.country'] as const;
-
-export function findLocationByHash(db: Executor, providerId: string, hash: string) {
-  return db.selectFrom('locations as l')
-    .innerJoin('buildings as b', 'b.id', 'l.building_id')
-    .select(['l.id', 'l.unit_id', 'l.switch_port', ...BUILDING_COLS])
-    .where('l.location_hash', '=', hash)
-    .where('l.provider_id', '=', providerId)
-    .executeTakeFirst();
-}
 
 export function findLocationById(db: Executor, id: string) {
   return db.selectFrom('locations as l')

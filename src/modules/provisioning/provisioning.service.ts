@@ -26,7 +26,7 @@ export const MSG = {
   locationOccupied: 'Location already has a pending or active subscription',
 } as const;
 
-export type ProvisionRoute = 'provision' | 'install';
+type ProvisionRoute = 'provision' | 'install';
 
 export interface ProvisionResult {
   route: ProvisionRoute;
@@ -88,7 +88,7 @@ const MAC_RE = /^([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]
 const MAC_DOTTED = /^([0-9a-f]{4})\.([0-9a-f]{4})\.([0-9a-f]{4})$/i;
 
 /** "aa-bb-cc-dd-ee-ff", "aabb.ccdd.eeff" and friends → "AA:BB:CC:DD:EE:FF"; null when not a MAC. */
-export function normaliseMac(mac: string): string | null {
+function normaliseMac(mac: string): string | null {
   const s = mac.trim();
   const d = MAC_DOTTED.exec(s);
   const hex = d ? d.slice(1).join('') : MAC_RE.exec(s)?.slice(1).join('');

@@ -27,7 +27,7 @@ export interface StaffSummary {
   created_at: string;
 }
 
-export const summarize = (u: repo.StaffRow): StaffSummary => ({
+const summarize = (u: repo.StaffRow): StaffSummary => ({
   id: u.id,
   email: u.email,
   first_name: u.first_name,
@@ -37,7 +37,7 @@ export const summarize = (u: repo.StaffRow): StaffSummary => ({
   created_at: u.created_at.toISOString(),
 });
 
-export const NOT_ADMIN = 'Only the provider admin (sp_admin) may manage staff';
+const NOT_ADMIN = 'Only the provider admin (sp_admin) may manage staff';
 
 export function createStaffService(deps: StaffDeps) {
   const { db, clock, mailer, config } = deps;

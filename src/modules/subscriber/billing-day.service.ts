@@ -18,7 +18,7 @@ export interface BillingDayResult {
   next_send_date: string | null;
 }
 
-export const RESCHEDULE_FAILED =
+const RESCHEDULE_FAILED =
   'The billing day was saved, but the billing system could not reschedule the next invoice. Send the same request again to retry; it is safe to repeat.';
 
 export function createBillingDayService({ db, clock, adapters, log }: BillingDayDeps) {

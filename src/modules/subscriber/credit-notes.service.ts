@@ -12,13 +12,13 @@ import { findSubscriberProvider, subscriberIdsOfUser } from './subscriber.reposi
 export type CreditNoteDeps = Pick<Deps, 'db' | 'clock' | 'adapters' | 'log'>;
 
 /** Drafts, archived and voided notes are never shown (nor served as PDF). */
-export const VISIBLE_STATES = ['open', 'refunded', 'paid_out', 'applied'] as const;
+const VISIBLE_STATES = ['open', 'refunded', 'paid_out', 'applied'] as const;
 export type VisibleState = (typeof VISIBLE_STATES)[number];
 const visible = (n: BillingCreditNote): n is BillingCreditNote & { state: VisibleState } => (VISIBLE_STATES as readonly string[]).includes(n.state);
 
-export const BILLING_UNREACHABLE = 'The billing system is unreachable right now, so credit notes cannot be read; try again in a few minutes';
+const BILLING_UNREACHABLE = 'The billing system is unreachable right now, so credit notes cannot be read; try again in a few minutes';
 
-export function creditNotePdfPath(id: string) {
+function creditNotePdfPath(id: string) {
   return `/api/v1/credit-notes/${encodeURIComponent(id)}/pdf`;
 }
 

@@ -11,7 +11,7 @@ import { createSubscriberService } from './subscriber.service.js';
 
 export type PaymentMethodDeps = Pick<Deps, 'db' | 'clock' | 'adapters' | 'log'>;
 
-export const NO_CARD_PROCESSOR = 'Your provider has no card-processor connection; card payments are not available';
+const NO_CARD_PROCESSOR = 'Your provider has no card-processor connection; card payments are not available';
 
 export interface CardSummary {
   brand: string;

@@ -8,7 +8,7 @@ import { findProvider } from '../providers/providers.repository.js';
 
 export type SubscriberDeps = Pick<Deps, 'db' | 'clock' | 'log'>;
 
-export const NO_SUBSCRIBER_RECORD = 'No subscriber record for this account';
+const NO_SUBSCRIBER_RECORD = 'No subscriber record for this account';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -20,7 +20,7 @@ interface Branding {
 }
 
 /** Bytes to decimal gigabytes (1 GB = 1000^3 bytes), rounded half-up to 2 places, without floats. */
-export function bytesToGb(bytes: string | number | bigint): number {
+function bytesToGb(bytes: string | number | bigint): number {
   const b = BigInt(bytes);
   const hundredths = (b * 100n + 500_000_000n) / 1_000_000_000n;
   return Number(hundredths) / 100;
@@ -203,6 +203,7 @@ export function createSubscriberService({ db, clock, log }: SubscriberDeps) {
   return { me, details, invoices, usage, statusHistory, requireSubscriber };
 }
 
-export const STATUS_HISTORY_LIMIT = 100;
+const STATUS_HISTORY_LIMIT = 100;
 
+/** @public The type of what the container builds. */
 export type SubscriberService = ReturnType<typeof createSubscriberService>;

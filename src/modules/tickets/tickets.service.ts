@@ -10,7 +10,7 @@ import { judgeSession, sessionTokenHash } from '../verification/verification.ser
 import * as repo from './tickets.repository.js';
 
 /** Tickets from the agent land in the provider's support queue. */
-export const SUPPORT_QUEUE = 'support';
+const SUPPORT_QUEUE = 'support';
 const SUBJECT_MAX = 200;
 
 interface Caller extends Actor {
@@ -29,7 +29,7 @@ export interface AgentTicketInput {
 }
 
 /** The first line of the summary, cut at a word boundary: what a support queue shows. */
-export function subjectFromSummary(summary: string): string {
+function subjectFromSummary(summary: string): string {
   const line = summary.split(/\r?\n/).map((l) => l.trim()).find((l) => l.length > 0) ?? 'Support request';
   if (line.length <= 120) return line;
   const cut = line.slice(0, 120);
@@ -38,7 +38,7 @@ export function subjectFromSummary(summary: string): string {
 }
 
 /** The customer-facing article: the summary, then the diagnosis under its own heading. */
-export function composeArticle(summary: string, diagnosis?: string): string {
+function composeArticle(summary: string, diagnosis?: string): string {
   const parts = [`Summary\n${summary.trim()}`];
   if (diagnosis && diagnosis.trim()) parts.push(`Diagnosis\n${diagnosis.trim()}`);
   return parts.join('\n\n');
@@ -144,4 +144,5 @@ export function createTicketsService({ db, clock, mailer, config }: Pick<Deps, '
   return { createFromAgent, listForCustomer };
 }
 
+/** @public The type of what the container builds. */
 export type TicketsService = ReturnType<typeof createTicketsService>;

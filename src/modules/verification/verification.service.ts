@@ -13,11 +13,11 @@ import { oneTimeCodeMessage } from './verification.mail.js';
 import * as repo from './verification.repository.js';
 
 /** Fixed by decisions.md. */
-export const CODE_TTL_MS = 10 * 60_000;
-export const SESSION_TTL_MS = 15 * 60_000;
-export const MAX_WRONG_ATTEMPTS = 5;
-export const MAX_ISSUES_PER_WINDOW = 5;
-export const ISSUE_WINDOW_MS = 10 * 60_000;
+const CODE_TTL_MS = 10 * 60_000;
+const SESSION_TTL_MS = 15 * 60_000;
+const MAX_WRONG_ATTEMPTS = 5;
+const MAX_ISSUES_PER_WINDOW = 5;
+const ISSUE_WINDOW_MS = 10 * 60_000;
 
 const SESSION_RE = /^vs_[A-Za-z0-9_-]{43}$/;
 
@@ -174,4 +174,5 @@ export function createVerificationService(deps: Pick<Deps, 'db' | 'clock' | 'mai
 const tooManyAttempts = () =>
   new AppError(403, 'too_many_attempts', 'Too many wrong codes: this code is locked; issue a new one with POST /agent/verify/issue');
 
+/** @public The type of what the container builds. */
 export type VerificationService = ReturnType<typeof createVerificationService>;
