@@ -7,5 +7,5 @@
  * (bench/README.md) and leaves the live heap several times its measured peak. SERVER_HEAP_MB
  * changes it (flags on the command line win over NODE_OPTIONS).
  */
-export const SERVER_HEAP_MB = Number(process.env.SERVER_HEAP_MB) || 256;
+const SERVER_HEAP_MB = Number(process.env.SERVER_HEAP_MB) || 256;
 export const SERVER_NODE_FLAGS = [`--max-old-space-size=${SERVER_HEAP_MB}`];

@@ -19,7 +19,7 @@ export const TEST_CARDS = {
  */
 export const DECLINING_PAYMENT_METHOD_MARKER = 'chargeDeclined';
 
-export interface ChargeRecord {
+interface ChargeRecord {
   account: string;
   paymentMethodId: string;
   amountCents: number;
@@ -30,7 +30,7 @@ export interface ChargeRecord {
   created_at: Date;
 }
 
-export interface CardSetupRecord {
+interface CardSetupRecord {
   setup_id: string;
   account: string;
   subscriberId: string;

@@ -8,9 +8,9 @@ export interface SimFaultControl extends FaultControl {
   timeoutMs: number;
 }
 
-export const DEFAULT_ADAPTER_TIMEOUT_MS = 5_000;
+const DEFAULT_ADAPTER_TIMEOUT_MS = 5_000;
 /** 'slow' without delayMs: slower than usual, still inside the default timeout. */
-export const DEFAULT_SLOW_DELAY_MS = 1_000;
+const DEFAULT_SLOW_DELAY_MS = 1_000;
 
 const SYSTEM_NAMES: Record<AdapterSystem, string> = {
   switch: 'switch controller',

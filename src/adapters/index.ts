@@ -6,11 +6,7 @@ import { createSmsSimulator, type SmsGatewaySimulator } from './sms.simulator.js
 import { createSwitchSimulator, type SwitchControllerSimulator } from './switch.simulator.js';
 import type { Adapters } from './types.js';
 
-export { DEFAULT_ADAPTER_TIMEOUT_MS, DEFAULT_SLOW_DELAY_MS, type SimFaultControl } from './faults.js';
-export { LEGACY_SWITCH_PREFIX, needsOperatorConfirmation, type SwitchControllerSimulator, type SwitchPortState } from './switch.simulator.js';
-export type { BillingSystemSimulator } from './billing.simulator.js';
-export { TEST_CARDS, DECLINING_PAYMENT_METHOD_MARKER, type CardProcessorSimulator, type ChargeRecord, type CardSetupRecord } from './card.simulator.js';
-export type { SmsGatewaySimulator, SentSms } from './sms.simulator.js';
+export { TEST_CARDS, DECLINING_PAYMENT_METHOD_MARKER } from './card.simulator.js';
 
 /** The four adapters as the embedded simulators, with their test-facing extras typed. */
 export interface SimulatedAdapters extends Adapters {

@@ -2,7 +2,7 @@ import type { Clock } from '../lib/clock.js';
 import { createFaults, simulateCall, type SimFaultControl } from './faults.js';
 import { AdapterError, type SmsGateway } from './types.js';
 
-export interface SentSms {
+interface SentSms {
   to: string;
   text: string;
   sent_at: Date;

@@ -17,13 +17,13 @@ import { AdapterError, type PortSpec, type SwitchController } from './types.js';
  * Switches whose id starts with this prefix cannot change a port's bandwidth unattended: the
  * change is accepted and held for an operator (`updateBandwidth` answers `{applied: false}`).
  */
-export const LEGACY_SWITCH_PREFIX = 'legacy-';
+const LEGACY_SWITCH_PREFIX = 'legacy-';
 
-export function needsOperatorConfirmation(switchId: string | null | undefined): boolean {
+function needsOperatorConfirmation(switchId: string | null | undefined): boolean {
   return typeof switchId === 'string' && switchId.toLowerCase().startsWith(LEGACY_SWITCH_PREFIX);
 }
 
-export type SwitchPortState = SwitchPortRow;
+type SwitchPortState = SwitchPortRow;
 
 export interface SwitchControllerSimulator extends SwitchController {
   readonly faults: SimFaultControl;

@@ -7,7 +7,6 @@ import { prepareStatements } from './prepared.js';
 import type { DB } from './types.js';
 
 export type Db = Kysely<DB>;
-export type { DB };
 
 // DATE stays a 'YYYY-MM-DD' string (no local-midnight Date); bigint (int8) and numeric stay strings.
 pg.types.setTypeParser(1082, (v: string) => v);

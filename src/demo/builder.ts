@@ -23,7 +23,7 @@ export type SubStatus = 'PENDING_INSTALL' | 'ACTIVE' | 'SUSPENDED' | 'CANCELLED'
  * open/paid = invoice and billing document; none = neither (case a); no_document = invoice without
  * its billing-document row (case b); no_invoice = billing-document row without invoice (case c).
  */
-export type CurrentMonth = 'open' | 'paid' | 'none' | 'no_document' | 'no_invoice';
+type CurrentMonth = 'open' | 'paid' | 'none' | 'no_document' | 'no_invoice';
 
 export interface CustomerSpec {
   providerId: string;

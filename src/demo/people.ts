@@ -25,7 +25,7 @@ export function personName(rng: Rng, country: Country): { first: string; last: s
 }
 
 const FOLD: Record<string, string> = { ä: 'ae', ö: 'oe', ü: 'ue', ß: 'ss', é: 'e', è: 'e', ô: 'o', ç: 'c' };
-export const emailLocal = (s: string) =>
+const emailLocal = (s: string) =>
   s.toLowerCase().replace(/[äöüßéèôç]/g, (c) => FOLD[c]).replace(/[^a-z0-9]+/g, '');
 
 const DE_MOBILE = ['151', '152', '157', '160', '162', '170', '171', '172', '175', '176', '177', '178', '179'];
@@ -64,7 +64,7 @@ function writtenPhone(rng: Rng, country: Country): string {
   return rng.pick([`030 ${sub}`, `(030) ${sub}`, `+49 30 ${sub}`, `030/${sub.slice(0, 4)} ${sub.slice(4)}`, `+49-30-${sub}`]);
 }
 
-export function toE164(phone: string, country: Country): string | null {
+function toE164(phone: string, country: Country): string | null {
   const parsed = parsePhoneNumber(phone, { regionCode: country });
   return parsed.valid ? parsed.number.e164 : null;
 }
@@ -113,5 +113,3 @@ export function createUniques(rng: Rng) {
     },
   };
 }
-
-export type Uniques = ReturnType<typeof createUniques>;

@@ -4,7 +4,7 @@ import { newId, randomAlnum, randomToken } from '../lib/ids.js';
 import { coverageColumns } from '../modules/serviceability/address-normalize.js';
 import type { Country } from './people.js';
 
-export type LineType = 'first_line' | 'second_line' | 'third_line' | null;
+type LineType = 'first_line' | 'second_line' | 'third_line' | null;
 
 export interface BuildingSpec {
   key: string;

@@ -4,7 +4,7 @@ import type { Deps } from '../container.js';
 import type { DemoDocument } from './document.js';
 import { isDatabaseEmpty, loadDemo, readDemoDocument } from './seed.js';
 
-export const DEMO_DOCUMENT_FILE = 'var/demo.json';
+const DEMO_DOCUMENT_FILE = 'var/demo.json';
 
 export interface DemoAtStart {
   document: DemoDocument | null;

@@ -30,7 +30,7 @@ interface SubscriberLike {
  * The issuer block: branding.display_name (else the provider name), branding.address_lines when
  * the provider configured them (the schema has no provider address columns), support contact.
  */
-export function issuerOf(p: ProviderLike): DocumentIssuer {
+function issuerOf(p: ProviderLike): DocumentIssuer {
   const b = (p.branding && typeof p.branding === 'object' ? p.branding : {}) as Record<string, unknown>;
   const name = typeof b.display_name === 'string' && b.display_name.trim() ? b.display_name.trim() : p.provider_name;
   const lines = Array.isArray(b.address_lines) ? b.address_lines.filter((l): l is string => typeof l === 'string' && l.trim() !== '') : [];
@@ -38,7 +38,7 @@ export function issuerOf(p: ProviderLike): DocumentIssuer {
 }
 
 /** The invoice addressee: the invoice contact and address when set, else the contract holder. */
-export function recipientOf(s: SubscriberLike): DocumentRecipient {
+function recipientOf(s: SubscriberLike): DocumentRecipient {
   const name = [s.invoice_first_name ?? s.first_name, s.invoice_last_name ?? s.last_name].filter(Boolean).join(' ');
   const street = [s.invoice_street, s.invoice_house_number].filter(Boolean).join(' ');
   const city = [s.invoice_postal_code, s.invoice_city].filter(Boolean).join(' ');
@@ -48,6 +48,8 @@ export function recipientOf(s: SubscriberLike): DocumentRecipient {
 /** Beside what the PDF prints: who the invoice belongs to and where a copy goes. */
 export interface InvoiceExtras {
   providerId: string;
+  /** What the covering mail's brand is made of (mailBrand). */
+  provider: { name: string; support_email: string; branding: unknown };
   subscriberId: string;
   /** The invoice email when set, else the contract email. */
   to: string;
@@ -64,6 +66,7 @@ export async function loadInvoicePdfInput(db: Executor, invoiceId: string): Prom
   const lines = await listInvoiceLines(db, invoiceId);
   return {
     providerId: inv.provider_id,
+    provider: { name: inv.provider_name, support_email: inv.support_email, branding: inv.branding },
     subscriberId: inv.subscriber_id,
     to: inv.invoice_email ?? inv.email,
     firstName: inv.invoice_first_name ?? inv.first_name,
@@ -91,7 +94,7 @@ export async function invoicePdf(db: Executor, invoiceId: string): Promise<Buffe
  * Everything the credit-note PDF prints, from the note as the billing system answered it
  * (billingSystem.getCreditNote) plus the subscriber and provider; null if the subscriber is gone.
  */
-export async function loadCreditNotePdfInput(db: Executor, note: BillingCreditNote): Promise<CreditNotePdfInput | null> {
+async function loadCreditNotePdfInput(db: Executor, note: BillingCreditNote): Promise<CreditNotePdfInput | null> {
   const sb = await findSubscriberForDocument(db, note.subscriber_id);
   if (!sb) return null;
   const links = await findCreditNoteLinks(db, note.id);

@@ -11,14 +11,14 @@ const CONTENT_WIDTH = PAGE_WIDTH - 2 * MARGIN;
 const AMOUNT_WIDTH = 130;
 const GREY = '#4b5563';
 
-export const amount = (cents: number) => formatCents(cents);
+const amount = (cents: number) => formatCents(cents);
 export const money = (cents: number, currency: string) => `${formatCents(cents)} ${currency.trim().toUpperCase()}`;
 
 /**
  * The standard PDF fonts only cover WinAnsi (Latin-1 and a few more); other characters would
  * print as garbage, so they become '?'. Line breaks in data become spaces.
  */
-export function printable(s: unknown): string {
+function printable(s: unknown): string {
   return String(s ?? '')
     .replace(/[\r\n\t]+/g, ' ')
     .replace(/\u2192/g, '->')

@@ -3,7 +3,6 @@ import { registerMailJobs } from '../mail/mail.jobs.js';
 import { registerWebhookJobs } from '../webhooks/webhook.jobs.js';
 import { registerPlanChangeJobs } from '../modules/plan-change/plan-change.jobs.js';
 import { registerProvisioningJobs } from '../modules/provisioning/provisioning.jobs.js';
-import { registerCustomerJobs } from '../modules/customers/invoice-copy.js';
 import { registerBillingJobs } from '../modules/billing/billing.jobs.js';
 import { registerCancellationJobs } from '../modules/cancellation/cancellation.jobs.js';
 import { registerRetentionJobs } from '../modules/maintenance/retention.jobs.js';
@@ -14,7 +13,6 @@ export function registerJobHandlers(deps: Deps) {
   registerWebhookJobs(deps);
   registerPlanChangeJobs(deps);
   registerProvisioningJobs(deps);
-  registerCustomerJobs(deps);
   registerBillingJobs(deps);
   registerCancellationJobs(deps);
   registerRetentionJobs(deps);

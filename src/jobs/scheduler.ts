@@ -3,7 +3,7 @@ import type { Db } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
 import type { JobQueue } from './types.js';
 
-export interface RecurringOptions {
+interface RecurringOptions {
   /** Shifts the slot boundaries: a daily job with offsetMs 2 h runs from 02:00 UTC. Default 0. */
   offsetMs?: number;
   maxAttempts?: number;

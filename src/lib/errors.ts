@@ -80,7 +80,6 @@ export function rateLimitExceeded(retryAfterSeconds: number): RateLimitError {
   return new RateLimitError({ statusCode: 429, error: 'Too Many Requests', message: `Rate limit exceeded, retry in ${waitText(s)}` }, s);
 }
 
-export const badRequest = (code: ErrorCode, message: string) => new AppError(400, code, message);
 export const notFound = (message = 'Not found', code: ErrorCode = 'not_found') => new AppError(404, code, message);
 export const conflict = (code: ErrorCode, message: string) => new AppError(409, code, message);
 export const unprocessable = (message: string) => new AppError(422, 'unprocessable', message);
@@ -89,10 +88,9 @@ export const dependencyFailed = (message: string) => new AppError(502, 'dependen
 export const serviceUnavailable = (code: ErrorCode, message: string) => new AppError(503, code, message);
 
 /** Postgres error codes the services branch on. */
-export const PG_UNIQUE_VIOLATION = '23505';
-export const PG_FOREIGN_KEY_VIOLATION = '23503';
-export const PG_SERIALIZATION_FAILURE = '40001';
-export const PG_QUERY_CANCELED = '57014';
+const PG_UNIQUE_VIOLATION = '23505';
+const PG_FOREIGN_KEY_VIOLATION = '23503';
+const PG_QUERY_CANCELED = '57014';
 
 /** The statement ran past the transaction's statement_timeout (not a cancel by a client or an operator). */
 export function isStatementTimeout(err: unknown): boolean {

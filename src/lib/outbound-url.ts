@@ -27,7 +27,7 @@ export function isInternalAddress(address: string): boolean {
   return INTERNAL.check(a.address, a.family);
 }
 
-export function isLoopbackAddress(address: string): boolean {
+function isLoopbackAddress(address: string): boolean {
   const a = normalise(address);
   return LOOPBACK.check(a.address, a.family);
 }

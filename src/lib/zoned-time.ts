@@ -2,7 +2,7 @@
 // Billing stays in UTC (lib/dates.ts); installation appointments are local to the building.
 
 /** The zone of a building whose region (and country) has none recorded: the operator's home zone. */
-export const DEFAULT_TIME_ZONE = 'Europe/Berlin';
+const DEFAULT_TIME_ZONE = 'Europe/Berlin';
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 function formatter(zone: string): Intl.DateTimeFormat {

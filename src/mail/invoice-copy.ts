@@ -6,7 +6,7 @@ import type { Db } from '../db/database.js';
 import { loadInvoicePdfInput } from '../documents/documents.service.js';
 import { renderInvoicePdf } from '../documents/pdf.js';
 import type { Executor, JobQueue } from '../jobs/types.js';
-import { invoiceCopyMail } from './templates.js';
+import { invoiceCopyMail, mailBrand } from './templates.js';
 import type { Mailer } from './types.js';
 
 export const INVOICE_COPY_JOB = 'mail.invoice_copy';
@@ -36,8 +36,7 @@ export async function sendInvoiceCopy(
   if (!input) return null;
   const pdf = await renderInvoicePdf(input);
   const to = req.to ?? input.to;
-  // issuerOf already resolved the display name and support contact from the provider's branding.
-  const brand = { name: input.issuer.name, supportEmail: input.issuer.supportEmail ?? '', supportPhone: input.issuer.supportPhone ?? null };
+  const brand = mailBrand(input.provider);
   const content = invoiceCopyMail(
     { brand, baseUrl: deps.config.publicBaseUrl },
     {

@@ -3,13 +3,13 @@
 // and is still URL-encoded for safety).
 
 /** Password reset (15 min), account activation (14 days) and staff invite (14 days): one page, POST /auth/set-password. */
-export const SET_PASSWORD_PATH = '/set-password';
+const SET_PASSWORD_PATH = '/set-password';
 /** Third-line installation booking: pick, move or cancel the four-hour window. */
-export const BOOKING_PATH = '/booking';
+const BOOKING_PATH = '/booking';
 /** Card payment of an invoice (the first invoice after installation). */
-export const PAYMENT_PATH = '/pay';
+const PAYMENT_PATH = '/pay';
 /** Undo an /agent contact edit or plan change (24 hours, single use): GET shows the form, POST undoes. */
-export const ROLLBACK_PATH = '/rollback';
+const ROLLBACK_PATH = '/rollback';
 
 const base = (baseUrl: string) => baseUrl.replace(/\/+$/, '');
 

@@ -9,7 +9,7 @@ import type { MailMessage } from './types.js';
  * shares it would hold up provisioning, billing and the plan-change bandwidth retries meanwhile.
  */
 export const MAIL_SEND_SLOTS = 4;
-export const INVOICE_COPY_SLOTS = 2;
+const INVOICE_COPY_SLOTS = 2;
 
 export function registerMailJobs({ jobs, mailer, db, config }: Pick<Deps, 'jobs' | 'mailer' | 'db' | 'config'>) {
   jobs.register('mail.send', {

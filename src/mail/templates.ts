@@ -7,7 +7,7 @@ import { oneLine, render, type Block, type MailBrand } from './layout.js';
 import { bookingUrl, paymentUrl, setPasswordUrl } from './links.js';
 import type { MailAttachment } from './types.js';
 
-export { escapeHtml, type MailBrand } from './layout.js';
+export {  type MailBrand } from './layout.js';
 export * from './links.js';
 
 /** Who sends (brand) and where links point (config.publicBaseUrl). */
@@ -23,7 +23,7 @@ export interface MailContent {
   tag: string;
 }
 
-export const MAIL_TAGS = {
+const MAIL_TAGS = {
   verificationCode: 'verification_code',
   passwordReset: 'password_reset',
   activation: 'account_activation',
@@ -36,9 +36,9 @@ export const MAIL_TAGS = {
 
 /** Lifetimes stated in the mails; they must match the tokens' (decisions.md). */
 export const VERIFICATION_CODE_MINUTES = 10;
-export const PASSWORD_RESET_MINUTES = 15;
-export const SET_UP_LINK_DAYS = 14;
-export const BOOKING_MIN_LEAD_HOURS = 24;
+const PASSWORD_RESET_MINUTES = 15;
+const SET_UP_LINK_DAYS = 14;
+const BOOKING_MIN_LEAD_HOURS = 24;
 
 /** The brand of a provider row: branding.display_name when set, else the provider's name. */
 export function mailBrand(provider: { name: string; support_email: string; branding?: unknown }): MailBrand {

@@ -26,7 +26,7 @@ function validationDetails(err: FastifyError): ValidationDetail[] {
 }
 
 /** Turns anything thrown into a status, a stable code and a client-safe message. */
-export function normaliseError(err: unknown, request: FastifyRequest): Normalised {
+function normaliseError(err: unknown, request: FastifyRequest): Normalised {
   if (err instanceof AppError) {
     return { status: err.status, code: err.code, message: err.message, ...err.extra };
   }

@@ -6,7 +6,7 @@ import type { FastifyRequest } from 'fastify';
 const PATH_TOKENS = /\/(booking|pay|set-password)\/[^/?#]+/gi;
 
 /** The query string with every value replaced by `[redacted]` (names kept, for debugging). */
-export function redactQuery(query: string): string {
+function redactQuery(query: string): string {
   if (!query) return '';
   return query
     .split('&')

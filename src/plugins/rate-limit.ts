@@ -50,7 +50,7 @@ export type RateLimitName = keyof typeof RATE_LIMITS;
  * present key therefore counts against the client IP (an IPv6 client: its /64): inventing prefixes
  * buys no fresh budget.
  */
-export function bucketOf(request: FastifyRequest): string {
+function bucketOf(request: FastifyRequest): string {
   return request.apiKey ? `key:${request.apiKey.prefix}` : `ip:${clientNetwork(request.ip)}`;
 }
 

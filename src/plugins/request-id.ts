@@ -1,4 +1,4 @@
-import type { FastifyRequest, RawRequestDefaultExpression } from 'fastify';
+import type { RawRequestDefaultExpression } from 'fastify';
 import { randomToken } from '../lib/ids.js';
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -8,8 +8,4 @@ export function genReqId(req: RawRequestDefaultExpression): string {
   const incoming = req.headers['x-request-id'];
   if (typeof incoming === 'string' && SAFE_ID.test(incoming)) return incoming;
   return `req_${randomToken(12)}`;
-}
-
-export function requestIdOf(request: FastifyRequest): string {
-  return String(request.id);
 }

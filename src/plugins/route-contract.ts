@@ -6,7 +6,7 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import { z } from 'zod';
 
 /** A credential check, as the OpenAPI security scheme (plugins/docs.ts) names it. */
-export type Scheme = 'apiKey' | 'verifiedSession' | 'webhookSecret' | 'bearer';
+type Scheme = 'apiKey' | 'verifiedSession' | 'webhookSecret' | 'bearer';
 
 export interface Credential {
   scheme: Scheme;
@@ -25,7 +25,7 @@ export function checksCredential<T extends Hook>(hook: T, credential: Credential
   return hook;
 }
 
-export const credentialOf = (hook: unknown): Credential | undefined =>
+const credentialOf = (hook: unknown): Credential | undefined =>
   typeof hook === 'function' ? (hook as unknown as Record<symbol, Credential | undefined>)[CREDENTIAL] : undefined;
 
 declare module 'fastify' {

@@ -3,6 +3,7 @@ import type { Db } from '../db/database.js';
 import { isUuid } from '../lib/ids.js';
 import { checkOutboundUrl, type Resolve } from '../lib/outbound-url.js';
 import type { Webhooks } from './types.js';
+import { lockProviderEndpoint, setProviderEndpoint } from './webhook.repository.js';
 
 /** A Standard Webhooks signing secret: "whsec_" + base64 of 32 random bytes (the raw HMAC key). */
 export const newSigningSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
@@ -48,13 +49,10 @@ export async function configureWebhookEndpoint(deps: EndpointDeps, providerId: s
     if (why) throw new EndpointError(`url: ${why}`);
   }
   return deps.db.transaction().execute(async (trx) => {
-    const p = await trx.selectFrom('providers').select(['id', 'name', 'webhook_signing_secret']).where('id', '=', providerId).forUpdate().executeTakeFirst();
+    const p = await lockProviderEndpoint(trx, providerId);
     if (!p) throw new EndpointError(`provider: no provider ${providerId}`);
     const newSecret = change.rotateSecret || !p.webhook_signing_secret ? newSigningSecret() : null;
-    await trx.updateTable('providers')
-      .set({ webhook_url: change.url, ...(newSecret ? { webhook_signing_secret: newSecret } : {}) })
-      .where('id', '=', providerId)
-      .execute();
+    await setProviderEndpoint(trx, providerId, change.url, newSecret);
     const released = change.url ? await deps.webhooks.releaseWaiting(trx, providerId) : 0;
     return { providerId, providerName: p.name, url: change.url, newSecret, released };
   });

@@ -12,7 +12,7 @@ import { deliveryInsert, listUnattemptedPending } from './webhook.repository.js'
  */
 export const DELIVERY_JOB_MAX_ATTEMPTS = WEBHOOK_MAX_ATTEMPTS * 2;
 
-export const newDeliveryId = () => `msg_${randomAlnum(26)}`;
+const newDeliveryId = () => `msg_${randomAlnum(26)}`;
 
 /**
  * The outbox: emit() writes the event and its delivery job in one statement, in the caller's

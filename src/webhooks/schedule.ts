@@ -17,11 +17,11 @@ export const WEBHOOK_RETRY_DELAYS_MS = [
 export const WEBHOOK_MAX_ATTEMPTS = WEBHOOK_RETRY_DELAYS_MS.length + 1;
 
 /** Jitter is added, never subtracted: at most 10 % of the step and at most 5 minutes. */
-export const WEBHOOK_JITTER_FRACTION = 0.1;
-export const WEBHOOK_JITTER_CAP_MS = 5 * 60_000;
+const WEBHOOK_JITTER_FRACTION = 0.1;
+const WEBHOOK_JITTER_CAP_MS = 5 * 60_000;
 
 /** A Retry-After longer than this is capped (the longest step of the schedule). */
-export const RETRY_AFTER_CAP_MS = 24 * 3_600_000;
+const RETRY_AFTER_CAP_MS = 24 * 3_600_000;
 
 /** Statuses whose Retry-After header is honoured. */
 export const RETRY_AFTER_STATUSES = new Set([429, 502, 504]);

@@ -18,7 +18,7 @@ export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = [
   'subscription.plan_changed',
 ];
 
-export interface EmitOptions {
+interface EmitOptions {
   providerId: string;
   type: WebhookEventType;
   subscriptionId: string;

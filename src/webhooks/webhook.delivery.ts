@@ -53,7 +53,7 @@ export type DeliveryOutcome =
   | { delivery_id: string; status: 'delivered' | 'failed'; already_settled: true };
 
 /** The body in the documented key order (jsonb storage does not keep key order). */
-export function canonicalEnvelope(p: WebhookEnvelope): WebhookEnvelope {
+function canonicalEnvelope(p: WebhookEnvelope): WebhookEnvelope {
   const { subscription_id, subscriber_id, ...rest } = p.data;
   return { id: p.id, type: p.type, created_at: p.created_at, provider_id: p.provider_id, data: { subscription_id, subscriber_id, ...rest } };
 }

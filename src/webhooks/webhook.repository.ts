@@ -182,3 +182,17 @@ export async function listUnattemptedPending(ex: Executor, providerId: string): 
 export async function setNextAttemptAt(ex: Executor, id: string, at: Date) {
   await ex.updateTable('webhook_deliveries').set({ next_attempt_at: at }).where('id', '=', id).execute();
 }
+
+// The provider's endpoint ------------------------------------------------------------------
+
+export function lockProviderEndpoint(trx: Transaction<DB>, providerId: string) {
+  return trx.selectFrom('providers').select(['id', 'name', 'webhook_signing_secret']).where('id', '=', providerId).forUpdate().executeTakeFirst();
+}
+
+/** The URL, and a new signing secret when one is given (null keeps the current one). */
+export async function setProviderEndpoint(trx: Transaction<DB>, providerId: string, url: string | null, newSecret: string | null) {
+  await trx.updateTable('providers')
+    .set({ webhook_url: url, ...(newSecret ? { webhook_signing_secret: newSecret } : {}) })
+    .where('id', '=', providerId)
+    .execute();
+}

@@ -15,14 +15,14 @@ import { startSmtpSink, type SinkMessage, type SmtpSink } from '../helpers/smtp-
 
 export type Provider = Awaited<ReturnType<typeof createProvider>>;
 
-export interface Recorded {
+interface Recorded {
   method: string;
   url: string;
   status: number;
   body: string;
 }
 
-export interface CallOptions {
+interface CallOptions {
   key?: string | null;
   session?: string | null;
   payload?: unknown;

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../../src/lib/crypto.js';
 import { newId } from '../../src/lib/ids.js';
+import { invoicePdf } from '../../src/documents/index.js';
+import { INVOICE_COPY_JOB } from '../../src/mail/invoice-copy.js';
 import { createInvoice, createUser } from '../helpers/factories.js';
 import { pdfText } from '../helpers/pdf-text.js';
 import { expectError, expectNoLeaks, seedCustomer, setupAgent, verify, type AgentKit, type SeededCustomer } from './helpers.js';
@@ -189,16 +191,38 @@ describe('POST /agent/customers/{id}/invoices/{invoiceId}/resend', () => {
     expect(a).toMatchObject({ entity_type: 'invoice', actor: kit.main.keyPrefix, request_id: r.headers['x-request-id'] });
   });
 
+  it("the copy is the invoice's one PDF: the provider's address lines and the customer's full invoice address are printed", async () => {
+    const c = await verified();
+    const { branding } = await kit.t.db.selectFrom('providers').select('branding').where('id', '=', kit.main.id).executeTakeFirstOrThrow();
+    const before = (branding ?? {}) as Record<string, unknown>;
+    await kit.t.db.updateTable('providers').set({ branding: JSON.stringify({ ...before, address_lines: ['Hafenstraße 9', '24103 Kiel'] }) }).where('id', '=', kit.main.id).execute();
+    try {
+      await kit.t.db.updateTable('subscribers').set({
+        invoice_email: 'copy@customer.example', invoice_street: 'Lindenweg', invoice_house_number: '4a', invoice_postal_code: '10115', invoice_city: 'Berlin', invoice_country: 'DE',
+      }).where('id', '=', c.id).execute();
+      const inv = await createInvoice(kit.t.db, { providerId: kit.main.id, subscriberId: c.id, subscriptionId: c.subscriptionId, status: 'open', totalCents: 2999, lines: [{ description: 'Fibre 100', amountCents: 2999 }] });
+      const r = await kit.call('POST', `/agent/customers/${c.id}/invoices/${inv.id}/resend`, { session: c.session });
+      expect(r.status).toBe(202);
+      await kit.t.deps.jobs.drain();
+      const m = await kit.sink.waitFor((x) => x.to.includes('copy@customer.example') && x.tag === 'invoice_copy');
+      const text = (await pdfText(m.attachments[0].content)).text;
+      for (const s of ['Hafenstraße 9', '24103 Kiel', 'Lindenweg 4a', '10115 Berlin', 'DE']) expect(text).toContain(s);
+      expect(m.attachments[0].content.equals((await invoicePdf(kit.t.db, inv.id))!)).toBe(true);
+    } finally {
+      await kit.t.db.updateTable('providers').set({ branding: JSON.stringify(before) }).where('id', '=', kit.main.id).execute();
+    }
+  });
+
   it('an invoice of another customer, a draft, an unknown or malformed id answers 404 not_found and sends nothing', async () => {
     const c = await verified();
     const other = await seedCustomer(kit);
     const theirs = await createInvoice(kit.t.db, { providerId: kit.main.id, subscriberId: other.id });
     const draft = await createInvoice(kit.t.db, { providerId: kit.main.id, subscriberId: c.id, status: 'draft' });
-    const jobsBefore = (await kit.t.db.selectFrom('jobs').select('id').where('kind', '=', 'customers.invoice_copy').execute()).length;
+    const jobsBefore = (await kit.t.db.selectFrom('jobs').select('id').where('kind', '=', INVOICE_COPY_JOB).execute()).length;
     for (const id of [theirs.id, draft.id, newId(), 'nope']) {
       expectError(await kit.call('POST', `/agent/customers/${c.id}/invoices/${id}/resend`, { session: c.session }), 404, 'not_found');
     }
-    expect((await kit.t.db.selectFrom('jobs').select('id').where('kind', '=', 'customers.invoice_copy').execute()).length).toBe(jobsBefore);
+    expect((await kit.t.db.selectFrom('jobs').select('id').where('kind', '=', INVOICE_COPY_JOB).execute()).length).toBe(jobsBefore);
   });
 });
 

@@ -24,7 +24,7 @@ export interface ChildDb {
  * A fresh, migrated, empty database for a child process: a clone of the run's template (real
  * Postgres when DATABASE_URL is set), or an embedded folder unpacked from the template.
  */
-export async function childDb(): Promise<ChildDb> {
+async function childDb(): Promise<ChildDb> {
   const dir = mkdtempSync(path.join(tmpdir(), 'netsvc-child-'));
   if (process.env.DATABASE_URL) {
     const db = await createTestDb();
@@ -46,7 +46,7 @@ export async function childDb(): Promise<ChildDb> {
 }
 
 /** The parent's environment without what would point the child at another database or mode. */
-export function childEnv(extra: Record<string, string>): Record<string, string> {
+function childEnv(extra: Record<string, string>): Record<string, string> {
   const base = Object.fromEntries(
     Object.entries(process.env).filter(([k, v]) => v !== undefined && !['DATABASE_URL', 'NODE_ENV', 'EMBEDDED_DB_DIR', 'PORT', 'VITEST', 'VITEST_WORKER_ID', 'VITEST_POOL_ID'].includes(k)),
   ) as Record<string, string>;
@@ -75,7 +75,7 @@ export function runScript(script: string, args: string[], cwd: string, env: Reco
 }
 
 /** Kills whatever child is still running (afterAll). */
-export function killChildren() {
+function killChildren() {
   for (const c of children) c.kill('SIGKILL');
 }
 

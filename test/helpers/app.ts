@@ -7,7 +7,7 @@ import { fixedClock } from '../../src/lib/clock.js';
 import { createTestDb, type TestDb } from './db.js';
 import { captureResponses } from './leaks.js';
 
-export type TestClock = ReturnType<typeof fixedClock>;
+type TestClock = ReturnType<typeof fixedClock>;
 
 export interface TestApp {
   app: FastifyInstance;

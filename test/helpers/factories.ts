@@ -4,7 +4,7 @@ import { hashPassword, newPrefixedSecret } from '../../src/lib/crypto.js';
 import { customerNumber, newId, randomAlnum, randomToken } from '../../src/lib/ids.js';
 import { coverageColumns } from '../../src/modules/serviceability/address-normalize.js';
 
-export const ALL_FEATURES = ['agent_api_access', 'provisioning:write', 'serviceability:read'];
+const ALL_FEATURES = ['agent_api_access', 'provisioning:write', 'serviceability:read'];
 
 export async function createProvider(
   db: Db,

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 
-export interface SinkAttachment {
+interface SinkAttachment {
   filename: string | null;
   contentType: string;
   content: Buffer;
@@ -50,7 +50,7 @@ export interface SmtpSink {
   close(): Promise<void>;
 }
 
-export function createSmtpSink(): SmtpSink {
+function createSmtpSink(): SmtpSink {
   const messages: SinkMessage[] = [];
   const waiters = new Set<(m: SinkMessage) => void>();
   let failures: { times: number; code: number; message: string } | null = null;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { MIGRATIONS_DIR } from '../../src/db/migrate.js';
 
 /** A name that changes whenever any migration or function file changes, so stale templates are never reused. */
-export function migrationsFingerprint(): string {
+function migrationsFingerprint(): string {
   const h = createHash('sha256');
   for (const dir of [MIGRATIONS_DIR, path.join(MIGRATIONS_DIR, 'functions')]) {
     for (const f of readdirSync(dir).filter((f) => f.endsWith('.sql')).sort()) {

@@ -26,9 +26,9 @@ import { Webhook } from 'standardwebhooks';
 import type { Clock } from '../../src/lib/clock.js';
 import type { WebhookEnvelope } from '../../src/webhooks/types.js';
 
-export const RECEIVER_TOLERANCE_SECONDS = 5 * 60;
+const RECEIVER_TOLERANCE_SECONDS = 5 * 60;
 
-export type ReceiverMode =
+type ReceiverMode =
   /** Verify and answer 204 (the default). A bad signature or stale timestamp answers 401. */
   | 'ok'
   /** The listening socket is closed; requests get "connection refused". */
@@ -38,7 +38,7 @@ export type ReceiverMode =
   /** Answer this status (after verifying; the event is not recorded), with Retry-After if given. */
   | { status: number; retryAfter?: number | string };
 
-export interface ReceivedEvent extends WebhookEnvelope {
+interface ReceivedEvent extends WebhookEnvelope {
   /** The webhook-id header (equal to the envelope id). */
   webhookId: string;
   /** The webhook-timestamp header, unix seconds. */
@@ -47,7 +47,7 @@ export interface ReceivedEvent extends WebhookEnvelope {
   rawBody: string;
 }
 
-export interface ReceivedRequest {
+interface ReceivedRequest {
   webhookId: string | undefined;
   headers: IncomingHttpHeaders;
   rawBody: string;

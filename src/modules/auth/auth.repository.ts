@@ -1,4 +1,9 @@
+import type { Transaction } from 'kysely';
 import type { Db } from '../../db/database.js';
+import type { DB } from '../../db/types.js';
+import type { Executor } from '../../jobs/types.js';
+import type { LinkPurpose } from './link-tokens.js';
+import { invalidateUserLinks } from './link-tokens.repository.js';
 
 export const findApiKeyByPrefix = (db: Db, prefix: string) =>
   db
@@ -15,10 +20,10 @@ export const findProviderByWebhookSecretPrefix = (db: Db, prefix: string) =>
     .where('webhook_secret_prefix', '=', prefix)
     .executeTakeFirst();
 
-export const findUserByEmail = (db: Db, email: string) =>
+export const findUserByEmail = (db: Executor, email: string) =>
   db.selectFrom('users').selectAll().where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase())).executeTakeFirst();
 
-export const findUserById = (db: Db, id: string) => db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+export const findUserById = (db: Executor, id: string) => db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 
 /** What a Bearer token is checked against on every request (by primary key). */
 export const findTokenUser = (db: Db, id: string) =>
@@ -28,3 +33,12 @@ export const findTokenUser = (db: Db, id: string) =>
     .select((eb) => eb.fn.coalesce('providers.disabled', eb.lit(false)).as('provider_disabled'))
     .where('users.id', '=', id)
     .executeTakeFirst();
+
+/** The links that set a password: once a password is set, the outstanding ones must not undo it. */
+export const PASSWORD_LINKS: LinkPurpose[] = ['password_reset', 'activation', 'staff_invite'];
+
+/** Stores a new password hash; the user's outstanding password links stop working. */
+export async function setPassword(trx: Transaction<DB>, userId: string, passwordHash: string, now: Date) {
+  await trx.updateTable('users').set({ password_hash: passwordHash, password_set_at: now }).where('id', '=', userId).execute();
+  await invalidateUserLinks(trx, userId, PASSWORD_LINKS, now);
+}

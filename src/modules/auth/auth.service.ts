@@ -9,7 +9,7 @@ import { createCredentialGuard, subjects } from './credential-guard.js';
 
 export type Feature = 'agent_api_access' | 'provisioning:write' | 'serviceability:read';
 export type Role = 'subscriber' | 'service_provider' | 'platform_admin';
-export type SpRole = 'sp_admin' | 'support' | 'sales' | 'bookkeeping';
+type SpRole = 'sp_admin' | 'support' | 'sales' | 'bookkeeping';
 
 export interface ApiKeyPrincipal {
   keyId: string;
@@ -26,7 +26,7 @@ export interface UserPrincipal {
 }
 
 /** Why a credential was refused: the surfaces map these to their own status and body. */
-export type CredentialFailure = 'missing' | 'invalid' | 'disabled';
+type CredentialFailure = 'missing' | 'invalid' | 'disabled';
 
 export type AuthResult<T> = { ok: true; principal: T } | { ok: false; failure: CredentialFailure };
 

@@ -7,9 +7,9 @@ import { newId } from '../../lib/ids.js';
 import * as repo from './credential-failures.repository.js';
 
 /** Fixed by decisions.md ("Login"): 10 failures within 15 minutes lock the subject for 15 minutes. */
-export const MAX_FAILURES = 10;
-export const FAILURE_WINDOW_MS = 15 * 60_000;
-export const LOCK_MS = 15 * 60_000;
+const MAX_FAILURES = 10;
+const FAILURE_WINDOW_MS = 15 * 60_000;
+const LOCK_MS = 15 * 60_000;
 
 /** Whose failures count together. */
 export const subjects = {
@@ -22,7 +22,7 @@ export const subjects = {
 };
 
 /** When the lock formed by `failures` (ms, ascending) ends; -Infinity when none formed. */
-export function lockEnd(failures: number[]): number {
+function lockEnd(failures: number[]): number {
   let end = -Infinity;
   const window: number[] = [];
   for (const t of failures) {

@@ -2,11 +2,12 @@ import type { Executor } from '../../jobs/types.js';
 import type { Clock } from '../../lib/clock.js';
 import { sha256 } from '../../lib/crypto.js';
 import { newId, randomToken } from '../../lib/ids.js';
+import { consumeLinkTokenByHash, findLinkTokenByHash, insertLinkToken } from './link-tokens.repository.js';
 
 export type LinkPurpose = 'password_reset' | 'activation' | 'staff_invite' | 'booking' | 'payment';
 
 /** Lifetimes fixed by decisions.md (booking and payment links: ours, see docs/decisions.md). */
-export const LINK_TTL_MS: Record<LinkPurpose, number> = {
+const LINK_TTL_MS: Record<LinkPurpose, number> = {
   password_reset: 15 * 60_000,
   activation: 14 * 86_400_000,
   staff_invite: 14 * 86_400_000,
@@ -22,29 +23,21 @@ export async function createLinkToken(
 ): Promise<{ token: string; expiresAt: Date }> {
   const token = randomToken(32);
   const expiresAt = new Date(clock.now().getTime() + LINK_TTL_MS[t.purpose]);
-  await db
-    .insertInto('link_tokens')
-    .values({
-      id: newId(),
-      purpose: t.purpose,
-      token_hash: sha256(token),
-      user_id: t.userId ?? null,
-      subscriber_id: t.subscriberId ?? null,
-      reference_id: t.referenceId ?? null,
-      expires_at: expiresAt,
-    })
-    .execute();
+  await insertLinkToken(db, {
+    id: newId(),
+    purpose: t.purpose,
+    tokenHash: sha256(token),
+    userId: t.userId ?? null,
+    subscriberId: t.subscriberId ?? null,
+    referenceId: t.referenceId ?? null,
+    expiresAt,
+  });
   return { token, expiresAt };
 }
 
 /** Looks a token up without consuming it (e.g. to render a booking page). */
 export function findLinkToken(db: Executor, token: string, purposes: LinkPurpose[]) {
-  return db
-    .selectFrom('link_tokens')
-    .selectAll()
-    .where('token_hash', '=', sha256(token))
-    .where('purpose', 'in', purposes)
-    .executeTakeFirst();
+  return findLinkTokenByHash(db, sha256(token), purposes);
 }
 
 /**
@@ -52,13 +45,5 @@ export function findLinkToken(db: Executor, token: string, purposes: LinkPurpose
  * concurrent uses cannot both succeed. Returns the row or undefined.
  */
 export function consumeLinkToken(db: Executor, clock: Clock, token: string, purposes: LinkPurpose[]) {
-  return db
-    .updateTable('link_tokens')
-    .set({ used_at: clock.now() })
-    .where('token_hash', '=', sha256(token))
-    .where('purpose', 'in', purposes)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', clock.now())
-    .returningAll()
-    .executeTakeFirst();
+  return consumeLinkTokenByHash(db, sha256(token), purposes, clock.now());
 }

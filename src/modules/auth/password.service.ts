@@ -2,6 +2,7 @@ import type { Deps } from '../../container.js';
 import { AppError } from '../../lib/errors.js';
 import { hashPassword } from '../../lib/crypto.js';
 import { createCredentialGuard, subjects } from './credential-guard.js';
+import { PASSWORD_LINKS, setPassword } from './auth.repository.js';
 import { consumeLinkToken } from './link-tokens.js';
 
 export function createPasswordService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
@@ -15,13 +16,10 @@ export function createPasswordService({ db, clock }: Pick<Deps, 'db' | 'clock'>)
     const attempt = await guard.begin(subjects.tokenGuesses(clientIp), 'Too many invalid links from this address');
     const hash = await hashPassword(password);
     await db.transaction().execute(async (trx) => {
-      const row = await consumeLinkToken(trx, clock, token, ['password_reset', 'activation', 'staff_invite']);
+      const row = await consumeLinkToken(trx, clock, token, PASSWORD_LINKS);
       if (!row?.user_id) throw new AppError(400, 'bad_request', 'This link is invalid, already used, or expired');
-      await trx.updateTable('users').set({ password_hash: hash, password_set_at: clock.now() }).where('id', '=', row.user_id).execute();
       // One link works once; other outstanding links of the same account stop working too.
-      await trx.updateTable('link_tokens').set({ used_at: clock.now() })
-        .where('user_id', '=', row.user_id).where('used_at', 'is', null)
-        .where('purpose', 'in', ['password_reset', 'activation', 'staff_invite']).execute();
+      await setPassword(trx, row.user_id, hash, clock.now());
     });
     await attempt.succeeded();
   }

@@ -183,4 +183,5 @@ export function createBillingRunService(deps: BillingRunDeps) {
   return { runMonthly, billSubscription };
 }
 
+/** @public The type of what the container builds. */
 export type BillingRunService = ReturnType<typeof createBillingRunService>;

@@ -50,10 +50,5 @@ export function dayRangeLabel(first: string, last: string): string {
 /** The last day of the month that starts at `month`. */
 export const lastDayOf = (month: string): string => addDays(nextMonth(month), -1);
 
-/** Days between two dates (b - a). */
-export function daysBetween(a: string, b: string): number {
-  return Math.round((parseIsoDate(b).getTime() - parseIsoDate(a).getTime()) / 86_400_000);
-}
-
 /** Invoices are due this many days after their invoice date. */
 export const PAYMENT_TERM_DAYS = 14;

@@ -1,11 +1,12 @@
 import type { Deps } from '../../container.js';
 import { PermanentJobError } from '../../jobs/types.js';
 import { isUuid } from '../../lib/ids.js';
+import { findSubscription } from '../provisioning/provisioning.repository.js';
 import { createBillingRunService } from './billing-run.service.js';
 import { collectInvoice } from './collection.service.js';
 import { createDunningService } from './dunning.service.js';
 
-export const BILLING_JOB_KINDS = {
+const BILLING_JOB_KINDS = {
   /** Daily: invoices every service-billed subscription whose billing day of the month has come. */
   monthly: 'billing.monthly',
   /** Daily: suspends subscriptions with an invoice open past due date + payment_grace_days. */
@@ -60,7 +61,7 @@ export function registerBillingJobs(deps: Deps) {
       const id = job.payload.subscription_id;
       const key = job.payload.operation_key;
       if (typeof id !== 'string' || !isUuid(id) || typeof key !== 'string') throw new PermanentJobError('payload needs subscription_id and operation_key');
-      const sub = await deps.db.selectFrom('subscriptions').select(['status', 'suspended_reason', 'location_id']).where('id', '=', id).executeTakeFirst();
+      const sub = await findSubscription(deps.db, id);
       // Paid (and restored) before the job ran: the port must stay as it is.
       if (!sub || sub.status !== 'SUSPENDED' || sub.suspended_reason !== 'non_payment') return { skipped: 'no_longer_suspended' };
       if (!sub.location_id) return { skipped: 'no_port' };

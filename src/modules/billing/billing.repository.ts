@@ -44,10 +44,6 @@ export function findInvoice(ex: Executor, invoiceId: string) {
   return ex.selectFrom('invoices').selectAll().where('id', '=', invoiceId).executeTakeFirst();
 }
 
-export function lockInvoice(trx: Trx, invoiceId: string) {
-  return trx.selectFrom('invoices').selectAll().where('id', '=', invoiceId).forUpdate().executeTakeFirst();
-}
-
 export function pendingAdjustments(trx: Trx, subscriptionId: string) {
   return trx.selectFrom('pending_adjustments').selectAll()
     .where('subscription_id', '=', subscriptionId).where('status', '=', 'pending')
@@ -161,7 +157,66 @@ export async function hasOverdueInvoice(ex: Executor, subscriptionId: string, to
   return Boolean(r);
 }
 
-export function invoiceLines(ex: Executor, invoiceIds: string[]) {
-  if (!invoiceIds.length) return Promise.resolve([]);
-  return ex.selectFrom('invoice_lines').selectAll().where('invoice_id', 'in', invoiceIds).orderBy('invoice_id').orderBy('position').execute();
+// Payment and non-payment: each write changes state only from the state it expects, so a
+// concurrent payment or suspension makes it a no-op (no row returned).
+
+export function markInvoicePaidIfOpen(
+  trx: Trx,
+  invoiceId: string,
+  p: { paidAt: Date; method: string; paymentIntentId: string | null; reference: string | null },
+) {
+  return trx.updateTable('invoices')
+    .set({ status: 'paid', paid_at: p.paidAt, payment_method: p.method, payment_intent_id: p.paymentIntentId, payment_reference: p.reference })
+    .where('id', '=', invoiceId).where('status', '=', 'open')
+    .returning(['id', 'kind', 'subscription_id'])
+    .executeTakeFirst();
+}
+
+/** PENDING_INSTALL → ACTIVE. */
+export function activateIfPendingInstall(trx: Trx, subscriptionId: string, now: Date) {
+  return trx.updateTable('subscriptions')
+    .set({ status: 'ACTIVE', activated_at: now, updated_at: now })
+    .where('id', '=', subscriptionId).where('status', '=', 'PENDING_INSTALL')
+    .returning(['provider_id', 'location_id'])
+    .executeTakeFirst();
+}
+
+/** SUSPENDED for non-payment → ACTIVE. */
+export function restoreIfSuspendedForNonPayment(trx: Trx, subscriptionId: string, now: Date) {
+  return trx.updateTable('subscriptions')
+    .set({ status: 'ACTIVE', suspended_reason: null, updated_at: now })
+    .where('id', '=', subscriptionId).where('status', '=', 'SUSPENDED').where('suspended_reason', '=', 'non_payment')
+    .returning(['provider_id', 'location_id'])
+    .executeTakeFirst();
+}
+
+export async function suspendForNonPayment(trx: Trx, subscriptionId: string, now: Date) {
+  await trx.updateTable('subscriptions')
+    .set({ status: 'SUSPENDED', suspended_reason: 'non_payment', updated_at: now })
+    .where('id', '=', subscriptionId).execute();
+}
+
+/** The invoice with whom to charge or mail a payment link (collection). */
+export function findInvoiceForCollection(ex: Executor, invoiceId: string) {
+  return ex.selectFrom('invoices as i')
+    .innerJoin('subscribers as sb', 'sb.id', 'i.subscriber_id')
+    .innerJoin('providers as p', 'p.id', 'i.provider_id')
+    .select([
+      'i.id', 'i.status', 'i.kind', 'i.invoice_number', 'i.total_cents', 'i.currency', 'i.due_date', 'i.subscriber_id', 'i.subscription_id',
+      'sb.email', 'sb.invoice_email', 'sb.first_name', 'sb.card_payment_method_id',
+      'p.name as provider_name', 'p.card_processor_account', 'p.support_email', 'p.branding',
+    ])
+    .where('i.id', '=', invoiceId)
+    .executeTakeFirst();
+}
+
+/** The invoice behind a payment link, as the pay page shows and charges it. */
+export function findInvoiceForPayPage(ex: Executor, invoiceId: string) {
+  return ex.selectFrom('invoices as i')
+    .innerJoin('providers as p', 'p.id', 'i.provider_id')
+    .innerJoin('subscribers as sb', 'sb.id', 'i.subscriber_id')
+    .select(['i.id', 'i.status', 'i.kind', 'i.invoice_number', 'i.total_cents', 'i.currency', 'i.due_date', 'i.subscriber_id',
+      'p.name as provider_name', 'p.card_processor_account', 'sb.email'])
+    .where('i.id', '=', invoiceId)
+    .executeTakeFirst();
 }

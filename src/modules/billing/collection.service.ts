@@ -3,25 +3,13 @@
 import type { Deps } from '../../container.js';
 import { AdapterError, CardRequestError } from '../../adapters/types.js';
 import { createLinkToken } from '../auth/link-tokens.js';
+import { findInvoiceForCollection } from './billing.repository.js';
 import { markInvoicePaid } from './settlement.js';
 import { mailBrand, paymentLinkMail } from '../../mail/templates.js';
 
 export type CollectionDeps = Pick<Deps, 'db' | 'clock' | 'jobs' | 'mailer' | 'adapters' | 'config' | 'log'>;
 
 export type CollectionOutcome = 'charged' | 'link_sent' | 'already_paid' | 'not_found';
-
-async function loadForCollection(deps: CollectionDeps, invoiceId: string) {
-  return deps.db.selectFrom('invoices as i')
-    .innerJoin('subscribers as sb', 'sb.id', 'i.subscriber_id')
-    .innerJoin('providers as p', 'p.id', 'i.provider_id')
-    .select([
-      'i.id', 'i.status', 'i.kind', 'i.invoice_number', 'i.total_cents', 'i.currency', 'i.due_date', 'i.subscriber_id', 'i.subscription_id',
-      'sb.email', 'sb.invoice_email', 'sb.first_name', 'sb.card_payment_method_id',
-      'p.name as provider_name', 'p.card_processor_account', 'p.support_email', 'p.branding',
-    ])
-    .where('i.id', '=', invoiceId)
-    .executeTakeFirst();
-}
 
 /**
  * Collects one open invoice. A card charge happens outside any transaction (the processor is
@@ -30,7 +18,7 @@ async function loadForCollection(deps: CollectionDeps, invoiceId: string) {
  * AdapterError (the `billing.collect` job retries); a declined card falls back to the link.
  */
 export async function collectInvoice(deps: CollectionDeps, invoiceId: string): Promise<{ outcome: CollectionOutcome; activated?: boolean }> {
-  const inv = await loadForCollection(deps, invoiceId);
+  const inv = await findInvoiceForCollection(deps.db, invoiceId);
   if (!inv) return { outcome: 'not_found' };
   if (inv.status !== 'open') return { outcome: 'already_paid' };
 

@@ -16,9 +16,7 @@ export function createDunningService(deps: DunningDeps) {
       if (!sub || sub.status !== 'ACTIVE' || !sub.service_billed) return false;
       if (!(await repo.hasOverdueInvoice(trx, sub.id, today, sub.payment_grace_days))) return false;
       const now = clock.now();
-      await trx.updateTable('subscriptions')
-        .set({ status: 'SUSPENDED', suspended_reason: 'non_payment', updated_at: now })
-        .where('id', '=', sub.id).execute();
+      await repo.suspendForNonPayment(trx, sub.id, now);
       await deps.jobs.enqueue(trx, {
         kind: 'billing.captive_portal',
         payload: { subscription_id: sub.id, operation_key: `captive:non_payment:${sub.id}:${now.getTime()}` },

@@ -4,6 +4,7 @@ import type { DB } from '../../db/types.js';
 import { isoDate, monthStart } from '../../lib/dates.js';
 import { isUniqueViolation } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
+import { findSubscription } from '../provisioning/provisioning.repository.js';
 import * as repo from './billing.repository.js';
 import { dayOf, dayRangeLabel, daysIn, lastDayOf, prorate, PAYMENT_TERM_DAYS } from './billing.calendar.js';
 import { addDays } from '../../lib/dates.js';
@@ -11,7 +12,7 @@ import { externalDocumentId, invoiceNumber } from './invoice-numbers.js';
 import { activateInstalled } from './settlement.js';
 import { collectInvoice, isTransient, type CollectionDeps } from './collection.service.js';
 
-export type FirstPaymentOutcome =
+type FirstPaymentOutcome =
   /** the saved card was charged; the subscription is ACTIVE */
   | 'charged'
   /** a payment link was emailed; the subscription stays PENDING_INSTALL until the link is paid */
@@ -108,7 +109,7 @@ export function enqueueCollect(trx: Transaction<DB>, deps: Pick<CollectionDeps, 
 const portJobOf = (r: { portJobId?: string | null }) => r.portJobId ?? null;
 
 async function isActive(ex: CollectionDeps['db'] | Transaction<DB>, subscriptionId: string) {
-  const r = await ex.selectFrom('subscriptions').select('status').where('id', '=', subscriptionId).executeTakeFirst();
+  const r = await findSubscription(ex, subscriptionId);
   return r?.status === 'ACTIVE';
 }
 

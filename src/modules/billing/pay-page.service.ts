@@ -3,6 +3,9 @@
 import type { Deps } from '../../container.js';
 import { AdapterError, CardRequestError } from '../../adapters/types.js';
 import { consumeLinkToken, findLinkToken } from '../auth/link-tokens.js';
+import { releaseLinkToken } from '../auth/link-tokens.repository.js';
+import { saveCard } from '../subscriber/subscriber.repository.js';
+import { findInvoiceForPayPage } from './billing.repository.js';
 import { formatCents } from '../../lib/money.js';
 import { markInvoicePaid } from './settlement.js';
 
@@ -24,13 +27,7 @@ export function createPayPageService(deps: PayPageDeps) {
   const { db, clock, log } = deps;
 
   function loadInvoice(invoiceId: string) {
-    return db.selectFrom('invoices as i')
-      .innerJoin('providers as p', 'p.id', 'i.provider_id')
-      .innerJoin('subscribers as sb', 'sb.id', 'i.subscriber_id')
-      .select(['i.id', 'i.status', 'i.kind', 'i.invoice_number', 'i.total_cents', 'i.currency', 'i.due_date', 'i.subscriber_id',
-        'p.name as provider_name', 'p.card_processor_account', 'sb.email'])
-      .where('i.id', '=', invoiceId)
-      .executeTakeFirst();
+    return findInvoiceForPayPage(db, invoiceId);
   }
 
   const present = (inv: NonNullable<Awaited<ReturnType<typeof loadInvoice>>>): PayInvoice => ({
@@ -66,7 +63,7 @@ export function createPayPageService(deps: PayPageDeps) {
       if (v.state === 'in_progress') return { state: 'in_progress', invoice: v.invoice, message: 'A payment with this link is being processed; reload this page in a moment.' };
       return { state: 'invalid', message: 'This payment link is invalid or has expired.' };
     }
-    const release = () => db.updateTable('link_tokens').set({ used_at: null }).where('id', '=', claimed.id).execute();
+    const release = () => releaseLinkToken(db, claimed.id);
     const inv = await loadInvoice(claimed.reference_id);
     if (!inv || inv.status !== 'open') {
       if (inv?.status === 'paid') return { state: 'already_paid', invoice: present(inv), message: 'This invoice is already paid.' };
@@ -105,10 +102,7 @@ export function createPayPageService(deps: PayPageDeps) {
     await db.transaction().execute(async (trx) => {
       await markInvoicePaid(trx, deps, inv.id, { method: 'payment_link', paymentIntentId: charge.payment_intent_id, reference: inv.invoice_number });
       if (input.saveCard) {
-        await trx.updateTable('subscribers').set({
-          card_payment_method_id: card.payment_method_id, card_brand: card.brand, card_last4: card.last4,
-          card_exp_month: card.exp_month, card_exp_year: card.exp_year, updated_at: clock.now(),
-        }).where('id', '=', inv.subscriber_id).execute();
+        await saveCard(trx, inv.subscriber_id, card, clock.now());
       }
     });
     return { state: 'paid', invoice: present(inv), message: 'Thank you: the invoice is paid.' };

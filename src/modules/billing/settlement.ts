@@ -19,11 +19,7 @@ export type SettlementDeps = Pick<Deps, 'clock' | 'jobs'>;
  */
 export async function markInvoicePaid(trx: repo.Trx, deps: SettlementDeps, invoiceId: string, p: PaymentRecord): Promise<{ paid: boolean; activated: boolean; restored: boolean }> {
   const now = deps.clock.now();
-  const inv = await trx.updateTable('invoices')
-    .set({ status: 'paid', paid_at: now, payment_method: p.method, payment_intent_id: p.paymentIntentId ?? null, payment_reference: p.reference ?? null })
-    .where('id', '=', invoiceId).where('status', '=', 'open')
-    .returning(['id', 'kind', 'subscription_id'])
-    .executeTakeFirst();
+  const inv = await repo.markInvoicePaidIfOpen(trx, invoiceId, { paidAt: now, method: p.method, paymentIntentId: p.paymentIntentId ?? null, reference: p.reference ?? null });
   if (!inv) return { paid: false, activated: false, restored: false };
   if (!inv.subscription_id) return { paid: true, activated: false, restored: false };
   const sub = await repo.lockSubscriptionForBilling(trx, inv.subscription_id);
@@ -51,11 +47,7 @@ export async function markInvoicePaid(trx: repo.Trx, deps: SettlementDeps, invoi
  */
 export async function activateInstalled(trx: repo.Trx, deps: SettlementDeps, subscriptionId: string): Promise<{ portJobId: string | null } | null> {
   const now = deps.clock.now();
-  const r = await trx.updateTable('subscriptions')
-    .set({ status: 'ACTIVE', activated_at: now, updated_at: now })
-    .where('id', '=', subscriptionId).where('status', '=', 'PENDING_INSTALL')
-    .returning(['provider_id', 'location_id'])
-    .executeTakeFirst();
+  const r = await repo.activateIfPendingInstall(trx, subscriptionId, now);
   if (!r) return null;
   // Confirm-install attaches the port before it activates; without one there is nothing to provision.
   if (!r.location_id) return { portJobId: null };
@@ -64,13 +56,9 @@ export async function activateInstalled(trx: repo.Trx, deps: SettlementDeps, sub
 }
 
 /** SUSPENDED (non_payment) → ACTIVE, and the port is provisioned again by the provisioning job. */
-export async function restoreAfterPayment(trx: repo.Trx, deps: SettlementDeps, subscriptionId: string): Promise<void> {
+async function restoreAfterPayment(trx: repo.Trx, deps: SettlementDeps, subscriptionId: string): Promise<void> {
   const now = deps.clock.now();
-  const r = await trx.updateTable('subscriptions')
-    .set({ status: 'ACTIVE', suspended_reason: null, updated_at: now })
-    .where('id', '=', subscriptionId).where('status', '=', 'SUSPENDED').where('suspended_reason', '=', 'non_payment')
-    .returning(['provider_id', 'location_id'])
-    .executeTakeFirst();
+  const r = await repo.restoreIfSuspendedForNonPayment(trx, subscriptionId, now);
   if (!r || !r.location_id) return;
   await enqueuePortJob(trx, deps.jobs, { subscriptionId, providerId: r.provider_id, reason: 'restore' });
 }

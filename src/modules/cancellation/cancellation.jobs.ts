@@ -3,6 +3,8 @@ import { DeferJob, PermanentJobError } from '../../jobs/types.js';
 import { isoDate, parseIsoDate } from '../../lib/dates.js';
 import { isUuid } from '../../lib/ids.js';
 import { findOccupant } from '../provisioning/occupancy.repository.js';
+import { findSubscription } from '../provisioning/provisioning.repository.js';
+import { markPortReset } from './cancellation.repository.js';
 import { PORT_RESET_JOB } from './cancellation.service.js';
 
 /**
@@ -16,7 +18,7 @@ export function registerCancellationJobs(deps: Pick<Deps, 'db' | 'clock' | 'jobs
     async run(job) {
       const id = job.payload.subscription_id;
       if (typeof id !== 'string' || !isUuid(id)) throw new PermanentJobError('payload.subscription_id must be a UUID');
-      const sub = await deps.db.selectFrom('subscriptions').select(['id', 'status', 'ended_at', 'location_id', 'port_reset_at']).where('id', '=', id).executeTakeFirst();
+      const sub = await findSubscription(deps.db, id);
       if (!sub || sub.status !== 'CANCELLED' || !sub.ended_at) return { skipped: 'not_cancelled' };
       if (sub.port_reset_at) return { skipped: 'already_reset' };
       if (isoDate(deps.clock.now()) < sub.ended_at) throw new DeferJob(parseIsoDate(sub.ended_at), 'service lasts until ended_at');
@@ -24,8 +26,7 @@ export function registerCancellationJobs(deps: Pick<Deps, 'db' | 'clock' | 'jobs
       const successor = await findOccupant(deps.db, { locationId: sub.location_id, today: isoDate(deps.clock.now()), exceptId: sub.id });
       if (successor) return { skipped: 'location_in_use', by_subscription_id: successor.id };
       await deps.adapters.switchController.resetPort({ operationKey: `reset:cancel:${sub.id}`, locationId: sub.location_id });
-      await deps.db.updateTable('subscriptions').set({ port_reset_at: deps.clock.now(), updated_at: deps.clock.now() })
-        .where('id', '=', sub.id).where('port_reset_at', 'is', null).execute();
+      await markPortReset(deps.db, sub.id, deps.clock.now());
       return { port_reset: true };
     },
   });

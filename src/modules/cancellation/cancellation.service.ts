@@ -1,9 +1,8 @@
 // Cancellation by the provider's dashboard (internal API): the subscription is CANCELLED at once
 // with canceled_at and ended_at (exclusive); service and the port last until ended_at, when the
 // `cancellation.port_reset` job resets the port.
-import type { Transaction } from 'kysely';
 import type { Deps } from '../../container.js';
-import type { DB } from '../../db/types.js';
+import type { Executor } from '../../jobs/types.js';
 import type { UserPrincipal } from '../auth/auth.service.js';
 import { recordAudit } from '../audit/audit.repository.js';
 import { isoDate, parseIsoDate } from '../../lib/dates.js';
@@ -11,27 +10,15 @@ import { AppError, notFound, unprocessable } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { findBillingDocument, findInvoiceForMonth } from '../billing/billing.repository.js';
 import { creditNoteNumber } from '../billing/invoice-numbers.js';
+import { insertCreditNote } from '../plan-change/plan-change.repository.js';
+import { invalidatePaymentLinks } from '../auth/link-tokens.repository.js';
 import { cancellationLines, presentLine } from './cancellation.quote.js';
+import * as repo from './cancellation.repository.js';
 
 export type CancellationDeps = Pick<Deps, 'db' | 'clock' | 'jobs' | 'webhooks'>;
 
-export const CANCELLABLE = ['ACTIVE', 'SUSPENDED', 'PENDING_INSTALL'] as const;
+const CANCELLABLE = ['ACTIVE', 'SUSPENDED', 'PENDING_INSTALL'] as const;
 export const PORT_RESET_JOB = 'cancellation.port_reset';
-
-type Executor = Deps['db'] | Transaction<DB>;
-
-function loadSubscription(ex: Executor, id: string, lock: boolean) {
-  let q = ex.selectFrom('subscriptions as s')
-    .innerJoin('plan_versions as pv', 'pv.id', 's.plan_version_id')
-    .select([
-      's.id', 's.provider_id', 's.subscriber_id', 's.status', 's.service_billed', 's.billing_day', 's.billing_day_effective_from',
-      's.previous_billing_day', 's.activated_at', 's.location_id', 's.canceled_at', 's.ended_at',
-      'pv.name as plan_name', 'pv.monthly_price_cents', 'pv.currency',
-    ])
-    .where('s.id', '=', id);
-  if (lock) q = q.forUpdate('s');
-  return q.executeTakeFirst();
-}
 
 export function createCancellationService(deps: CancellationDeps) {
   const { db, clock } = deps;
@@ -50,14 +37,13 @@ export function createCancellationService(deps: CancellationDeps) {
     if (endDate < today) throw unprocessable(`end_date: must be today (${today}, UTC) or later`);
   }
 
-  async function quote(ex: Executor, sub: NonNullable<Awaited<ReturnType<typeof loadSubscription>>>, endDate: string) {
+  async function quote(ex: Executor, sub: repo.SubscriptionToCancel, endDate: string) {
     const month = `${endDate.slice(0, 7)}-01`;
     const invoiced = sub.service_billed
       ? Boolean((await findInvoiceForMonth(ex, sub.id, month)) ?? (await findBillingDocument(ex, sub.id, month)))
       : false;
     const pending = sub.service_billed
-      ? await ex.selectFrom('pending_adjustments').select(['kind', 'amount_cents', 'description'])
-        .where('subscription_id', '=', sub.id).where('status', '=', 'pending').orderBy('created_at').execute()
+      ? await repo.listPendingAdjustments(ex, sub.id)
       : [];
     return cancellationLines(sub, endDate, invoiced, pending);
   }
@@ -70,7 +56,7 @@ export function createCancellationService(deps: CancellationDeps) {
 
   async function preview(principal: UserPrincipal, subscriptionId: string, endDate: string) {
     checkEndDate(endDate);
-    const sub = await loadSubscription(db, subscriptionId, false);
+    const sub = await repo.findSubscriptionToCancel(db, subscriptionId);
     if (!sub || !visible(principal, sub)) throw notFound('Subscription not found');
     refuseStatus(sub.status);
     const q = await quote(db, sub, endDate);
@@ -89,46 +75,34 @@ export function createCancellationService(deps: CancellationDeps) {
   async function cancel(principal: UserPrincipal, subscriptionId: string, endDate: string, requestId: string | null) {
     checkEndDate(endDate);
     return db.transaction().execute(async (trx) => {
-      const sub = await loadSubscription(trx, subscriptionId, true);
+      const sub = await repo.lockSubscriptionToCancel(trx, subscriptionId);
       if (!sub || !visible(principal, sub)) throw notFound('Subscription not found');
       refuseStatus(sub.status);
       const now = clock.now();
       const q = await quote(trx, sub, endDate);
 
-      await trx.updateTable('subscriptions')
-        .set({ status: 'CANCELLED', canceled_at: now, ended_at: endDate, suspended_reason: null, updated_at: now })
-        .where('id', '=', sub.id).execute();
-      // An installation not done yet is called off.
-      await trx.updateTable('install_jobs').set({ status: 'CANCELLED', updated_at: now })
-        .where('subscription_id', '=', sub.id).where('status', 'not in', ['COMPLETED', 'CANCELLED']).execute();
+      await repo.markCancelled(trx, sub.id, endDate, now);
+      await repo.cancelOpenInstallJobs(trx, sub.id, now);
       if (sub.status === 'PENDING_INSTALL') {
         // Never activated: its unpaid first invoice is voided and the payment link stops working.
-        const voided = await trx.updateTable('invoices').set({ status: 'void' })
-          .where('subscription_id', '=', sub.id).where('kind', '=', 'first').where('status', '=', 'open')
-          .returning('id').execute();
-        if (voided.length) {
-          await trx.updateTable('link_tokens').set({ used_at: now })
-            .where('purpose', '=', 'payment').where('used_at', 'is', null).where('reference_id', 'in', voided.map((v) => v.id)).execute();
-        }
+        await invalidatePaymentLinks(trx, await repo.voidOpenFirstInvoice(trx, sub.id), now);
       }
 
       const credit = q.lines.find((l) => l.kind === 'unused_days_credit');
       let creditNoteId: string | null = null;
       if (credit) {
         creditNoteId = newId();
-        await trx.insertInto('credit_notes').values({
+        await insertCreditNote(trx, {
           id: creditNoteId,
           provider_id: sub.provider_id,
           subscriber_id: sub.subscriber_id,
           subscription_id: sub.id,
           number: creditNoteNumber(q.month),
-          state: 'open',
           amount_cents: -credit.amount_cents,
           currency: sub.currency.trim(),
           reason: `Cancellation: ${credit.description}`,
           issued_at: now,
-          created_at: now,
-        }).execute();
+        });
       }
 
       await deps.webhooks.emit(trx, {

@@ -100,9 +100,6 @@ export const findSessionView = (db: Executor, id: string) =>
 
 export type SessionViewRow = NonNullable<Awaited<ReturnType<typeof findSessionView>>>;
 
-export const findProvider = (db: Executor, id: string) =>
-  db.selectFrom('providers').select(['id', 'name', 'disabled', 'external_checkout_url']).where('id', '=', id).executeTakeFirst();
-
 export const findPlanVersion = (db: Executor, id: string) =>
   db.selectFrom('plan_versions').select(['id', 'provider_id', 'active']).where('id', '=', id).executeTakeFirst();
 

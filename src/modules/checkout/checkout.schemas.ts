@@ -21,7 +21,7 @@ export const CreateSessionResponse = z.object({
   expires_at: z.string().describe('RFC 3339 UTC; the session expires then unless the checkout page has read it'),
 });
 
-export const SESSION_STATUSES = ['pending', 'redirected', 'completed', 'expired', 'cancelled'] as const;
+const SESSION_STATUSES = ['pending', 'redirected', 'completed', 'expired', 'cancelled'] as const;
 
 export const SessionView = z.object({
   session_id: z.uuid(),

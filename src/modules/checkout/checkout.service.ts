@@ -3,6 +3,7 @@ import { conflict, forbidden, serviceUnavailable, unprocessable } from '../../li
 import { newId } from '../../lib/ids.js';
 import { formatCents } from '../../lib/money.js';
 import * as repo from './checkout.repository.js';
+import { findProvider } from '../providers/providers.repository.js';
 import type { SessionViewRow } from './checkout.repository.js';
 import { assertNotGone, gateSessionAt, isPastTtl, sessionExpiredError, sessionExpiresAt, sessionNotFoundError, SESSION_TTL_MS } from './checkout.sessions.js';
 
@@ -22,7 +23,7 @@ export interface PatchSessionInput {
 }
 
 /** Appends `session_id` to the provider's checkout address, before any fragment, with `&` when it already has a query. */
-export function checkoutUrlFor(base: string, sessionId: string): string {
+function checkoutUrlFor(base: string, sessionId: string): string {
   const hash = base.indexOf('#');
   const head = hash >= 0 ? base.slice(0, hash) : base;
   const fragment = hash >= 0 ? base.slice(hash) : '';
@@ -101,7 +102,7 @@ export function createCheckoutService(deps: Pick<Deps, 'db' | 'clock'>) {
 
   /** Marketplace-only: validates the references against the provider, then records a pending session. */
   async function create(input: CreateSessionInput, userId: string | null) {
-    const provider = await repo.findProvider(db, input.provider_id);
+    const provider = await findProvider(db, input.provider_id);
     if (!provider || provider.disabled) throw invalid('provider_id', 'unknown provider');
     const plan = await repo.findPlanVersion(db, input.plan_version_id);
     if (!plan || plan.provider_id !== provider.id || !plan.active) throw invalid('plan_version_id', 'not an active plan version of this provider');
@@ -252,4 +253,5 @@ export function createCheckoutService(deps: Pick<Deps, 'db' | 'clock'>) {
   return { create, gate, read, patch, cancel, status, loadView };
 }
 
+/** @public The type of what the container builds. */
 export type CheckoutService = ReturnType<typeof createCheckoutService>;

@@ -8,7 +8,7 @@ import { AppError, notFound } from '../../lib/errors.js';
 import * as repo from './checkout.repository.js';
 import type { SessionRow } from './checkout.repository.js';
 
-export type { SessionRow, SessionStatus } from './checkout.repository.js';
+export type { SessionRow,  } from './checkout.repository.js';
 
 /** A session never read (still pending) this long after creation is expired. */
 export const SESSION_TTL_MS = 2 * 60 * 60 * 1000;
@@ -22,7 +22,7 @@ export const isPastTtl = (s: Pick<SessionRow, 'status' | 'created_at'>, now: Dat
 /** 410 with the nested detail object the partner document prescribes. */
 export const sessionExpiredError = () =>
   new AppError(410, 'gone', 'Session expired', { detail: { code: 'session_expired', detail: 'Session expired' } });
-export const sessionCancelledError = () =>
+const sessionCancelledError = () =>
   new AppError(410, 'gone', 'Session cancelled', { detail: { code: 'session_cancelled', detail: 'Session cancelled' } });
 
 export const sessionNotFoundError = () => notFound('Checkout session not found');
@@ -41,7 +41,7 @@ export function assertNotGone(s: Pick<SessionRow, 'status'>) {
  * - pending, redirected or completed: returned (completed lets the caller replay idempotently).
  * Checking the provider (X-Webhook-Secret) is the caller's: compare `provider_id`.
  */
-export async function loadSessionForUseAt(trx: Transaction<DB>, id: string, now: Date): Promise<SessionRow> {
+async function loadSessionForUseAt(trx: Transaction<DB>, id: string, now: Date): Promise<SessionRow> {
   const s = await repo.lockSessionById(trx, id);
   if (!s) throw sessionNotFoundError();
   if (isPastTtl(s, now)) {
@@ -93,4 +93,5 @@ export function createCheckoutSessions(deps: Pick<Deps, 'db' | 'clock'>) {
   };
 }
 
+/** @public The type of what the container builds. */
 export type CheckoutSessions = ReturnType<typeof createCheckoutSessions>;

@@ -2,7 +2,7 @@ import type { Deps } from '../../container.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { createCompletionService } from '../provisioning/completion.service.js';
 import type { SubscriberInput } from '../provisioning/provisioning.subscribers.js';
-import * as repo from './checkout.repository.js';
+import { findProvider } from '../providers/providers.repository.js';
 import { findSubscriberByEmail } from '../provisioning/provisioning.repository.js';
 import { findUserByEmail } from '../auth/auth.repository.js';
 import { createCheckoutService, toSessionView } from './checkout.service.js';
@@ -15,7 +15,7 @@ export const SANDBOX_CHECKOUT_PATH = '/sandbox/checkout';
  * acts for the provider (a browser has no X-Webhook-Secret), so it must never reach a provider
  * that runs its own checkout. Compared by path, so the host or port the demo was seeded with may differ.
  */
-export function usesSandboxCheckout(externalCheckoutUrl: string | null): boolean {
+function usesSandboxCheckout(externalCheckoutUrl: string | null): boolean {
   if (!externalCheckoutUrl) return false;
   try {
     return new URL(externalCheckoutUrl).pathname.replace(/\/+$/, '') === SANDBOX_CHECKOUT_PATH;
@@ -32,7 +32,7 @@ export function createSandboxCheckoutService(deps: Pick<Deps, 'db' | 'clock' | '
   async function sandboxProvider(sessionId: string) {
     const s = await gateSessionAt(deps.db, sessionId, deps.clock.now());
     if (!s) throw notFound('Checkout session not found');
-    const provider = await repo.findProvider(deps.db, s.provider_id);
+    const provider = await findProvider(deps.db, s.provider_id);
     if (!provider || !usesSandboxCheckout(provider.external_checkout_url)) throw notFound('Checkout session not found');
     return provider.id;
   }

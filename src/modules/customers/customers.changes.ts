@@ -9,7 +9,9 @@ import { createLinkToken } from '../auth/link-tokens.js';
 import { confirmContactChange } from '../rollback/rollback.links.js';
 import { isContactColumn, readContactColumns } from '../rollback/rollback.repository.js';
 import { customerNotFound } from './customers.errors.js';
+import { findUserByEmail, findUserById } from '../auth/auth.repository.js';
 import * as repo from './customers.repository.js';
+import { getProvider } from '../providers/providers.repository.js';
 import { providerRegions } from './search.repository.js';
 
 // The approved changes of the /agent surface. Each runs in one transaction with its audit entry
@@ -132,10 +134,10 @@ export function createCustomerChangeService({ db, clock, mailer, config }: Pick<
     return db.transaction().execute(async (trx) => {
       const c = await repo.lockOwnedCustomer(trx, caller.providerId, customerId);
       if (!c) throw customerNotFound();
-      const provider = await repo.findProvider(trx, caller.providerId);
+      const provider = await getProvider(trx, caller.providerId);
       const ctx = { brand: mailBrand(provider), baseUrl: config.publicBaseUrl };
       const now = clock.now();
-      let user = c.user_id ? await repo.findPortalUser(trx, c.user_id) : undefined;
+      let user: { id: string; email: string; password_hash: string | null; role: string } | undefined = c.user_id ? await findUserById(trx, c.user_id) : undefined;
       let userCreated = false;
 
       if (action === 'password_reset') {
@@ -147,7 +149,7 @@ export function createCustomerChangeService({ db, clock, mailer, config }: Pick<
           throw new AppError(409, 'already_activated', 'The customer already chose a password; use action "password_reset" instead');
         }
         if (!user) {
-          const taken = await repo.findUserByEmail(trx, c.email);
+          const taken = await findUserByEmail(trx, c.email);
           if (taken) {
             throw new AppError(409, 'conflict', 'A login with this customer\'s email exists but belongs to another account; escalate with a ticket');
           }
@@ -180,4 +182,5 @@ export function createCustomerChangeService({ db, clock, mailer, config }: Pick<
   return { updateContact, sendPortalLink };
 }
 
+/** @public The type of what the container builds. */
 export type CustomerChangeService = ReturnType<typeof createCustomerChangeService>;

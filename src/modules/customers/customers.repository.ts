@@ -114,14 +114,6 @@ export async function lockOwnedCustomer(trx: Transaction<DB>, providerId: string
     .executeTakeFirst();
 }
 
-export function findProvider(db: Executor, providerId: string) {
-  return db
-    .selectFrom('providers')
-    .select(['id', 'name', 'currency', 'support_email', 'sms_configured', 'branding'])
-    .where('id', '=', providerId)
-    .executeTakeFirstOrThrow();
-}
-
 /** A customer of the provider with this email (tickets opened by email are linked to it). */
 export function findCustomerIdByEmail(db: Executor, providerId: string, email: string) {
   return db
@@ -225,18 +217,6 @@ function profileOf(row: ProfileRow): Profile {
 export type SubscriptionRow = Awaited<ReturnType<typeof listSubscriptions>>[number];
 
 /** Whether the customer has a portal login and whether its password was ever chosen. */
-export function findPortalUser(db: Executor, userId: string) {
-  return db.selectFrom('users').select(['id', 'email', 'password_hash', 'role']).where('id', '=', userId).executeTakeFirst();
-}
-
-export function findUserByEmail(db: Executor, email: string) {
-  return db
-    .selectFrom('users')
-    .select(['id', 'email', 'password_hash', 'role'])
-    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
-    .executeTakeFirst();
-}
-
 export async function createPortalUser(
   trx: Transaction<DB>,
   u: { id: string; email: string; firstName: string; lastName: string; now: Date },

@@ -5,6 +5,7 @@ import { billingDateFor, nextMonth } from '../billing/billing.calendar.js';
 import { formatAddress, iso } from './customers.format.js';
 import { customerNotFound } from './customers.errors.js';
 import * as repo from './customers.repository.js';
+import { getProvider } from '../providers/providers.repository.js';
 
 // The verified reads of the /agent surface. Each answer is built field by field from named
 // columns, so an internal column (processor ids, operator notes, MAC, user id) cannot slip in.
@@ -109,7 +110,7 @@ export function createCustomerReadService({ db, clock }: Pick<Deps, 'db' | 'cloc
   async function billingSummary(providerId: string, customerId: string) {
     const c = await owned(providerId, customerId);
     const [provider, balance, open, paid, subs] = await Promise.all([
-      repo.findProvider(db, providerId),
+      getProvider(db, providerId),
       repo.openBalance(db, c.id),
       repo.listInvoices(db, c.id, { status: 'open', limit: 50 }),
       repo.listInvoices(db, c.id, { status: 'paid', limit: 1 }),
@@ -238,4 +239,5 @@ function provisioningState(status: string, jobStatus: string | undefined): 'prov
   return 'not_started';
 }
 
+/** @public The type of what the container builds. */
 export type CustomerReadService = ReturnType<typeof createCustomerReadService>;

@@ -32,7 +32,7 @@ const BUILDING_TRGM = sql`lower(coalesce(name, '') || ' ' || coalesce(street, ''
  * tie and the first drives). The match cap: up to 10,000, a common name with a typo cost 190 ms to
  * measure alone (bench/README.md, round 10).
  */
-export const ESTIMATE_CAP = 1_000;
+const ESTIMATE_CAP = 1_000;
 
 const prefix = (t: string) => `${escapeLike(t)}%`;
 const contains = (t: string) => `%${escapeLike(t)}%`;

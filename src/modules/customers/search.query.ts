@@ -18,7 +18,7 @@ export type SearchPlan =
   | { kind: 'customer_number'; number: string }
   | { kind: 'tokens'; tokens: SearchToken[] };
 
-export const MAX_TOKENS = 6;
+const MAX_TOKENS = 6;
 
 // Words a caller says around a unit or an address that match no field ("unit 4B", "Whg. 3").
 export const STOP_WORDS = new Set([
@@ -37,7 +37,7 @@ const digitsOf = (s: string) => s.replace(/\D/g, '');
  * input read in each of the provider's countries, or as international without "+". Only a number
  * of a possible length counts: a part of a number stands for none (it must match nothing).
  */
-export function phoneNumbers(input: string, regions: string[]): string[] {
+function phoneNumbers(input: string, regions: string[]): string[] {
   const out = new Set<string>();
   const trimmed = input.trim();
   const digits = digitsOf(trimmed);

@@ -5,7 +5,7 @@ import type { Probe } from './search.query.js';
 // The first pass (probes) and the service locations of a page; the second and third passes (every
 // word against every field, then trigrams) are in search-words.repository.ts.
 import type { MatchRow } from './search-words.repository.js';
-export { inSearchTransaction, searchCustomers, searchSql, type MatchRow, type SearchRow } from './search-words.repository.js';
+export { inSearchTransaction, searchCustomers, searchSql, type MatchRow,  } from './search-words.repository.js';
 
 /**
  * Countries the provider serves (to read national phone numbers); DE when it has no buildings yet.
@@ -66,7 +66,7 @@ function probeArrays(probes: Probe[]) {
 }
 
 /** The first pass in one statement (also used by EXPLAIN in tests and bench/search). */
-export function probeSql(providerId: string, probes: Probe[], limit: number, cap: number) {
+function probeSql(providerId: string, probes: Probe[], limit: number, cap: number) {
   const a = probeArrays(probes);
   return sql<ProbeRow>`SELECT * FROM agent_customer_search(${providerId}::uuid, ${a.kinds}::text[], ${a.keys}::text[],
     ${a.houses}::text[], ${a.names}::text[], ${a.tokens}::text[], ${limit}::integer, ${cap}::integer)`;

@@ -9,7 +9,7 @@ import {
   inSearchTransaction, probeCustomers, providerRegions, searchCustomers, serviceLocationsOf, type MatchRow, type ProbeMatch, type ServiceLocationRow,
 } from './search.repository.js';
 
-export type SubscriptionStatus = 'PENDING' | 'PENDING_INSTALL' | 'ACTIVE' | 'SUSPENDED' | 'CANCELLED';
+type SubscriptionStatus = 'PENDING' | 'PENDING_INSTALL' | 'ACTIVE' | 'SUSPENDED' | 'CANCELLED';
 
 export interface MaskedMatch {
   customer_id: string;
@@ -42,10 +42,10 @@ function masked(r: MatchRow, locations: ServiceLocationRow[]): MaskedMatch {
 }
 
 /** How long the countries a provider serves are reused for reading phone numbers (ms). */
-export const REGIONS_TTL_MS = 60_000;
+const REGIONS_TTL_MS = 60_000;
 
 /** match_count is exact up to this many matches; a search that matches more answers it with match_count_capped. */
-export const MATCH_CAP = 1000;
+const MATCH_CAP = 1000;
 
 /** The search ran out of its time bound between two statements. */
 class SearchTimeUp extends Error {}
@@ -133,4 +133,5 @@ export function createCustomerSearchService({ db, config, log }: Pick<Deps, 'db'
   return { search };
 }
 
+/** @public The type of what the container builds. */
 export type CustomerSearchService = ReturnType<typeof createCustomerSearchService>;

@@ -110,4 +110,5 @@ export function createBookingService(deps: Pick<Deps, 'db' | 'clock'>) {
   return { view, book, cancel };
 }
 
+/** @public The type of what the container builds. */
 export type BookingService = ReturnType<typeof createBookingService>;

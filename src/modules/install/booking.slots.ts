@@ -5,8 +5,8 @@ import { addDays } from '../../lib/dates.js';
 import { localDate, weekdayOf, zonedInstant } from '../../lib/zoned-time.js';
 
 /** Four-hour windows starting at these local hours, Monday to Friday. */
-export const WINDOW_START_HOURS = [8, 12, 16] as const;
-export const WINDOW_HOURS = 4;
+const WINDOW_START_HOURS = [8, 12, 16] as const;
+const WINDOW_HOURS = 4;
 /** A window must start at least this long after "now" (booking, moving and cancelling alike): elapsed hours, so a DST night does not shorten it. */
 export const MIN_LEAD_HOURS = 24;
 /** Technician crews per provider and window: a window with this many bookings is full. */

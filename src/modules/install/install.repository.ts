@@ -22,10 +22,6 @@ export function lockInstallJobOfSubscription(trx: Transaction<DB>, subscriptionI
   return trx.selectFrom('install_jobs').selectAll().where('subscription_id', '=', subscriptionId).forUpdate().executeTakeFirst();
 }
 
-export function findInstallJob(db: Executor, id: string) {
-  return db.selectFrom('install_jobs').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
 export async function updateInstallJob(trx: Transaction<DB>, id: string, patch: {
   status?: InstallStatus; booking_starts_at?: Date | null; booking_ends_at?: Date | null; booking_invite_sent_at?: Date; at: Date;
 }) {

@@ -9,7 +9,7 @@ import { localDate, timeZoneOr, zonedInstant } from '../../lib/zoned-time.js';
 import { MIN_LEAD_HOURS } from './booking.slots.js';
 import * as repo from './install.repository.js';
 
-export const BOOKING_INVITE_JOB = 'install.booking_invite';
+const BOOKING_INVITE_JOB = 'install.booking_invite';
 
 type InstallDeps = Pick<Deps, 'clock' | 'jobs' | 'mailer' | 'config'>;
 
@@ -65,7 +65,7 @@ export async function raiseInstallJob(trx: Transaction<DB>, deps: InstallDeps, r
 }
 
 /** Creates the booking link, mails it and moves the job BOOKING_HELD → BOOKING_SENT. */
-export async function sendBookingInvitation(
+async function sendBookingInvitation(
   trx: Transaction<DB>, deps: InstallDeps, installJobId: string, subscriber: { id: string; email: string; firstName: string },
 ) {
   const now = deps.clock.now();

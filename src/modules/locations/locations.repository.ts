@@ -19,4 +19,3 @@ export const findLocation = (db: Executor, key: LocationKey) => {
   return q.executeTakeFirst();
 };
 
-export type LocationRow = NonNullable<Awaited<ReturnType<typeof findLocation>>>;

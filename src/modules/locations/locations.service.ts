@@ -78,4 +78,5 @@ export function createLocationsService(deps: Pick<Deps, 'db' | 'clock'>) {
   return { lookup, details };
 }
 
+/** @public The type of what the container builds. */
 export type LocationsService = ReturnType<typeof createLocationsService>;

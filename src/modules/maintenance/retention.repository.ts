@@ -3,7 +3,7 @@ import type { Executor } from '../../jobs/types.js';
 import { deliveryJobKey } from '../../webhooks/types.js';
 
 /** Rows one statement deletes at most: short statements, short row locks, small WAL bursts. */
-export const RETENTION_BATCH = 1000;
+const RETENTION_BATCH = 1000;
 
 /** A primary-key value as text, in key column order: where the walk of a table stands. */
 type Cursor = string[];
@@ -32,7 +32,7 @@ async function walk<C extends Record<string, number>>(step: (after: Cursor | nul
   }
 }
 
-export interface BatchedDelete {
+interface BatchedDelete {
   table: 'jobs' | 'idempotency_records' | 'verification_codes' | 'verified_sessions' | 'link_tokens' | 'rate_limit_buckets' | 'credential_failures';
   /** Primary-key columns in index order. */
   key: readonly string[];
@@ -50,7 +50,7 @@ export interface BatchedDelete {
  * look cheap. (A row changed between the snapshot and the lock has a newer ctid and is left for the
  * next run.)
  */
-export function deleteInBatches(db: Executor, spec: BatchedDelete, limit = RETENTION_BATCH): Promise<{ deleted: number }> {
+function deleteInBatches(db: Executor, spec: BatchedDelete, limit = RETENTION_BATCH): Promise<{ deleted: number }> {
   const table = sql.table(spec.table);
   const cols = sql.join(spec.key.map((k) => sql.ref(`t.${k}`)));
   const asText = sql.join(spec.key.map((k) => sql`${sql.ref(k)}::text`));

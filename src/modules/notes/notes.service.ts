@@ -37,4 +37,5 @@ export function createNotesService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
   return { addAgentNote };
 }
 
+/** @public The type of what the container builds. */
 export type NotesService = ReturnType<typeof createNotesService>;

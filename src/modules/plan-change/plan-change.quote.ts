@@ -3,7 +3,7 @@ import { addMonths, daysInMonth, dayOfMonth, isoDate, monthStart, parseIsoDate }
 import { divRoundHalfUp } from '../../lib/money.js';
 
 /** A correction whose absolute value is below this is skipped and carried into the next one. */
-export const MIN_CORRECTION_CENTS = 50;
+const MIN_CORRECTION_CENTS = 50;
 
 /**
  * What the billing records say about the current calendar month of a service-billed subscription:

@@ -13,7 +13,7 @@ export type SubscriptionRow = Awaited<ReturnType<typeof findSubscription>> & {};
  * A subscription of the provider (null: of any provider, for a platform administrator only) and,
  * when given, of that subscriber; or undefined.
  */
-export const findSubscription = (db: Executor, providerId: string | null, subscriptionId: string, subscriberId?: string) => {
+const findSubscription = (db: Executor, providerId: string | null, subscriptionId: string, subscriberId?: string) => {
   let q = db.selectFrom('subscriptions').select(SUBSCRIPTION_COLUMNS).where('id', '=', subscriptionId);
   if (providerId !== null) q = q.where('provider_id', '=', providerId);
   if (subscriberId) q = q.where('subscriber_id', '=', subscriberId);
@@ -159,7 +159,7 @@ export const foldCarried = (trx: Transaction<DB>, ids: string[], planChangeId: s
 
 export const insertCreditNote = (
   trx: Transaction<DB>,
-  row: { id: string; provider_id: string; subscriber_id: string; subscription_id: string; plan_change_id: string; number: string; amount_cents: number; currency: string; reason: string; issued_at: Date },
+  row: { id: string; provider_id: string; subscriber_id: string; subscription_id: string; plan_change_id?: string | null; number: string; amount_cents: number; currency: string; reason: string; issued_at: Date },
 ) => trx.insertInto('credit_notes').values({ ...row, state: 'open', created_at: row.issued_at }).execute();
 
 /** What the bandwidth job needs: the change, and the subscription's port and current plan speed. */

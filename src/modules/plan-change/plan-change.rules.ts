@@ -7,9 +7,9 @@ import type { Quote } from './plan-change.service.js';
 
 /** Why a plan change is not possible now; stable strings (partner preview `reasons`). */
 export type Reason = 'not_active' | 'already_changed_today' | 'same_plan' | 'plan_not_available';
-export const REASON_ORDER: Reason[] = ['not_active', 'already_changed_today', 'same_plan', 'plan_not_available'];
+const REASON_ORDER: Reason[] = ['not_active', 'already_changed_today', 'same_plan', 'plan_not_available'];
 
-export const NOTES = {
+const NOTES = {
   not_invoiced: 'The current month has not been invoiced yet: the monthly invoice will reflect the new price. Nothing is charged or credited now.',
   missing_billing_document:
     'An invoice exists for the current month but its billing document is missing. This is an operator-escalation state, not an amount to quote: open a ticket for the billing team.',
@@ -19,7 +19,7 @@ export const NOTES = {
     'This subscription is billed by the provider, not by this service: no invoice line or credit note is issued. Only the recurring price changes.',
 } as const satisfies Record<Exclude<BillingState, 'invoiced'>, string>;
 
-export const noneNote = (ownCents: number, currency: string) =>
+const noneNote = (ownCents: number, currency: string) =>
   `The correction for the rest of the month (${formatCents(ownCents)} ${currency}, including any carried amount) is under 0.50: ` +
   'nothing is charged or credited now; it is carried into the next correction that runs.';
 

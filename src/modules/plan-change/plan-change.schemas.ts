@@ -6,7 +6,7 @@ import type { PreviewResult, Quote } from './plan-change.service.js';
 
 const Money = z.string().regex(/^\d+\.\d{2}$/);
 
-export const PlanView = z
+const PlanView = z
   .object({
     plan_version_id: z.uuid().describe('The plan version id'),
     name: z.string().describe('Plan name as shown to the customer'),
@@ -15,10 +15,22 @@ export const PlanView = z
   })
   .describe('A plan version');
 
+/** The quote rule, the one text every description of the one-time adjustment uses. */
+export const QUOTE_RULE =
+  'The one-time adjustment covers the rest of the current UTC calendar month: (new - old monthly price) x days / days_in_period, ' +
+  'days = days_in_period - day_of_month + 1 (the change day is billed at the new price), rounded half-up to cents, ' +
+  'plus any correction carried from an earlier change.';
+
+/** What each adjustment type means. */
+export const ADJUSTMENT_TYPES =
+  '`next_invoice_line`: upgrade, nothing charged today, a labelled line on the next monthly invoice. `credit`: downgrade, a credit ' +
+  'note issued now and applied to the next invoice. `none`: the correction is under 0.50, skipped (amount 0.00) and carried into ' +
+  'the next correction that runs (a pending carried amount is included before the 0.50 test).';
+
 const adjustmentFields = {
   type: z
     .enum(['next_invoice_line', 'credit', 'none'])
-    .describe('`next_invoice_line`: upgrade, nothing charged today, a labelled line on the next monthly invoice. `credit`: downgrade, a credit note issued now and applied to the next invoice. `none`: the correction is under 0.50, skipped and carried into the next correction that runs.'),
+    .describe(ADJUSTMENT_TYPES),
   amount: Money.describe('Unsigned amount of the line or credit; "0.00" when type is none').meta({ examples: ['5.00'] }),
   currency: z.string().length(3).describe('ISO 4217 currency of amount'),
   days: z.number().int().describe('Days of the current calendar month the adjustment covers: days_in_period - day_of_month + 1 (the change day is billed at the new price)'),
@@ -33,11 +45,9 @@ export const AgentAdjustment = z
       .describe('DEPRECATED, removed in the next release: read type, days and days_in_period. next_invoice_line: days from the change day to the next monthly invoice date; credit and none: 0 (nothing is due later).')
       .meta({ deprecated: true }),
   })
-  .describe('One-time adjustment for the rest of the current calendar month: (new - old monthly price) x days / days_in_period, rounded half-up to cents, plus any correction carried from an earlier change');
+  .describe(QUOTE_RULE);
 
-export const PartnerAdjustment = z.object(adjustmentFields).describe(
-  'One-time adjustment for the rest of the current calendar month: (new - old monthly price) x days / days_in_period, rounded half-up to cents, plus any correction carried from an earlier change',
-);
+export const PartnerAdjustment = z.object(adjustmentFields).describe(QUOTE_RULE);
 
 export const planView = (p: PlanVersionRow) => ({
   plan_version_id: p.id,
@@ -54,7 +64,7 @@ function adjustmentBase(q: Quote) {
 export const agentAdjustment = (q: Quote): z.infer<typeof AgentAdjustment> | null =>
   q.adjustment ? { ...adjustmentBase(q), due_in_days: q.dueInDays ?? 0 } : null;
 
-export const partnerAdjustment = (q: Quote | null): z.infer<typeof PartnerAdjustment> | null => (q?.adjustment ? adjustmentBase(q) : null);
+const partnerAdjustment = (q: Quote | null): z.infer<typeof PartnerAdjustment> | null => (q?.adjustment ? adjustmentBase(q) : null);
 
 // /agent ---------------------------------------------------------------------------------------
 

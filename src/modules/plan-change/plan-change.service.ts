@@ -14,13 +14,11 @@ import { writeAdjustment } from './plan-change.adjustments.js';
 import { confirmPlanChange } from '../rollback/rollback.links.js';
 import { createQuoteTokens, quoteChanged, quoteDifference, type QuoteClaims } from './plan-change.quote-token.js';
 
-export { NOTES, type Reason } from './plan-change.rules.js';
-
 /**
  * Who asks for the change: the /agent surface, a partner API key, a platform administrator's
  * override, or the customer's rollback link undoing an /agent change.
  */
-export type Source = 'agent' | 'partner' | 'admin' | 'rollback';
+type Source = 'agent' | 'partner' | 'admin' | 'rollback';
 
 /**
  * The daily limit each surface enforces (decisions.md): a partner changes a subscription once per UTC
@@ -30,9 +28,9 @@ export type DailyLimit = 'subscription' | 'customer';
 const LIMIT_OF = { partner: 'subscription', agent: 'customer' } as const satisfies Record<Exclude<Source, 'admin' | 'rollback'>, DailyLimit>;
 
 /** The unique indexes (migration 7000) that settle a race on each limit; a violation is the same 409. */
-export const DAILY_LIMIT_INDEXES = ['plan_changes_subscription_day_key', 'plan_changes_agent_customer_day_key'] as const;
+const DAILY_LIMIT_INDEXES = ['plan_changes_subscription_day_key', 'plan_changes_agent_customer_day_key'] as const;
 
-export function reasonError(reason: Reason, status?: string, limit: DailyLimit = 'customer'): AppError {
+function reasonError(reason: Reason, status?: string, limit: DailyLimit = 'customer'): AppError {
   switch (reason) {
     case 'not_active':
       return new AppError(409, 'subscription_not_active', `The subscription is ${status ?? 'not ACTIVE'}; only an ACTIVE subscription can change plan`);
@@ -347,4 +345,5 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
   return { preview, previewRead, apply, refusalOf };
 }
 
+/** @public The type of what the container builds. */
 export type PlanChangeService = ReturnType<typeof createPlanChangeService>;

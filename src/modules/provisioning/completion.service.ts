@@ -5,7 +5,7 @@ import * as repo from './provisioning.repository.js';
 import { createProvisioningService, MSG, type ProvisionResult, type RequestContext } from './provisioning.service.js';
 import type { SubscriberInput } from './provisioning.subscribers.js';
 
-export const SESSION_REPLAY_MESSAGE = 'Session already completed (idempotent replay)';
+const SESSION_REPLAY_MESSAGE = 'Session already completed (idempotent replay)';
 
 export interface CompleteInput {
   session_id?: string;

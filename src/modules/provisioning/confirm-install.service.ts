@@ -49,7 +49,7 @@ export function createConfirmInstallService(deps: ConfirmDeps) {
         if (await findOccupant(trx, { locationId: port.id, today: isoDate(now), exceptId: sub.id })) throw portHeld();
 
         await updateInstallJob(trx, install.id, { status: 'COMPLETED', at: now });
-        await trx.updateTable('subscriptions').set({ location_id: port.id, updated_at: now }).where('id', '=', sub.id).execute();
+        await repo.attachPort(trx, sub.id, port.id, now);
         const payment = await collectFirstPayment(deps, sub.id, { trx });
         const jobId = payment.portJobId;
         await recordAudit(trx, {

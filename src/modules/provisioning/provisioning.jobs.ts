@@ -2,13 +2,13 @@ import type { Deps } from '../../container.js';
 import { DeferJob, PermanentJobError, type JobRecord } from '../../jobs/types.js';
 import { registerInstallJobs } from '../install/install.service.js';
 import { PORT_JOB_KIND, PORT_REASONS, type PortReason } from './port-job.js';
-import { runningPortTakingJob } from './provisioning.repository.js';
+import { findPortWork, findSubscription, runningPortTakingJob } from './provisioning.repository.js';
 
 /** How long a port job waits for a running reset or captive-portal job of the same port. */
 const PORT_BUSY_RETRY_MS = 15_000;
 
 /** Retry delays: 15 s, 1 min, 4 min, 16 min, 1 h (then the job fails for good). */
-export function portBackoffMs(attempt: number): number {
+function portBackoffMs(attempt: number): number {
   return Math.min(3_600_000, 15_000 * 4 ** (attempt - 1));
 }
 
@@ -34,13 +34,7 @@ export function registerProvisioningJobs(deps: Pick<Deps, 'db' | 'clock' | 'jobs
     backoffMs: portBackoffMs,
     async run(job) {
       const { subscriptionId, reason } = payloadOf(job);
-      const row = await db.selectFrom('subscriptions as s')
-        .innerJoin('plan_versions as pv', 'pv.id', 's.plan_version_id')
-        .leftJoin('locations as l', 'l.id', 's.location_id')
-        .select(['s.id', 's.status', 's.provider_id', 's.subscriber_id', 's.mac_address', 's.location_id',
-          'l.switch_id', 'l.switch_port', 'l.vlan_id', 'pv.download_mbps', 'pv.upload_mbps'])
-        .where('s.id', '=', subscriptionId)
-        .executeTakeFirst();
+      const row = await findPortWork(db, subscriptionId);
       if (!row) throw new PermanentJobError('Subscription not found');
       // install and restore are queued by the transaction that made the subscription ACTIVE; one
       // overtaken by a suspension or a cancellation has nothing left to do (a later restore queues
@@ -75,8 +69,7 @@ export function registerProvisioningJobs(deps: Pick<Deps, 'db' | 'clock' | 'jobs
       const { subscriptionId, reason } = payloadOf(job);
       const error = err instanceof Error ? err.message : String(err);
       if (reason !== 'activate') return;
-      const sub = await db.selectFrom('subscriptions').select(['id', 'provider_id', 'subscriber_id', 'status'])
-        .where('id', '=', subscriptionId).executeTakeFirst();
+      const sub = await findSubscription(db, subscriptionId);
       if (!sub) return;
       await webhooks.emit(db, {
         providerId: sub.provider_id, type: 'provisioning.failed', subscriptionId: sub.id, subscriberId: sub.subscriber_id,

@@ -10,16 +10,9 @@ import { isForeignKeyViolation, isUniqueViolation } from '../../lib/errors.js';
  * Subscription statuses that count as "existing" for idempotency (and the predicate of the occupancy
  * unique indexes). Occupancy itself is subscription_occupies (occupancy.repository.ts).
  */
-export const NON_TERMINAL = ['PENDING', 'PENDING_INSTALL', 'ACTIVE', 'SUSPENDED'] as const;
+const NON_TERMINAL = ['PENDING', 'PENDING_INSTALL', 'ACTIVE', 'SUSPENDED'] as const;
 export { PORT_JOB_KIND } from './port-job.js';
 import { PORT_JOB_KIND } from './port-job.js';
-
-export function findProvider(db: Executor, id: string) {
-  return db.selectFrom('providers')
-    .select(['id', 'name', 'currency', 'support_email', 'branding', 'booking_window_days', 'disabled'])
-    .where('id', '=', id)
-    .executeTakeFirst();
-}
 
 export function findPlanVersion(db: Executor, providerId: string, id: string) {
   return db.selectFrom('plan_versions')
@@ -30,15 +23,6 @@ export function findPlanVersion(db: Executor, providerId: string, id: string) {
 }
 
 const BUILDING_COLS = ['b.id as building_id', 'b.line_type', 'b.in_coverage', 'b.country'] as const;
-
-export function findLocationByHash(db: Executor, providerId: string, hash: string) {
-  return db.selectFrom('locations as l')
-    .innerJoin('buildings as b', 'b.id', 'l.building_id')
-    .select(['l.id', 'l.unit_id', 'l.switch_port', ...BUILDING_COLS])
-    .where('l.location_hash', '=', hash)
-    .where('l.provider_id', '=', providerId)
-    .executeTakeFirst();
-}
 
 export function findLocationById(db: Executor, id: string) {
   return db.selectFrom('locations as l')
@@ -208,10 +192,6 @@ export function isNewSubscriberConflict(err: unknown): boolean {
     || isForeignKeyViolation(err, 'subscribers_user_id_fkey');
 }
 
-export function findUserByEmail(db: Executor, email: string) {
-  return db.selectFrom('users').select(['id', 'role']).where(sql`lower(email)`, '=', email.toLowerCase()).executeTakeFirst();
-}
-
 export async function insertUserIfAbsent(trx: Transaction<DB>, row: { id: string; email: string; firstName: string; lastName: string; at: Date }) {
   await trx.insertInto('users')
     .values({ id: row.id, email: row.email, role: 'subscriber', password_hash: null, first_name: row.firstName, last_name: row.lastName, created_at: row.at })
@@ -274,6 +254,21 @@ export function findSubscriptionByExternalId(db: Executor, providerId: string, e
 
 export function findSubscription(db: Executor, id: string) {
   return db.selectFrom('subscriptions').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** What the port job sends the switch: the subscription's port and its plan's bandwidth. */
+export function findPortWork(db: Executor, subscriptionId: string) {
+  return db.selectFrom('subscriptions as s')
+    .innerJoin('plan_versions as pv', 'pv.id', 's.plan_version_id')
+    .leftJoin('locations as l', 'l.id', 's.location_id')
+    .select(['s.id', 's.status', 's.provider_id', 's.subscriber_id', 's.mac_address', 's.location_id',
+      'l.switch_id', 'l.switch_port', 'l.vlan_id', 'pv.download_mbps', 'pv.upload_mbps'])
+    .where('s.id', '=', subscriptionId)
+    .executeTakeFirst();
+}
+
+export async function attachPort(trx: Transaction<DB>, subscriptionId: string, locationId: string, now: Date) {
+  await trx.updateTable('subscriptions').set({ location_id: locationId, updated_at: now }).where('id', '=', subscriptionId).execute();
 }
 
 export function lockSubscription(trx: Transaction<DB>, id: string) {

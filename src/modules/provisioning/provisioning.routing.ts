@@ -1,7 +1,7 @@
 import { AppError } from '../../lib/errors.js';
 
-export type LineType = 'first_line' | 'second_line' | 'third_line' | null;
-export type InstallKind = 'technician_visit' | 'cpe_shipment';
+type LineType = 'first_line' | 'second_line' | 'third_line' | null;
+type InstallKind = 'technician_visit' | 'cpe_shipment';
 
 /** What the request (or the session) resolved to; the building's line type decides the route. */
 export interface ResolvedTarget {
@@ -15,7 +15,7 @@ export type RouteDecision =
   | { route: 'install'; installKind: InstallKind; bookingLink: boolean };
 
 /** The 422 texts of the routing table (integrators match on the status code, not the text). */
-export const NO_PORT_NO_UNIT = 'Neither a provisionable port (location_hash) nor a unit_id is known: send unit_id (home_drop) for the install path';
+const NO_PORT_NO_UNIT = 'Neither a provisionable port (location_hash) nor a unit_id is known: send unit_id (home_drop) for the install path';
 
 /**
  * The 422 of an explicit-fields body without a port under delivery_mode direct (stated or the

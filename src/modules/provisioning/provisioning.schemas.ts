@@ -4,7 +4,7 @@ export const Detail = z.object({ detail: z.string() }).describe('Error');
 
 const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
 
-export const SubscriberDetails = z.object({
+const SubscriberDetails = z.object({
   email: z.email().max(254).describe('Identifies the subscriber within the provider: an existing subscriber with this email (case-insensitive) is reused, unchanged'),
   first_name: z.string().trim().min(1).max(100),
   last_name: z.string().trim().min(1).max(100),
@@ -18,7 +18,7 @@ const MoveInDate = z.string().regex(DATE_RE, 'must be a date YYYY-MM-DD')
 const MacAddress = z.string().trim().max(64).describe('Optional MAC binding of the port, e.g. AA:BB:CC:DD:EE:FF (":" "-" or none as separators)');
 
 /** The explicit-fields body: provider-initiated, bulk items and the legacy complete. */
-export const ExplicitFields = {
+const ExplicitFields = {
   plan_version_id: z.uuid().describe('A plan version of your provider (must be orderable)'),
   delivery_mode: z.enum(['direct', 'home_drop']).optional()
     .describe('`direct`: you hold a port (location_hash); `home_drop`: you hold a unit (unit_id). Defaults to direct (as the partner document says): a body with unit_id must say home_drop, else 422 naming delivery_mode. The building\'s line type still decides, a mismatch answers 422'),
@@ -91,8 +91,6 @@ const CompleteFields = {
 };
 
 export const CompleteBody = z.object(CompleteFields);
-
-export const CompleteResponse = ProvisioningResponse;
 
 export const CompleteReplayResponse = z.object({
   subscription_id: z.uuid(),

@@ -10,6 +10,7 @@ import { raiseInstallJob } from '../install/install.service.js';
 import { isoDate } from '../../lib/dates.js';
 import { findOccupant } from './occupancy.repository.js';
 import * as repo from './provisioning.repository.js';
+import { findProvider } from '../providers/providers.repository.js';
 import { decideExplicitRoute, decideRoute, missingPortMessage, type ResolvedTarget, type RouteDecision } from './provisioning.routing.js';
 import { findOrCreateSubscriber, toE164, type KnownSubscriber, type SubscriberInput } from './provisioning.subscribers.js';
 
@@ -25,7 +26,7 @@ export const MSG = {
   locationOccupied: 'Location already has a pending or active subscription',
 } as const;
 
-export type ProvisionRoute = 'provision' | 'install';
+type ProvisionRoute = 'provision' | 'install';
 
 export interface ProvisionResult {
   route: ProvisionRoute;
@@ -87,7 +88,7 @@ const MAC_RE = /^([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]
 const MAC_DOTTED = /^([0-9a-f]{4})\.([0-9a-f]{4})\.([0-9a-f]{4})$/i;
 
 /** "aa-bb-cc-dd-ee-ff", "aabb.ccdd.eeff" and friends → "AA:BB:CC:DD:EE:FF"; null when not a MAC. */
-export function normaliseMac(mac: string): string | null {
+function normaliseMac(mac: string): string | null {
   const s = mac.trim();
   const d = MAC_DOTTED.exec(s);
   const hex = d ? d.slice(1).join('') : MAC_RE.exec(s)?.slice(1).join('');
@@ -247,7 +248,7 @@ export function createProvisioningService(deps: Pick<Deps, 'db' | 'clock' | 'job
       // The provider's booking window matters to the install path only.
       let bookingWindowDays = 0;
       if (r.decision.route === 'install') {
-        const provider = await repo.findProvider(trx, ctx.providerId);
+        const provider = await findProvider(trx, ctx.providerId);
         if (!provider) throw new AppError(404, 'not_found', 'Provider not found');
         bookingWindowDays = provider.booking_window_days;
       }

@@ -2,6 +2,7 @@ import type { Transaction } from 'kysely';
 import { parsePhoneNumber } from 'awesome-phonenumber';
 import type { DB } from '../../db/types.js';
 import { customerNumber, newId } from '../../lib/ids.js';
+import { findUserByEmail, findUserById } from '../auth/auth.repository.js';
 import * as repo from './provisioning.repository.js';
 
 export interface SubscriberInput {
@@ -77,10 +78,10 @@ export async function findOrCreateSubscriber(
  */
 async function subscriberLogin(trx: Transaction<DB>, at: Date, email: string, s: SubscriberInput, linkUserId: string | null): Promise<string | null> {
   if (linkUserId) {
-    const u = await trx.selectFrom('users').select(['id', 'role']).where('id', '=', linkUserId).executeTakeFirst();
+    const u = await findUserById(trx, linkUserId);
     if (u?.role === 'subscriber') return u.id;
   }
   await repo.insertUserIfAbsent(trx, { id: newId(), email, firstName: s.first_name.trim(), lastName: s.last_name.trim(), at });
-  const user = await repo.findUserByEmail(trx, email);
+  const user = await findUserByEmail(trx, email);
   return user?.role === 'subscriber' ? user.id : null;
 }

@@ -29,7 +29,7 @@ export function searchKey(text: string): string {
 export const postalKey = (raw: string): string => raw.toUpperCase().replace(/[\s-]+/g, '');
 
 /** Postal code as shown: German 5 digits as is, Canadian "A1A 1A1"; anything else trimmed. */
-export function formatPostalCode(raw: string): string {
+function formatPostalCode(raw: string): string {
   const k = postalKey(raw);
   if (CA_POSTCODE_EXACT.test(k)) return `${k.slice(0, 3)} ${k.slice(3)}`;
   return raw.trim();
@@ -42,7 +42,7 @@ const CA_POSTCODE_EXACT = new RegExp(`^${CA_FIRST}\\d${CA_LETTER}\\d${CA_LETTER}
 const CA_POSTCODE_IN_TEXT = new RegExp(`(?<![A-Za-z0-9])(${CA_FIRST}\\d${CA_LETTER})[ -]?(\\d${CA_LETTER}\\d)(?![A-Za-z0-9])`, 'i');
 const DE_POSTCODE_IN_TEXT = /(?<![\dA-Za-z])(\d{5})(?![\dA-Za-z])/g;
 
-export interface RecognisedPostcode {
+interface RecognisedPostcode {
   postalCode: string;
   country: 'DE' | 'CA';
   /** The text with the postcode cut out. */
@@ -54,7 +54,7 @@ export interface RecognisedPostcode {
  * code settles the country, so a 5-digit Canadian house number is never taken for a German postcode;
  * of several 5-digit groups the last is the postcode (German addresses end "… 10115 Berlin").
  */
-export function recognisePostcode(text: string): RecognisedPostcode | null {
+function recognisePostcode(text: string): RecognisedPostcode | null {
   const ca = CA_POSTCODE_IN_TEXT.exec(text);
   if (ca) {
     return {

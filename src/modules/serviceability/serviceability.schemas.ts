@@ -19,7 +19,7 @@ export const AutocompleteQuery = z.object({
   limit: z.coerce.number().int().min(1).max(15).default(15).describe('Maximum suggestions (1 to 15, default 15)'),
 });
 
-export const Suggestion = z.object({
+const Suggestion = z.object({
   display: z.string().describe('The suggestion as shown to the user; suggestions are unique by this string'),
   ...AddressParts,
   orderable: z.boolean().describe('Whether this address can be ordered now (the building is in coverage and open for orders). Show non-orderable suggestions disabled'),
@@ -41,7 +41,7 @@ export const CheckBody = z
   })
   .describe('Either `address` (free text) or structured fields starting with `street`; when both are sent the structured fields win. Neither answers 422.');
 
-export const ServiceabilityPlan = z.object({
+const ServiceabilityPlan = z.object({
   plan_version_id: z.uuid().describe('Plan version to order (pass to checkout or provisioning)'),
   name: z.string(),
   monthly_price: z.string().describe('Monthly price, decimal string with two places'),

@@ -6,7 +6,7 @@ import { normalizeHouseNumber, parseFreeTextAddress, postalKey, searchKey, stree
 import * as repo from './serviceability.repository.js';
 import type { CoverageRow, PrefixRow } from './serviceability.repository.js';
 
-export const AUTOCOMPLETE_MAX = 15;
+const AUTOCOMPLETE_MAX = 15;
 /**
  * Rows asked per source beyond the suggestions wanted: duplicate displays ("12a" and "12 A" rows of
  * one address) are rare, and a page short of displays is asked again, four times larger.
@@ -16,7 +16,7 @@ const FETCH_SLACK = 5;
 const FETCH_MAX = 2_000;
 
 /** The first row of each display string, in order, at most `n`. */
-export function firstPerDisplay<T extends { display: string }>(rows: T[], n: number): T[] {
+function firstPerDisplay<T extends { display: string }>(rows: T[], n: number): T[] {
   const seen = new Set<string>();
   const out: T[] = [];
   for (const r of rows) {
@@ -194,4 +194,5 @@ export function createServiceabilityService(deps: Pick<Deps, 'db' | 'clock'>) {
   return { autocomplete, check, units };
 }
 
+/** @public The type of what the container builds. */
 export type ServiceabilityService = ReturnType<typeof createServiceabilityService>;

@@ -2,10 +2,6 @@ import type { Executor } from '../../jobs/types.js';
 
 const SUMMARY = ['id', 'email', 'first_name', 'last_name', 'sp_role', 'password_hash', 'created_at'] as const;
 
-export function findCaller(ex: Executor, userId: string) {
-  return ex.selectFrom('users').select(['id', 'role', 'sp_role', 'provider_id']).where('id', '=', userId).executeTakeFirst();
-}
-
 export function listStaff(ex: Executor, providerId: string) {
   return ex.selectFrom('users').select([...SUMMARY])
     .where('provider_id', '=', providerId).where('role', '=', 'service_provider')
@@ -23,8 +19,23 @@ export async function emailTaken(ex: Executor, email: string): Promise<boolean> 
   return Boolean(r);
 }
 
-export function findProvider(ex: Executor, providerId: string) {
-  return ex.selectFrom('providers').select(['id', 'name', 'support_email', 'branding']).where('id', '=', providerId).executeTakeFirst();
+/** An invited staff user: no password until the invite link sets one. */
+export async function insertStaffUser(
+  ex: Executor,
+  u: { id: string; email: string; spRole: string; providerId: string; firstName: string | null; lastName: string | null; now: Date },
+) {
+  await ex.insertInto('users').values({
+    id: u.id,
+    email: u.email,
+    role: 'service_provider',
+    sp_role: u.spRole,
+    provider_id: u.providerId,
+    first_name: u.firstName,
+    last_name: u.lastName,
+    password_hash: null,
+    password_set_at: null,
+    created_at: u.now,
+  }).execute();
 }
 
 export type StaffRow = NonNullable<Awaited<ReturnType<typeof findStaff>>>;

@@ -3,10 +3,13 @@
 // service_provider users of the caller's provider: no admin or cross-provider escalation.
 import type { Deps } from '../../container.js';
 import type { UserPrincipal } from '../auth/auth.service.js';
+import { findUserById } from '../auth/auth.repository.js';
 import { createLinkToken } from '../auth/link-tokens.js';
+import { invalidateUserLinks } from '../auth/link-tokens.repository.js';
 import { AppError, forbidden, isUniqueViolation, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import * as repo from './staff.repository.js';
+import { findProvider } from '../providers/providers.repository.js';
 import { mailBrand, staffInviteMail } from '../../mail/templates.js';
 
 export type StaffDeps = Pick<Deps, 'db' | 'clock' | 'mailer' | 'config'>;
@@ -24,7 +27,7 @@ export interface StaffSummary {
   created_at: string;
 }
 
-export const summarize = (u: repo.StaffRow): StaffSummary => ({
+const summarize = (u: repo.StaffRow): StaffSummary => ({
   id: u.id,
   email: u.email,
   first_name: u.first_name,
@@ -34,7 +37,7 @@ export const summarize = (u: repo.StaffRow): StaffSummary => ({
   created_at: u.created_at.toISOString(),
 });
 
-export const NOT_ADMIN = 'Only the provider admin (sp_admin) may manage staff';
+const NOT_ADMIN = 'Only the provider admin (sp_admin) may manage staff';
 
 export function createStaffService(deps: StaffDeps) {
   const { db, clock, mailer, config } = deps;
@@ -45,7 +48,7 @@ export function createStaffService(deps: StaffDeps) {
    */
   async function adminProvider(principal: UserPrincipal): Promise<string> {
     if (principal.role !== 'service_provider') throw forbidden('forbidden', NOT_ADMIN);
-    const caller = await repo.findCaller(db, principal.userId);
+    const caller = await findUserById(db, principal.userId);
     if (!caller || caller.role !== 'service_provider' || !caller.provider_id) throw forbidden('forbidden', NOT_ADMIN);
     if (caller.sp_role !== null && caller.sp_role !== 'sp_admin') throw forbidden('forbidden', NOT_ADMIN);
     return caller.provider_id;
@@ -57,7 +60,7 @@ export function createStaffService(deps: StaffDeps) {
     providerId: string,
     invitedBy: string | null,
   ) {
-    const provider = await repo.findProvider(trx, providerId);
+    const provider = await findProvider(trx, providerId);
     if (!provider) throw notFound('Provider not found');
     const { token } = await createLinkToken(trx, clock, { purpose: 'staff_invite', userId: user.id });
     const content = staffInviteMail(
@@ -68,7 +71,7 @@ export function createStaffService(deps: StaffDeps) {
   }
 
   async function inviterName(ex: Parameters<typeof createLinkToken>[0], userId: string): Promise<string | null> {
-    const u = await ex.selectFrom('users').select(['first_name', 'last_name']).where('id', '=', userId).executeTakeFirst();
+    const u = await findUserById(ex, userId);
     const name = [u?.first_name, u?.last_name].filter(Boolean).join(' ').trim();
     return name || null;
   }
@@ -80,18 +83,15 @@ export function createStaffService(deps: StaffDeps) {
       return await db.transaction().execute(async (trx) => {
         if (await repo.emailTaken(trx, email)) throw new AppError(409, 'conflict', 'A user with this email already exists');
         const id = newId();
-        await trx.insertInto('users').values({
+        await repo.insertStaffUser(trx, {
           id,
           email,
-          role: 'service_provider',
-          sp_role: input.sp_role,
-          provider_id: providerId,
-          first_name: input.first_name ?? null,
-          last_name: input.last_name ?? null,
-          password_hash: null,
-          password_set_at: null,
-          created_at: clock.now(),
-        }).execute();
+          spRole: input.sp_role,
+          providerId,
+          firstName: input.first_name ?? null,
+          lastName: input.last_name ?? null,
+          now: clock.now(),
+        });
         await sendInvite(trx, { id, email, first_name: input.first_name ?? null, sp_role: input.sp_role }, providerId, await inviterName(trx, principal.userId));
         const row = await repo.findStaff(trx, providerId, id);
         return summarize(row!);
@@ -114,8 +114,7 @@ export function createStaffService(deps: StaffDeps) {
       const user = await repo.findStaff(trx, providerId, userId);
       if (!user) throw notFound('User not found');
       if (user.password_hash) throw new AppError(409, 'conflict', 'This user has already set a password; use the password reset instead');
-      await trx.updateTable('link_tokens').set({ used_at: clock.now() })
-        .where('user_id', '=', user.id).where('purpose', '=', 'staff_invite').where('used_at', 'is', null).execute();
+      await invalidateUserLinks(trx, user.id, ['staff_invite'], clock.now());
       await sendInvite(trx, user, providerId, await inviterName(trx, principal.userId));
     });
     return { ok: true };

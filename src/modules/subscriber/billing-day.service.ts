@@ -18,7 +18,7 @@ export interface BillingDayResult {
   next_send_date: string | null;
 }
 
-export const RESCHEDULE_FAILED =
+const RESCHEDULE_FAILED =
   'The billing day was saved, but the billing system could not reschedule the next invoice. Send the same request again to retry; it is safe to repeat.';
 
 export function createBillingDayService({ db, clock, adapters, log }: BillingDayDeps) {
@@ -53,12 +53,7 @@ export function createBillingDayService({ db, clock, adapters, log }: BillingDay
       const previous = billingDayFor(month, sub);
       const unchanged = sub.billing_day === billingDay && sub.billing_day_effective_from === effective;
       if (!unchanged) {
-        await trx.updateTable('subscriptions').set({
-          billing_day: billingDay,
-          billing_day_effective_from: effective,
-          previous_billing_day: previous,
-          updated_at: now,
-        }).where('id', '=', sub.id).execute();
+        await repo.setBillingDay(trx, sub.id, { billingDay, effectiveFrom: effective, previous }, now);
       }
       return {
         subscription_id: sub.id,

@@ -7,18 +7,18 @@ import { dependencyFailed, notFound } from '../../lib/errors.js';
 import { formatCents } from '../../lib/money.js';
 import type { UserPrincipal } from '../auth/auth.service.js';
 import { createSubscriberService } from './subscriber.service.js';
-import { subscriberIdsOfUser } from './subscriber.repository.js';
+import { findSubscriberProvider, subscriberIdsOfUser } from './subscriber.repository.js';
 
 export type CreditNoteDeps = Pick<Deps, 'db' | 'clock' | 'adapters' | 'log'>;
 
 /** Drafts, archived and voided notes are never shown (nor served as PDF). */
-export const VISIBLE_STATES = ['open', 'refunded', 'paid_out', 'applied'] as const;
+const VISIBLE_STATES = ['open', 'refunded', 'paid_out', 'applied'] as const;
 export type VisibleState = (typeof VISIBLE_STATES)[number];
 const visible = (n: BillingCreditNote): n is BillingCreditNote & { state: VisibleState } => (VISIBLE_STATES as readonly string[]).includes(n.state);
 
-export const BILLING_UNREACHABLE = 'The billing system is unreachable right now, so credit notes cannot be read; try again in a few minutes';
+const BILLING_UNREACHABLE = 'The billing system is unreachable right now, so credit notes cannot be read; try again in a few minutes';
 
-export function creditNotePdfPath(id: string) {
+function creditNotePdfPath(id: string) {
   return `/api/v1/credit-notes/${encodeURIComponent(id)}/pdf`;
 }
 
@@ -65,7 +65,7 @@ export function createCreditNoteService(deps: CreditNoteDeps) {
   async function pdf(principal: UserPrincipal, id: string): Promise<{ number: string; pdf: Buffer }> {
     const note = await live(() => adapters.billingSystem.getCreditNote(id));
     if (!note || !visible(note)) throw notFound('Credit note not found');
-    const sub = await db.selectFrom('subscribers').select(['id', 'provider_id']).where('id', '=', note.subscriber_id).executeTakeFirst();
+    const sub = await findSubscriberProvider(db, note.subscriber_id);
     if (!sub) throw notFound('Credit note not found');
     const allowed =
       principal.role === 'platform_admin' ||

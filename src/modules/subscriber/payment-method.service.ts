@@ -5,12 +5,13 @@ import type { Deps } from '../../container.js';
 import { AdapterError, CardRequestError } from '../../adapters/types.js';
 import { bytesEqual, sha256 } from '../../lib/crypto.js';
 import { AppError, dependencyFailed } from '../../lib/errors.js';
+import { findCardProcessorAccount } from '../providers/providers.repository.js';
 import * as repo from './subscriber.repository.js';
 import { createSubscriberService } from './subscriber.service.js';
 
 export type PaymentMethodDeps = Pick<Deps, 'db' | 'clock' | 'adapters' | 'log'>;
 
-export const NO_CARD_PROCESSOR = 'Your provider has no card-processor connection; card payments are not available';
+const NO_CARD_PROCESSOR = 'Your provider has no card-processor connection; card payments are not available';
 
 export interface CardSummary {
   brand: string;
@@ -32,9 +33,9 @@ export function createPaymentMethodService(deps: PaymentMethodDeps) {
 
   async function connected(userId: string) {
     const s = await subscribers.requireSubscriber(userId);
-    const p = await db.selectFrom('providers').select('card_processor_account').where('id', '=', s.provider_id).executeTakeFirstOrThrow();
-    if (!p.card_processor_account) throw new AppError(409, 'dependency_unconfigured', NO_CARD_PROCESSOR);
-    return { subscriber: s, account: p.card_processor_account };
+    const account = await findCardProcessorAccount(db, s.provider_id);
+    if (!account) throw new AppError(409, 'dependency_unconfigured', NO_CARD_PROCESSOR);
+    return { subscriber: s, account };
   }
 
   async function get(userId: string) {
@@ -51,9 +52,7 @@ export function createPaymentMethodService(deps: PaymentMethodDeps) {
       if (err instanceof AdapterError) throw unreachable();
       throw err;
     }
-    await db.updateTable('subscribers')
-      .set({ card_setup_id: r.setup_id, card_setup_secret_hash: sha256(r.client_secret), updated_at: clock.now() })
-      .where('id', '=', subscriber.id).execute();
+    await repo.startCardSetup(db, subscriber.id, r.setup_id, sha256(r.client_secret), clock.now());
     return { client_secret: r.client_secret, status: 'requires_confirmation' as const };
   }
 
@@ -76,16 +75,7 @@ export function createPaymentMethodService(deps: PaymentMethodDeps) {
       if (err instanceof AdapterError) throw unreachable();
       throw err;
     }
-    await db.updateTable('subscribers').set({
-      card_payment_method_id: card.payment_method_id,
-      card_brand: card.brand,
-      card_last4: card.last4,
-      card_exp_month: card.exp_month,
-      card_exp_year: card.exp_year,
-      card_setup_id: null,
-      card_setup_secret_hash: null,
-      updated_at: clock.now(),
-    }).where('id', '=', subscriber.id).execute();
+    await repo.saveCard(db, subscriber.id, card, clock.now(), true);
     return { payment_method: { brand: card.brand, last4: card.last4, exp_month: card.exp_month, exp_year: card.exp_year } };
   }
 

@@ -1,14 +1,14 @@
 import type { Deps } from '../../container.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { hashPassword, verifyPassword } from '../../lib/crypto.js';
+import { findUserById, setPassword } from '../auth/auth.repository.js';
 import { createCredentialGuard, subjects } from '../auth/credential-guard.js';
-import { findUser } from './subscriber.repository.js';
 
 /** PATCH /subscriber/me/password: the current password proves the caller; other links stop working. */
 export function createSubscriberPasswordService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
   const guard = createCredentialGuard({ db, clock });
   async function changePassword(userId: string, currentPassword: string, newPassword: string) {
-    const user = await findUser(db, userId);
+    const user = await findUserById(db, userId);
     if (!user) throw notFound('Account not found');
     // The login's count: a stolen token must not buy more guesses at the password than the login form.
     const attempt = await guard.begin(subjects.account(userId), 'Too many wrong passwords for this account');
@@ -18,12 +18,8 @@ export function createSubscriberPasswordService({ db, clock }: Pick<Deps, 'db' |
     await attempt.succeeded();
     const hash = await hashPassword(newPassword);
     await db.transaction().execute(async (trx) => {
-      const now = clock.now();
-      await trx.updateTable('users').set({ password_hash: hash, password_set_at: now }).where('id', '=', userId).execute();
       // A reset link mailed before the change must not undo it.
-      await trx.updateTable('link_tokens').set({ used_at: now })
-        .where('user_id', '=', userId).where('used_at', 'is', null)
-        .where('purpose', 'in', ['password_reset', 'activation']).execute();
+      await setPassword(trx, userId, hash, clock.now());
     });
     return { success: true, message: 'Password changed' };
   }

@@ -1,6 +1,7 @@
 // Reads and writes of the subscriber self-service (the subscriber record is subscribers.user_id = JWT sub).
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
+import type { SavedCard } from '../../adapters/types.js';
 import type { Executor } from '../../jobs/types.js';
 
 /** The subscriber record of a login; with several (one per provider), the oldest. */
@@ -35,10 +36,6 @@ export function checkoutSessionsOfUser(ex: Executor, userId: string) {
     .execute();
 }
 
-export function findProvider(ex: Executor, providerId: string) {
-  return ex.selectFrom('providers').select(['id', 'name', 'branding', 'support_email', 'currency']).where('id', '=', providerId).executeTakeFirst();
-}
-
 export function invoicesOf(ex: Executor, subscriberId: string) {
   return ex.selectFrom('invoices')
     .select(['id', 'invoice_number', 'kind', 'period_start', 'invoice_date', 'due_date', 'currency', 'total_cents', 'status', 'paid_at', 'subscription_id'])
@@ -69,10 +66,6 @@ export function statusEventsOf(ex: Executor, subscriberId: string, limit: number
     .execute();
 }
 
-export function findUser(ex: Executor, userId: string) {
-  return ex.selectFrom('users').select(['id', 'password_hash', 'role']).where('id', '=', userId).executeTakeFirst();
-}
-
 /** The caller's own subscription, locked (billing-day change). */
 export function lockOwnSubscription(trx: Transaction<DB>, subscriberIds: string[], subscriptionId: string) {
   return trx.selectFrom('subscriptions').selectAll()
@@ -83,4 +76,36 @@ export function lockOwnSubscription(trx: Transaction<DB>, subscriberIds: string[
 /** Every subscriber record of a login (a login may be a customer of several providers). */
 export async function subscriberIdsOfUser(ex: Executor, userId: string): Promise<string[]> {
   return (await ex.selectFrom('subscribers').select('id').where('user_id', '=', userId).execute()).map((r) => r.id);
+}
+
+/** The saved card; `endSetup` also closes the card setup that produced it. */
+export async function saveCard(ex: Executor, subscriberId: string, card: SavedCard, now: Date, endSetup = false) {
+  await ex.updateTable('subscribers').set({
+    card_payment_method_id: card.payment_method_id,
+    card_brand: card.brand,
+    card_last4: card.last4,
+    card_exp_month: card.exp_month,
+    card_exp_year: card.exp_year,
+    ...(endSetup ? { card_setup_id: null, card_setup_secret_hash: null } : {}),
+    updated_at: now,
+  }).where('id', '=', subscriberId).execute();
+}
+
+export async function startCardSetup(ex: Executor, subscriberId: string, setupId: string, secretHash: Buffer, now: Date) {
+  await ex.updateTable('subscribers')
+    .set({ card_setup_id: setupId, card_setup_secret_hash: secretHash, updated_at: now })
+    .where('id', '=', subscriberId).execute();
+}
+
+export function findSubscriberProvider(ex: Executor, subscriberId: string) {
+  return ex.selectFrom('subscribers').select(['id', 'provider_id']).where('id', '=', subscriberId).executeTakeFirst();
+}
+
+export async function setBillingDay(trx: Transaction<DB>, subscriptionId: string, d: { billingDay: number; effectiveFrom: string; previous: number }, now: Date) {
+  await trx.updateTable('subscriptions').set({
+    billing_day: d.billingDay,
+    billing_day_effective_from: d.effectiveFrom,
+    previous_billing_day: d.previous,
+    updated_at: now,
+  }).where('id', '=', subscriptionId).execute();
 }

@@ -10,7 +10,7 @@ const Currency = z.string().length(3).describe('ISO 4217');
 const Timestamp = z.string().describe('RFC 3339 UTC');
 const DateOnly = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).describe('YYYY-MM-DD');
 
-export const SubscriberRecord = z.object({
+const SubscriberRecord = z.object({
   id: z.uuid().describe('Subscriber id (the customer id)'),
   customer_number: z.string().nullable().describe('Provider-scoped, e.g. "ABCD-1234"; null for accounts linked before the rollout'),
   first_name: z.string(),
@@ -27,7 +27,7 @@ const PlanSummary = z.object({
   currency: Currency,
 });
 
-export const SubscriptionSummary = z.object({
+const SubscriptionSummary = z.object({
   id: z.uuid(),
   status: z.enum(['PENDING', 'PENDING_INSTALL', 'ACTIVE', 'SUSPENDED', 'CANCELLED']),
   billed_by: z.enum(['service', 'provider']).describe('`service`: this service invoices it monthly; `provider`: the provider bills it (no invoices here)'),
@@ -68,7 +68,7 @@ export const MeResponse = z.object({
   }).nullable().describe('The provider of the subscriber record, for branding the portal; null without a record'),
 });
 
-export const CardSummary = z.object({
+const CardSummary = z.object({
   brand: z.string().describe('e.g. "visa"'),
   last4: z.string(),
   exp_month: z.number().int().nullable(),

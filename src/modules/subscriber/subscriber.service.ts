@@ -4,10 +4,11 @@ import { addMonths, monthStart } from '../../lib/dates.js';
 import { notFound } from '../../lib/errors.js';
 import { formatCents } from '../../lib/money.js';
 import * as repo from './subscriber.repository.js';
+import { findProvider } from '../providers/providers.repository.js';
 
 export type SubscriberDeps = Pick<Deps, 'db' | 'clock' | 'log'>;
 
-export const NO_SUBSCRIBER_RECORD = 'No subscriber record for this account';
+const NO_SUBSCRIBER_RECORD = 'No subscriber record for this account';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -19,7 +20,7 @@ interface Branding {
 }
 
 /** Bytes to decimal gigabytes (1 GB = 1000^3 bytes), rounded half-up to 2 places, without floats. */
-export function bytesToGb(bytes: string | number | bigint): number {
+function bytesToGb(bytes: string | number | bigint): number {
   const b = BigInt(bytes);
   const hundredths = (b * 100n + 500_000_000n) / 1_000_000_000n;
   return Number(hundredths) / 100;
@@ -81,7 +82,7 @@ export function createSubscriberService({ db, clock, log }: SubscriberDeps) {
       completed_at: iso(c.completed_at),
     }));
     if (!s) return { subscriber: null, subscriptions: [], checkout_sessions, provider: null };
-    const [subs, p] = await Promise.all([repo.subscriptionsOf(db, s.id), repo.findProvider(db, s.provider_id)]);
+    const [subs, p] = await Promise.all([repo.subscriptionsOf(db, s.id), findProvider(db, s.provider_id)]);
     const b = (p?.branding ?? {}) as Branding;
     return {
       subscriber: presentSubscriber(s),
@@ -202,6 +203,7 @@ export function createSubscriberService({ db, clock, log }: SubscriberDeps) {
   return { me, details, invoices, usage, statusHistory, requireSubscriber };
 }
 
-export const STATUS_HISTORY_LIMIT = 100;
+const STATUS_HISTORY_LIMIT = 100;
 
+/** @public The type of what the container builds. */
 export type SubscriberService = ReturnType<typeof createSubscriberService>;

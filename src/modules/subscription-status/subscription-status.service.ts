@@ -124,4 +124,5 @@ export function createSubscriptionStatusService(deps: Pick<Deps, 'db' | 'clock' 
   };
 }
 
+/** @public The type of what the container builds. */
 export type SubscriptionStatusService = ReturnType<typeof createSubscriptionStatusService>;

@@ -2,14 +2,15 @@ import type { Deps } from '../../container.js';
 import { newId } from '../../lib/ids.js';
 import { mailBrand, ticketNotificationMail } from '../../mail/templates.js';
 import { recordAudit, type Actor } from '../audit/audit.repository.js';
-import { findCustomerIdByEmail, findOwnedCustomer, findProvider } from '../customers/customers.repository.js';
+import { findCustomerIdByEmail, findOwnedCustomer } from '../customers/customers.repository.js';
+import { getProvider } from '../providers/providers.repository.js';
 import { customerNotFound } from '../customers/customers.errors.js';
 import { findSessionByHash } from '../verification/verification.repository.js';
 import { judgeSession, sessionTokenHash } from '../verification/verification.service.js';
 import * as repo from './tickets.repository.js';
 
 /** Tickets from the agent land in the provider's support queue. */
-export const SUPPORT_QUEUE = 'support';
+const SUPPORT_QUEUE = 'support';
 const SUBJECT_MAX = 200;
 
 interface Caller extends Actor {
@@ -28,7 +29,7 @@ export interface AgentTicketInput {
 }
 
 /** The first line of the summary, cut at a word boundary: what a support queue shows. */
-export function subjectFromSummary(summary: string): string {
+function subjectFromSummary(summary: string): string {
   const line = summary.split(/\r?\n/).map((l) => l.trim()).find((l) => l.length > 0) ?? 'Support request';
   if (line.length <= 120) return line;
   const cut = line.slice(0, 120);
@@ -37,7 +38,7 @@ export function subjectFromSummary(summary: string): string {
 }
 
 /** The customer-facing article: the summary, then the diagnosis under its own heading. */
-export function composeArticle(summary: string, diagnosis?: string): string {
+function composeArticle(summary: string, diagnosis?: string): string {
   const parts = [`Summary\n${summary.trim()}`];
   if (diagnosis && diagnosis.trim()) parts.push(`Diagnosis\n${diagnosis.trim()}`);
   return parts.join('\n\n');
@@ -59,7 +60,7 @@ export function createTicketsService({ db, clock, mailer, config }: Pick<Deps, '
         // Linked internally when the address is a customer's on file; the answer does not say so.
         customer = await findCustomerIdByEmail(trx, caller.providerId, input.contact_email!);
       }
-      const provider = await findProvider(trx, caller.providerId);
+      const provider = await getProvider(trx, caller.providerId);
       const now = clock.now();
       const hash = input.customer_id && verifiedSession ? sessionTokenHash(verifiedSession) : undefined;
       const callerVerified = Boolean(hash && customer && judgeSession(await findSessionByHash(trx, hash), caller.providerId, customer.id, now) === 'ok');
@@ -143,4 +144,5 @@ export function createTicketsService({ db, clock, mailer, config }: Pick<Deps, '
   return { createFromAgent, listForCustomer };
 }
 
+/** @public The type of what the container builds. */
 export type TicketsService = ReturnType<typeof createTicketsService>;

@@ -6,17 +6,18 @@ import { AppError, dependencyFailed, rateLimitExceeded, serviceUnavailable } fro
 import { newId, randomToken, sixDigitCode } from '../../lib/ids.js';
 import { maskEmail, maskPhone } from '../../lib/mask.js';
 import { recordAudit, type Actor } from '../audit/audit.repository.js';
-import { findOwnedCustomer, findProvider, lockOwnedCustomer } from '../customers/customers.repository.js';
+import { findOwnedCustomer, lockOwnedCustomer } from '../customers/customers.repository.js';
+import { getProvider } from '../providers/providers.repository.js';
 import { customerNotFound } from '../customers/customers.errors.js';
 import { oneTimeCodeMessage } from './verification.mail.js';
 import * as repo from './verification.repository.js';
 
 /** Fixed by decisions.md. */
-export const CODE_TTL_MS = 10 * 60_000;
-export const SESSION_TTL_MS = 15 * 60_000;
-export const MAX_WRONG_ATTEMPTS = 5;
-export const MAX_ISSUES_PER_WINDOW = 5;
-export const ISSUE_WINDOW_MS = 10 * 60_000;
+const CODE_TTL_MS = 10 * 60_000;
+const SESSION_TTL_MS = 15 * 60_000;
+const MAX_WRONG_ATTEMPTS = 5;
+const MAX_ISSUES_PER_WINDOW = 5;
+const ISSUE_WINDOW_MS = 10 * 60_000;
 
 const SESSION_RE = /^vs_[A-Za-z0-9_-]{43}$/;
 
@@ -58,7 +59,7 @@ export function createVerificationService(deps: Pick<Deps, 'db' | 'clock' | 'mai
       // The row lock serialises issues for one customer, so the limit below cannot be raced.
       const customer = await lockOwnedCustomer(trx, caller.providerId, customerId);
       if (!customer) throw customerNotFound();
-      const provider = await findProvider(trx, caller.providerId);
+      const provider = await getProvider(trx, caller.providerId);
       if (channel === 'sms') {
         if (!provider.sms_configured) {
           throw serviceUnavailable('dependency_unconfigured', 'SMS one-time codes are not configured for this provider account; use channel "email"');
@@ -173,4 +174,5 @@ export function createVerificationService(deps: Pick<Deps, 'db' | 'clock' | 'mai
 const tooManyAttempts = () =>
   new AppError(403, 'too_many_attempts', 'Too many wrong codes: this code is locked; issue a new one with POST /agent/verify/issue');
 
+/** @public The type of what the container builds. */
 export type VerificationService = ReturnType<typeof createVerificationService>;

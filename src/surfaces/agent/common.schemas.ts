@@ -3,7 +3,7 @@ import { z } from 'zod';
 // Shapes shared by every /agent route. Codes are plain strings in the schema (the description
 // lists them): a response that fails its schema would turn into a 500.
 
-export const ErrorEnvelope = z
+const ErrorEnvelope = z
   .object({
     error: z.object({
       code: z.string().describe('Stable machine-readable code; branch on this, never on `message`').meta({ example: 'customer_not_found' }),

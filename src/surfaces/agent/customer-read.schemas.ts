@@ -9,7 +9,7 @@ const SubscriptionStatus = z
   .describe('PENDING: ordered, not yet set up; PENDING_INSTALL: waiting for installation; ACTIVE: in service; SUSPENDED: service paused (see suspended_reason); CANCELLED: ended');
 const SuspendedReason = z.enum(['provider', 'non_payment']).nullable().describe('Why a SUSPENDED subscription is paused: "non_payment" (open invoices overdue) or "provider"; null otherwise');
 
-export const ServiceLocation = z.object({
+const ServiceLocation = z.object({
   building_id: z.string().nullable().describe('Id of the building served'),
   address: z.string().nullable().describe('One-line address of the building').meta({ example: 'Hauptstraße 5, 10115 Berlin' }),
   street: z.string().nullable().describe('Street of the building'),

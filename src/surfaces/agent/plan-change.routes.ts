@@ -6,7 +6,7 @@ import { idempotent } from '../../plugins/idempotency.js';
 import { limit } from '../../plugins/rate-limit.js';
 import { actorOf } from '../../modules/audit/audit.repository.js';
 import { createPlanChangeService, type PreviewRead } from '../../modules/plan-change/plan-change.service.js';
-import { AgentApplyResponse, AgentPreviewResponse, agentAdjustment, agentPreviewBody, planView } from '../../modules/plan-change/plan-change.schemas.js';
+import { ADJUSTMENT_TYPES, AgentApplyResponse, AgentPreviewResponse, QUOTE_RULE, agentAdjustment, agentPreviewBody, planView } from '../../modules/plan-change/plan-change.schemas.js';
 import { CustomerParams, IdempotencyHeaders, SECURITY_VERIFIED, describeRoute, err, verifiedErrors } from './common.schemas.js';
 import { requireOwnedCustomer, requireOwnedCustomerWith, requireVerifiedSession } from './verified-session.js';
 
@@ -20,11 +20,7 @@ const REFUSALS =
   'or in another currency).';
 
 const QUOTE_RULES =
-  'The one-time adjustment covers the rest of the current UTC calendar month: (new - old monthly price) x days / days_in_period, ' +
-  'days = days_in_period - day_of_month + 1 (the change day is billed at the new price), rounded half-up to cents. ' +
-  '`next_invoice_line` (upgrade): nothing is charged today; a labelled line appears on the next monthly invoice. ' +
-  '`credit` (downgrade): a credit note is issued now and applied to the next invoice. `none`: the correction is under 0.50, ' +
-  'skipped (amount 0.00) and carried into the next correction that runs (a pending carried amount is included before the 0.50 test). ' +
+  `${QUOTE_RULE} ${ADJUSTMENT_TYPES} ` +
   '`one_time_adjustment` is null with a `note` (HTTP 200) when (a) the month is not invoiced yet: the monthly invoice will reflect ' +
   'the new price; (b) the month\'s invoice exists but its billing document is missing, or (c) the billing document exists but the ' +
   'invoice is missing: (b) and (c) are operator-escalation states, open a ticket and do not quote a number; or the subscription is ' +

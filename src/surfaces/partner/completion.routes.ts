@@ -8,7 +8,7 @@ import { isUuid } from '../../lib/ids.js';
 import { actorOf } from '../../modules/audit/audit.repository.js';
 import { createCompletionService } from '../../modules/provisioning/completion.service.js';
 import {
-  AnonymousCompleteBody, AnonymousCompleteResponse, CompleteBody, CompleteReplayResponse, CompleteResponse, Detail,
+  AnonymousCompleteBody, AnonymousCompleteResponse, CompleteBody, CompleteReplayResponse, Detail, ProvisioningResponse,
 } from '../../modules/provisioning/provisioning.schemas.js';
 
 const Gone = z.object({ detail: z.object({ code: z.string(), detail: z.string() }) })
@@ -70,7 +70,7 @@ export const completionRoutes: FastifyPluginAsyncZod = async (app) => {
       headers: IdempotencyHeader,
       body: CompleteBody,
       response: {
-        201: CompleteResponse.describe('Subscription created'),
+        201: ProvisioningResponse.describe('Subscription created'),
         200: CompleteReplayResponse,
         ...ERRORS,
       },

@@ -5,7 +5,7 @@ import { idempotent } from '../../plugins/idempotency.js';
 import { limit } from '../../plugins/rate-limit.js';
 import { actorOf } from '../../modules/audit/audit.repository.js';
 import { createPlanChangeService, type ApplyResult } from '../../modules/plan-change/plan-change.service.js';
-import { PartnerChangeResponse, PartnerPreviewResponse, partnerPreviewBody } from '../../modules/plan-change/plan-change.schemas.js';
+import { ADJUSTMENT_TYPES, PartnerChangeResponse, PartnerPreviewResponse, QUOTE_RULE, partnerPreviewBody } from '../../modules/plan-change/plan-change.schemas.js';
 
 const Detail = z.object({ detail: z.string() }).describe('Error');
 const RateLimited = z
@@ -35,10 +35,8 @@ export const partnerPlanChangeRoutes: FastifyPluginAsyncZod = async (app) => {
         'Read-only eligibility check and quote for changing an own subscription to `plan_version_id` today; writes nothing. ' +
         '`eligible` is true when POST /partner/subscriptions/{id}/change-plan would apply; otherwise `reasons` lists every stable reason ' +
         '(`not_active`, `already_changed_today`, `same_plan`, `plan_not_available`) and the change answers 409. ' +
-        'The quote covers the rest of the current UTC calendar month: (new - old monthly price) x days / days_in_period, ' +
-        'days = days_in_period - day_of_month + 1, rounded half-up to cents. An upgrade adds a labelled line to the next monthly ' +
-        'invoice (`next_invoice_line`); a downgrade issues a credit note now (`credit`); a total under 0.50 is skipped and carried ' +
-        'into the next correction (`none`, amount 0.00). No number is quoted (null with `note`) when the month is not invoiced yet, ' +
+        `${QUOTE_RULE} ${ADJUSTMENT_TYPES} ` +
+        'No number is quoted (null with `note`) when the month is not invoiced yet, ' +
         'when its invoice or billing document is missing (operator escalation), or when the provider bills the subscription itself. ' +
         'A subscription or plan version of another provider answers 404.',
       security: [{ apiKey: [] }],
