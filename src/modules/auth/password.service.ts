@@ -1,10 +1,16 @@
-import type { Deps } from '../../container.js';
+import type { Db } from '../../db/database.js';
+import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { hashPassword } from '../../lib/crypto.js';
 import { createCredentialGuard, subjects } from './credential-guard.js';
 import { consumeLinkToken } from './link-tokens.js';
 
-export function createPasswordService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
+export interface PasswordDeps {
+  db: Db;
+  clock: Clock;
+}
+
+export function createPasswordService({ db, clock }: PasswordDeps) {
   const guard = createCredentialGuard({ db, clock });
 
   /**

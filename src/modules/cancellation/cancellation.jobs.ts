@@ -1,9 +1,19 @@
-import type { Deps } from '../../container.js';
+import type { Adapters } from '../../adapters/types.js';
+import type { Db } from '../../db/database.js';
+import type { JobQueue } from '../../jobs/types.js';
+import type { Clock } from '../../lib/clock.js';
 import { DeferJob, PermanentJobError } from '../../jobs/types.js';
 import { isoDate, parseIsoDate } from '../../lib/dates.js';
 import { isUuid } from '../../lib/ids.js';
 import { findOccupant } from '../provisioning/occupancy.repository.js';
 import { PORT_RESET_JOB } from './cancellation.service.js';
+
+export interface CancellationJobsDeps {
+  db: Db;
+  clock: Clock;
+  jobs: JobQueue;
+  adapters: Adapters;
+}
 
 /**
  * `cancellation.port_reset` runs at ended_at (00:00 UTC of the end date): resets the port through
@@ -11,7 +21,7 @@ import { PORT_RESET_JOB } from './cancellation.service.js';
  * occupies (subscription_occupies): one let again from ended_at on, or a line provisioned on it
  * before the occupancy rule held a cancelled subscription's port until its ended_at.
  */
-export function registerCancellationJobs(deps: Pick<Deps, 'db' | 'clock' | 'jobs' | 'adapters'>) {
+export function registerCancellationJobs(deps: CancellationJobsDeps) {
   deps.jobs.register(PORT_RESET_JOB, {
     async run(job) {
       const id = job.payload.subscription_id;

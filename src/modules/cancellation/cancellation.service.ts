@@ -2,7 +2,10 @@
 // with canceled_at and ended_at (exclusive); service and the port last until ended_at, when the
 // `cancellation.port_reset` job resets the port.
 import type { Transaction } from 'kysely';
-import type { Deps } from '../../container.js';
+import type { Db } from '../../db/database.js';
+import type { JobQueue } from '../../jobs/types.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Webhooks } from '../../webhooks/types.js';
 import type { DB } from '../../db/types.js';
 import type { UserPrincipal } from '../auth/auth.service.js';
 import { recordAudit } from '../audit/audit.repository.js';
@@ -13,12 +16,17 @@ import { findBillingDocument, findInvoiceForMonth } from '../billing/billing.rep
 import { creditNoteNumber } from '../billing/invoice-numbers.js';
 import { cancellationLines, presentLine } from './cancellation.quote.js';
 
-export type CancellationDeps = Pick<Deps, 'db' | 'clock' | 'jobs' | 'webhooks'>;
+export interface CancellationDeps {
+  db: Db;
+  clock: Clock;
+  jobs: JobQueue;
+  webhooks: Webhooks;
+}
 
 export const CANCELLABLE = ['ACTIVE', 'SUSPENDED', 'PENDING_INSTALL'] as const;
 export const PORT_RESET_JOB = 'cancellation.port_reset';
 
-type Executor = Deps['db'] | Transaction<DB>;
+type Executor = Db | Transaction<DB>;
 
 function loadSubscription(ex: Executor, id: string, lock: boolean) {
   let q = ex.selectFrom('subscriptions as s')

@@ -1,4 +1,5 @@
-import type { Deps } from '../../container.js';
+import type { Db } from '../../db/database.js';
+import type { Clock } from '../../lib/clock.js';
 import { isoDate, monthStart } from '../../lib/dates.js';
 import { formatCents } from '../../lib/money.js';
 import { billingDateFor, nextMonth } from '../billing/billing.calendar.js';
@@ -24,7 +25,12 @@ function serviceLocation(s: repo.SubscriptionRow) {
   };
 }
 
-export function createCustomerReadService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
+export interface CustomerReadDeps {
+  db: Db;
+  clock: Clock;
+}
+
+export function createCustomerReadService({ db, clock }: CustomerReadDeps) {
   async function owned(providerId: string, customerId: string) {
     const c = await repo.findOwnedCustomer(db, providerId, customerId);
     if (!c) throw customerNotFound();

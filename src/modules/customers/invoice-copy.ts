@@ -1,4 +1,8 @@
-import type { Deps } from '../../container.js';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import type { JobQueue } from '../../jobs/types.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Mailer } from '../../mail/types.js';
 import { renderInvoicePdf } from '../../documents/pdf.js';
 import { AppError } from '../../lib/errors.js';
 import { maskEmail } from '../../lib/mask.js';
@@ -12,11 +16,17 @@ import * as repo from './customers.repository.js';
 /** A mail with an attachment cannot ride `mail.send` (payloads carry no bytes): this job renders the PDF when it runs. */
 export const INVOICE_COPY_JOB = 'customers.invoice_copy';
 
+export interface InvoiceCopyDeps {
+  db: Db;
+  clock: Clock;
+  jobs: JobQueue;
+}
+
 /**
  * Resends a copy of one of the customer's invoices, as a PDF attachment, to the invoice email
  * (else the contract email). The mail is a durable job enqueued with the audit entry.
  */
-export function createInvoiceCopyService({ db, clock, jobs }: Pick<Deps, 'db' | 'clock' | 'jobs'>) {
+export function createInvoiceCopyService({ db, clock, jobs }: InvoiceCopyDeps) {
   async function resend(caller: Caller, customerId: string, invoiceId: string) {
     return db.transaction().execute(async (trx) => {
       const c = await repo.findOwnedCustomer(trx, caller.providerId, customerId);
@@ -53,8 +63,15 @@ export function createInvoiceCopyService({ db, clock, jobs }: Pick<Deps, 'db' | 
   return { resend };
 }
 
+export interface CustomerJobsDeps {
+  jobs: JobQueue;
+  db: Db;
+  mailer: Mailer;
+  config: Config;
+}
+
 /** Renders the invoice as it stands when the job runs and mails it with the PDF attached. */
-export function registerCustomerJobs({ jobs, db, mailer, config }: Pick<Deps, 'jobs' | 'db' | 'mailer' | 'config'>) {
+export function registerCustomerJobs({ jobs, db, mailer, config }: CustomerJobsDeps) {
   jobs.register(INVOICE_COPY_JOB, {
     async run(job) {
       const { invoice_id: invoiceId, to } = job.payload as { invoice_id?: string; to?: string };

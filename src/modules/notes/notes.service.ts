@@ -1,4 +1,5 @@
-import type { Deps } from '../../container.js';
+import type { Db } from '../../db/database.js';
+import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { recordAudit, type Actor } from '../audit/audit.repository.js';
 import { findOwnedCustomer } from '../customers/customers.repository.js';
@@ -11,8 +12,13 @@ interface Caller extends Actor {
   requestId: string;
 }
 
+export interface NotesDeps {
+  db: Db;
+  clock: Clock;
+}
+
 /** Internal, operator-visible notes. Written by the agent, never read back on /agent. */
-export function createNotesService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
+export function createNotesService({ db, clock }: NotesDeps) {
   async function addAgentNote(caller: Caller, customerId: string, body: string) {
     return db.transaction().execute(async (trx) => {
       const customer = await findOwnedCustomer(trx, caller.providerId, customerId);

@@ -3,7 +3,7 @@
 import { formatCents } from '../../lib/money.js';
 import type { PlanVersionRow, SubscriptionRow } from './plan-change.repository.js';
 import { computeAdjustment, dueInDays, prorationFactor, type BillingState, type CalendarPosition } from './plan-change.quote.js';
-import type { Quote } from './plan-change.service.js';
+import type { Quote } from './plan-change.types.js';
 
 /** Why a plan change is not possible now; stable strings (partner preview `reasons`). */
 export type Reason = 'not_active' | 'already_changed_today' | 'same_plan' | 'plan_not_available';

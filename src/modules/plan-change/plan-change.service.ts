@@ -1,6 +1,11 @@
 import type { RawBuilder } from 'kysely';
-import type { Deps } from '../../container.js';
-import type { Executor } from '../../jobs/types.js';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Adapters } from '../../adapters/types.js';
+import type { Db } from '../../db/database.js';
+import type { JobQueue } from '../../jobs/types.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Webhooks } from '../../webhooks/types.js';
+import type { Executor } from '../../db/executor.js';
 import { AppError, isUniqueViolation } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { formatCents } from '../../lib/money.js';
@@ -10,8 +15,10 @@ import { calendarPosition, type Adjustment, type BillingState, type CalendarPosi
 import { billingStateOf, quoteOf, reasonsFor, type Reason } from './plan-change.rules.js';
 import { BANDWIDTH_JOB, BANDWIDTH_RETRY_DELAY_MS, bandwidthOperationKey } from './plan-change.jobs.js';
 import { writeAdjustment } from './plan-change.adjustments.js';
+import type { Quote } from './plan-change.types.js';
 
 export { NOTES, type Reason } from './plan-change.rules.js';
+export type { Quote } from './plan-change.types.js';
 
 /** Who asks for the change: the /agent surface, a partner API key, or a platform administrator's override. */
 export type Source = 'agent' | 'partner' | 'admin';
@@ -66,17 +73,6 @@ const sameTarget = (a: PlanChangeTarget, b: PlanChangeTarget) =>
   a.providerId === b.providerId && a.subscriptionId === b.subscriptionId && a.planVersionId === b.planVersionId && a.customerId === b.customerId &&
   a.source === b.source;
 
-export interface Quote {
-  billingState: BillingState;
-  /** null in the billing states that quote no number (not invoiced, escalation, provider-billed). */
-  adjustment: Adjustment | null;
-  carriedIds: string[];
-  note: string | null;
-  dueInDays: number | null;
-  prorationFactor: number | null;
-  currency: string;
-}
-
 export interface PreviewResult {
   subscriptionId: string;
   subscriptionStatus: string;
@@ -97,7 +93,14 @@ export interface ApplyResult extends PreviewResult {
   bandwidthUpdated: boolean;
 }
 
-export type PlanChangeDeps = Pick<Deps, 'db' | 'clock' | 'log' | 'jobs' | 'webhooks' | 'adapters'>;
+export interface PlanChangeDeps {
+  db: Db;
+  clock: Clock;
+  log: FastifyBaseLogger;
+  jobs: JobQueue;
+  webhooks: Webhooks;
+  adapters: Adapters;
+}
 
 export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTimeoutMs?: number } = {}) {
   const { db, clock, log } = deps;

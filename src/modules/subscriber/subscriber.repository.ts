@@ -1,7 +1,7 @@
 // Reads and writes of the subscriber self-service (the subscriber record is subscribers.user_id = JWT sub).
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
-import type { Executor } from '../../jobs/types.js';
+import type { Executor } from '../../db/executor.js';
 
 /** The subscriber record of a login; with several (one per provider), the oldest. */
 export function findSubscriberByUser(ex: Executor, userId: string) {

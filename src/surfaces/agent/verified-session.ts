@@ -2,9 +2,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RawBuilder } from 'kysely';
 import { AppError } from '../../lib/errors.js';
 import { checksCredential } from '../../plugins/route-contract.js';
-import { findOwnedCustomerWithSession, type OwnedSource, type Profile } from '../../modules/customers/customers.repository.js';
+import type { OwnedSource, Profile } from '../../modules/customers/customers.ownership.js';
 import { customerNotFound } from '../../modules/customers/customers.errors.js';
-import { judgeSession, sessionTokenHash, type SessionRow } from '../../modules/verification/verification.service.js';
+import { sessionTokenHash, type SessionRow } from '../../modules/verification/verification.service.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -49,7 +49,7 @@ function ownedCustomerFrom(source: OwnedSource, attach?: Attach): PreHandler {
     const hash = (token && sessionTokenHash(token)) || null;
     const customerId = customerIdOf(request);
     const extra = attach?.(request, { providerId, customerId });
-    const found = await findOwnedCustomerWithSession(request.server.deps.db, providerId, customerId, hash, source, extra?.call);
+    const found = await request.server.services.customerOwnership.findOwned(providerId, customerId, hash, source, extra?.call);
     if (!found) throw customerNotFound();
     request.agentCustomer = { id: found.customer.id, providerId, session: found.session };
     if (source === 'agent_customer_profile') request.agentCustomer.profile = found.customer as Profile;
@@ -96,7 +96,7 @@ export const requireVerifiedSession: PreHandler = checksCredential<PreHandler>(a
     throw new AppError(401, 'verification_required', 'This call needs X-Verified-Session: verify the caller with POST /agent/verify/issue and POST /agent/verify/check');
   }
   const { id, providerId, session } = request.agentCustomer!;
-  const result = judgeSession(session, providerId, id, request.server.deps.clock.now());
+  const result = request.server.services.customerOwnership.judgeSession(session, providerId, id);
   if (result === 'invalid') {
     throw new AppError(401, 'session_invalid', 'The verified session is unknown or has expired (sessions last 15 minutes); verify the caller again');
   }
