@@ -2,8 +2,8 @@ import type { Db } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { recordAudit, type Actor } from '../audit/audit.repository.js';
-import { findOwnedCustomer } from '../customers/customers.repository.js';
-import { customerNotFound } from '../customers/customers.errors.js';
+import { findOwnedCustomer } from '../subscribers/profile.repository.js';
+import { customerNotFound } from '../subscribers/subscriber.errors.js';
 import { insertNote } from './notes.repository.js';
 
 interface Caller extends Actor {

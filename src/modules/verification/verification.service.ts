@@ -10,8 +10,8 @@ import { AppError, dependencyFailed, rateLimitExceeded, serviceUnavailable } fro
 import { newId, randomToken, sixDigitCode } from '../../lib/ids.js';
 import { maskEmail, maskPhone } from '../../lib/mask.js';
 import { recordAudit, type Actor } from '../audit/audit.repository.js';
-import { findOwnedCustomer, findProvider, lockOwnedCustomer } from '../customers/customers.repository.js';
-import { customerNotFound } from '../customers/customers.errors.js';
+import { findOwnedCustomer, findProvider, lockOwnedCustomer } from '../subscribers/profile.repository.js';
+import { customerNotFound } from '../subscribers/subscriber.errors.js';
 import { oneTimeCodeMessage } from './verification.mail.js';
 import * as repo from './verification.repository.js';
 

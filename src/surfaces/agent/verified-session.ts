@@ -2,8 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RawBuilder } from 'kysely';
 import { AppError } from '../../lib/errors.js';
 import { checksCredential } from '../../plugins/route-contract.js';
-import type { OwnedSource, Profile } from '../../modules/customers/customers.ownership.js';
-import { customerNotFound } from '../../modules/customers/customers.errors.js';
+import type { OwnedSource, Profile } from '../../modules/subscribers/ownership.service.js';
+import { customerNotFound } from '../../modules/subscribers/subscriber.errors.js';
 import { sessionTokenHash, type SessionRow } from '../../modules/verification/verification.service.js';
 
 declare module 'fastify' {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { bearer, DASHBOARD_ROLES } from '../../plugins/auth.js';
 import { limit } from '../../plugins/rate-limit.js';
 import { idempotent } from '../../plugins/idempotency.js';
-import { Detail } from '../../modules/subscriber/subscriber.schemas.js';
+import { Detail } from '../../modules/subscribers/subscriber.schemas.js';
 
 const DateOnly = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD');
 const Params = z.object({ id: z.uuid().describe('Subscription id') });

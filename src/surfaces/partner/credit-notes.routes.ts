@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { bearer, DASHBOARD_ROLES } from '../../plugins/auth.js';
 import { limit } from '../../plugins/rate-limit.js';
-import { Detail } from '../../modules/subscriber/subscriber.schemas.js';
+import { Detail } from '../../modules/subscribers/subscriber.schemas.js';
 
 /** GET /api/v1/credit-notes/{id}/pdf (internal API; registered in internalSurface). */
 export const creditNoteRoutes: FastifyPluginAsyncZod = async (app) => {

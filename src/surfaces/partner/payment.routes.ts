@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { bearer } from '../../plugins/auth.js';
 import { limit } from '../../plugins/rate-limit.js';
-import { ConfirmBody, Detail, PaymentMethodResponse, SetupResponse } from '../../modules/subscriber/subscriber.schemas.js';
+import { ConfirmBody, Detail, PaymentMethodResponse, SetupResponse } from '../../modules/subscribers/subscriber.schemas.js';
 import { type PayResultState } from '../../modules/billing/pay-page.service.js';
 import { renderPayPage } from '../../modules/billing/pay-page.html.js';
 import { noStore, pageHelmet } from '../../plugins/page-headers.js';

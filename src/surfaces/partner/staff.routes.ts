@@ -4,7 +4,7 @@ import { bearer, DASHBOARD_ROLES } from '../../plugins/auth.js';
 import { limit } from '../../plugins/rate-limit.js';
 import { idempotent } from '../../plugins/idempotency.js';
 import { SP_ROLES } from '../../modules/staff/staff.service.js';
-import { Detail } from '../../modules/subscriber/subscriber.schemas.js';
+import { Detail } from '../../modules/subscribers/subscriber.schemas.js';
 
 const UserSummary = z.object({
   id: z.uuid(),

@@ -5,7 +5,7 @@ import { limit } from '../../plugins/rate-limit.js';
 import {
   BillingDayBody, BillingDayResponse, CreditNoteItem, Detail, DetailsResponse, InvoiceItem, MeResponse, PasswordBody,
   PasswordResponse, StatusHistoryResponse, UsageResponse,
-} from '../../modules/subscriber/subscriber.schemas.js';
+} from '../../modules/subscribers/subscriber.schemas.js';
 
 const security = [{ bearer: [] }];
 const AUTH = {

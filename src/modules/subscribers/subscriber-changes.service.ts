@@ -9,8 +9,8 @@ import { maskEmail } from '../../lib/mask.js';
 import { activationMail, mailBrand, passwordResetMail } from '../../mail/templates.js';
 import { recordAudit, type Actor } from '../audit/audit.repository.js';
 import { createLinkToken } from '../auth/link-tokens.js';
-import { customerNotFound } from './customers.errors.js';
-import * as repo from './customers.repository.js';
+import { customerNotFound } from './subscriber.errors.js';
+import * as repo from './profile.repository.js';
 import { providerRegions } from './search.repository.js';
 
 // The approved changes of the /agent surface. Each runs in one transaction with its audit entry

@@ -9,8 +9,8 @@ import { creditNotePdf } from '../../documents/index.js';
 import { dependencyFailed, notFound } from '../../lib/errors.js';
 import { formatCents } from '../../lib/money.js';
 import type { UserPrincipal } from '../auth/auth.service.js';
-import type { SubscriberService } from './subscriber.service.js';
-import { subscriberIdsOfUser } from './subscriber.repository.js';
+import type { SubscriberService } from './account.service.js';
+import { subscriberIdsOfUser } from './account.repository.js';
 
 export interface CreditNoteDeps {
   db: Db;

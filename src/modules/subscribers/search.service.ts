@@ -5,7 +5,7 @@ import type { Db } from '../../db/database.js';
 import type { Executor } from '../../db/executor.js';
 import { isStatementTimeout } from '../../lib/errors.js';
 import { maskEmail, maskName, maskPhone } from '../../lib/mask.js';
-import { formatAddress, maskCustomerNumber } from './customers.format.js';
+import { formatAddress, maskCustomerNumber } from './subscriber.format.js';
 import { planSearch, structuredProbes, type Probe } from './search.query.js';
 import {
   inSearchTransaction, probeCustomers, providerRegions, searchCustomers, serviceLocationsOf, type MatchRow, type ProbeMatch, type ServiceLocationRow,

@@ -10,7 +10,7 @@ import { dayOfMonth, isoDate, monthStart } from '../../lib/dates.js';
 import { AppError, dependencyFailed, notFound } from '../../lib/errors.js';
 import { findBillingDocument, findInvoiceForMonth } from '../billing/billing.repository.js';
 import { billingDateFor, billingDayFor, dayOf, monthLabel, nextMonth } from '../billing/billing.calendar.js';
-import * as repo from './subscriber.repository.js';
+import * as repo from './account.repository.js';
 
 export interface BillingDayDeps {
   db: Db;

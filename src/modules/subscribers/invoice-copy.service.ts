@@ -9,9 +9,9 @@ import { maskEmail } from '../../lib/mask.js';
 import { invoiceCopyMail, mailBrand } from '../../mail/templates.js';
 import { PermanentJobError } from '../../jobs/types.js';
 import { recordAudit } from '../audit/audit.repository.js';
-import type { Caller } from './customers.changes.js';
-import { customerNotFound } from './customers.errors.js';
-import * as repo from './customers.repository.js';
+import type { Caller } from './subscriber-changes.service.js';
+import { customerNotFound } from './subscriber.errors.js';
+import * as repo from './profile.repository.js';
 
 /** A mail with an attachment cannot ride `mail.send` (payloads carry no bytes): this job renders the PDF when it runs. */
 export const INVOICE_COPY_JOB = 'customers.invoice_copy';

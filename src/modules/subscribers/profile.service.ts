@@ -3,9 +3,9 @@ import type { Clock } from '../../lib/clock.js';
 import { isoDate, monthStart } from '../../lib/dates.js';
 import { formatCents } from '../../lib/money.js';
 import { billingDateFor, nextMonth } from '../billing/billing.calendar.js';
-import { formatAddress, iso } from './customers.format.js';
-import { customerNotFound } from './customers.errors.js';
-import * as repo from './customers.repository.js';
+import { formatAddress, iso } from './subscriber.format.js';
+import { customerNotFound } from './subscriber.errors.js';
+import * as repo from './profile.repository.js';
 
 // The verified reads of the /agent surface. Each answer is built field by field from named
 // columns, so an internal column (processor ids, operator notes, MAC, user id) cannot slip in.

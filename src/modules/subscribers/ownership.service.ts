@@ -2,9 +2,9 @@ import type { RawBuilder } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
 import { judgeSession, type SessionRow } from '../verification/verification.service.js';
-import { findOwnedCustomerWithSession, type OwnedSource } from './customers.repository.js';
+import { findOwnedCustomerWithSession, type OwnedSource } from './profile.repository.js';
 
-export type { OwnedSource, Profile } from './customers.repository.js';
+export type { OwnedSource, Profile } from './profile.repository.js';
 
 export interface CustomerOwnershipDeps {
   db: Db;

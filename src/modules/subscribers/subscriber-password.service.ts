@@ -3,7 +3,7 @@ import type { Clock } from '../../lib/clock.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { hashPassword, verifyPassword } from '../../lib/crypto.js';
 import { createCredentialGuard, subjects } from '../auth/credential-guard.js';
-import { findUser } from './subscriber.repository.js';
+import { findUser } from './account.repository.js';
 
 export interface SubscriberPasswordDeps {
   db: Db;

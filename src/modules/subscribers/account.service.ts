@@ -5,7 +5,7 @@ import type { Clock } from '../../lib/clock.js';
 import { addMonths, monthStart } from '../../lib/dates.js';
 import { notFound } from '../../lib/errors.js';
 import { formatCents } from '../../lib/money.js';
-import * as repo from './subscriber.repository.js';
+import * as repo from './account.repository.js';
 
 export interface SubscriberDeps {
   db: Db;

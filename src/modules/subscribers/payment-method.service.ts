@@ -8,8 +8,8 @@ import type { Clock } from '../../lib/clock.js';
 import { AdapterError, CardRequestError } from '../../adapters/types.js';
 import { bytesEqual, sha256 } from '../../lib/crypto.js';
 import { AppError, dependencyFailed } from '../../lib/errors.js';
-import * as repo from './subscriber.repository.js';
-import type { SubscriberService } from './subscriber.service.js';
+import * as repo from './account.repository.js';
+import type { SubscriberService } from './account.service.js';
 
 export interface PaymentMethodDeps {
   db: Db;
