@@ -30,7 +30,7 @@ export async function drainRate(ctx: { db: Kysely<DB> }, d: Dataset, count: numb
   // This container only queues events and signs no token, but a DATABASE_URL config wants a JWT key.
   const config = loadConfig({ JWT_SECRET: randomBytes(32).toString('base64url'), ...process.env, LOG_LEVEL: 'silent', JOBS_ENABLED: 'false' });
   const handle = await createDb({ databaseUrl: config.DATABASE_URL, poolSize: 4 });
-  const deps = createContainer(config, handle, systemClock, pino({ level: 'silent' }));
+  const { deps } = createContainer(config, handle, systemClock, pino({ level: 'silent' }));
   const provider = await ctx.db.selectFrom('providers').select(['webhook_url', 'webhook_signing_secret']).where('id', '=', d.provider_id).executeTakeFirstOrThrow();
   if (!provider.webhook_signing_secret) throw new Error('the bench provider has no webhook signing secret');
   const key = Buffer.from(provider.webhook_signing_secret.replace(/^whsec_/, ''), 'base64');

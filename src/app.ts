@@ -4,7 +4,7 @@ import type { Config } from './config.js';
 import { createDb, type DbHandle } from './db/database.js';
 import { migrate } from './db/migrate.js';
 import { systemClock, type Clock } from './lib/clock.js';
-import { createContainer, type Deps, type DepsOverrides } from './container.js';
+import { createContainer, type Deps, type DepsOverrides, type Services } from './container.js';
 import { genReqId } from './plugins/request-id.js';
 import { registerDocs } from './plugins/docs.js';
 import { registerPageHeaders } from './plugins/page-headers.js';
@@ -23,7 +23,11 @@ import { createOpsRepository } from './ops/ops.repository.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
+    /** The infrastructure (queue, scheduler, mailer, database): the app's lifecycle and tests use it, routes do not. */
     deps: Deps;
+    /** Every service, built once by the container: what routes and plugins call. */
+    services: Services;
+    config: Config;
     /** Every route as registered (both mounts), for the authorization matrix and the docs checks. */
     routeTable: { method: string; url: string; hidden: boolean; options: RouteOptions }[];
   }
@@ -85,8 +89,10 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   const ownsDb = !opts.dbHandle;
   const dbHandle = opts.dbHandle ?? (await createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, embeddedDir: config.EMBEDDED_DB_DIR }));
   if (opts.migrate !== false) await migrate(dbHandle);
-  const deps = createContainer(config, dbHandle, opts.clock ?? systemClock, app.log, opts);
+  const { deps, services } = createContainer(config, dbHandle, opts.clock ?? systemClock, app.log, opts);
   app.decorate('deps', deps);
+  app.decorate('services', services);
+  app.decorate('config', config);
   const routeTable: FastifyInstance['routeTable'] = [];
   app.decorate('routeTable', routeTable);
   app.addHook('onRoute', (route) => {
@@ -110,7 +116,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   registerIdempotencyStore(app);
   await registerPageHeaders(app);
   await registerDocs(app);
-  await registerRateLimit(app, { enabled: config.RATE_LIMIT_ENABLED, store: config.RATE_LIMIT_STORE, db: deps.db });
+  await registerRateLimit(app, { enabled: config.RATE_LIMIT_ENABLED, store: config.RATE_LIMIT_STORE, counter: services.rateLimitCounter });
 
   await app.register(agentSurface, { prefix: '/agent' });
   await app.register(partnerSurface, { prefix: '' });

@@ -7,9 +7,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
-import { planSearch, structuredProbes, type Probe } from '../../src/modules/customers/search.query.js';
-import { chooseDriver, searchSql } from '../../src/modules/customers/search-words.repository.js';
-import { ownedWithSessionSql } from '../../src/modules/customers/customers.repository.js';
+import { planSearch, structuredProbes, type Probe } from '../../src/modules/subscribers/search.query.js';
+import { chooseDriver, searchSql } from '../../src/modules/subscribers/search-words.repository.js';
+import { ownedWithSessionSql } from '../../src/modules/subscribers/profile.repository.js';
 import { previewSnapshotCall } from '../../src/modules/plan-change/plan-change.repository.js';
 import { sessionTokenHash } from '../../src/modules/verification/verification.service.js';
 import type { DB } from '../../src/db/types.js';

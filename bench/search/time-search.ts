@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { createDb } from '../../src/db/database.js';
-import { createCustomerSearchService } from '../../src/modules/customers/search.service.js';
+import { createCustomerSearchService } from '../../src/modules/subscribers/search.service.js';
 import type { Dataset } from '../scenarios.js';
 
 const { values: args } = parseArgs({

@@ -2,7 +2,7 @@
 // the billing system's store). Executor first, like every repository.
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { DB, SimSwitchPorts } from '../db/types.js';
-import type { Executor } from '../jobs/types.js';
+import type { Executor } from '../db/executor.js';
 
 export type SwitchPortRow = Selectable<SimSwitchPorts>;
 export type SwitchAction = 'provision_port' | 'captive_portal' | 'reset_port' | 'update_bandwidth';

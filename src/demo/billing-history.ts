@@ -4,7 +4,7 @@ import { addDays, addMonths, monthStart } from '../lib/dates.js';
 import { newId, randomAlnum } from '../lib/ids.js';
 import { monthLabel, PAYMENT_TERM_DAYS } from '../modules/billing/billing.calendar.js';
 import { creditNoteNumber, externalDocumentId, invoiceNumber } from '../modules/billing/invoice-numbers.js';
-import type { CustomerRef } from './builder.js';
+import type { CustomerRef } from './customer.js';
 import type { Rng } from './random.js';
 import type { Rows, SeedTable } from './rows.js';
 

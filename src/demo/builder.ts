@@ -1,58 +1,14 @@
 import { addDays, addMonths, daysInMonth, isoDate, monthStart } from '../lib/dates.js';
 import { newId, randomAlnum } from '../lib/ids.js';
 import { createBillingHistory, historyStart } from './billing-history.js';
-import type { DemoCustomer } from './document.js';
-import { createUniques, type Country } from './people.js';
+import type { CustomerRef, CustomerSpec } from './customer.js';
+import { createUniques } from './people.js';
 import { locationRow, type BuiltBuilding } from './places.js';
 import type { Rng } from './random.js';
 import { emptyRows } from './rows.js';
 
-export interface PlanRef {
-  id: string;
-  name: string;
-  priceCents: number;
-  currency: string;
-  down: number;
-  up: number;
-}
+export type { CurrentMonth, CustomerRef, CustomerSpec, PlanRef, SubStatus } from './customer.js';
 
-export type SubStatus = 'PENDING_INSTALL' | 'ACTIVE' | 'SUSPENDED' | 'CANCELLED';
-
-/**
- * How the current calendar month stands in billing (the plan-change preview's cases):
- * open/paid = invoice and billing document; none = neither (case a); no_document = invoice without
- * its billing-document row (case b); no_invoice = billing-document row without invoice (case c).
- */
-type CurrentMonth = 'open' | 'paid' | 'none' | 'no_document' | 'no_invoice';
-
-export interface CustomerSpec {
-  providerId: string;
-  first: string;
-  last: string;
-  country: Country;
-  email?: string;
-  phone?: string; // fixed phone as written; otherwise generated
-  building: BuiltBuilding;
-  unit: BuiltBuilding['units'][number];
-  plan: PlanRef;
-  status: SubStatus;
-  serviceBilled: boolean;
-  /** Default: a day on which this month's invoice is already out but not yet overdue enough to suspend. */
-  billingDay?: number;
-  activatedAt: Date;
-  userId?: string | null;
-  card?: boolean;
-  operatorNotes?: string | null;
-  currentMonth?: CurrentMonth;
-  modem?: 'online' | 'offline' | 'degraded' | null;
-}
-
-/** A built customer: the document's fields plus what the rest of the builder needs. */
-export type CustomerRef = Pick<DemoCustomer, 'id' | 'customer_number' | 'email' | 'name' | 'first_name' | 'last_name' | 'phone' | 'subscription_id' | 'unit_id' | 'unit_label'> & {
-  location_hash: string;
-  billing_day: number;
-  spec: CustomerSpec;
-};
 
 /** Collects the rows of the whole dataset in memory; seed.ts inserts them in one transaction. */
 export function createBuilder(now: Date, rng: Rng) {

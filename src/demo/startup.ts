@@ -1,6 +1,8 @@
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Deps } from '../container.js';
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import type { Clock } from '../lib/clock.js';
 import type { DemoDocument } from './document.js';
 import { isDatabaseEmpty, loadDemo, readDemoDocument } from './seed.js';
 
@@ -29,12 +31,18 @@ export function demoStartEnv(env: NodeJS.ProcessEnv): { env: NodeJS.ProcessEnv; 
   return { env, sandboxNote: `SANDBOX=${env.SANDBOX}` };
 }
 
+export interface EnsureDemoDeps {
+  db: Db;
+  clock: Clock;
+  config: Config;
+}
+
 /**
  * What `npm start` does before listening: an empty database gets the demo dataset (unless
  * DEMO_SEED=false or NODE_ENV=production), a database holding the demo keeps it, and in both
  * cases the document is written to var/demo.json. A database with other data is left alone.
  */
-export async function ensureDemo(deps: Pick<Deps, 'db' | 'clock' | 'config'>, file = DEMO_DOCUMENT_FILE): Promise<DemoAtStart> {
+export async function ensureDemo(deps: EnsureDemoDeps, file = DEMO_DOCUMENT_FILE): Promise<DemoAtStart> {
   const { config } = deps;
   if (config.NODE_ENV === 'production') return { document: null, note: 'NODE_ENV=production: the demo dataset is never loaded' };
   let document = await readDemoDocument(deps.db);

@@ -1,5 +1,5 @@
 // Reads what the invoice and credit-note PDFs print. Executor first, like every repository.
-import type { Executor } from '../jobs/types.js';
+import type { Executor } from '../db/executor.js';
 
 export function findInvoiceForDocument(db: Executor, invoiceId: string) {
   return db

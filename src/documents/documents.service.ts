@@ -1,7 +1,7 @@
 // Builds the PDF inputs from the database (invoices) and from the billing system's credit notes,
 // and renders them. The renderers themselves (pdf.ts) stay pure.
 import type { BillingCreditNote } from '../adapters/types.js';
-import type { Executor } from '../jobs/types.js';
+import type { Executor } from '../db/executor.js';
 import { isUuid } from '../lib/ids.js';
 import type { CreditNotePdfInput, DocumentIssuer, DocumentRecipient, InvoicePdfInput } from './documents.types.js';
 import { findCreditNoteLinks, findInvoiceForDocument, findInvoiceNumber, findSubscriberForDocument, listInvoiceLines } from './documents.repository.js';

@@ -3,12 +3,13 @@ import { sql } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
+import type { Executor } from '../db/executor.js';
 import type { Clock } from '../lib/clock.js';
 import { newId, randomToken } from '../lib/ids.js';
 import { jobOutcome } from '../ops/events.js';
 import { runInJobContext } from '../ops/log-context.js';
 import { createBatcher } from './batcher.js';
-import { DeferJob, PermanentJobError, type EnqueueOptions, type Executor, type JobHandler, type JobQueue, type JobRecord } from './types.js';
+import { DeferJob, PermanentJobError, type EnqueueOptions, type JobHandler, type JobQueue, type JobRecord } from './types.js';
 
 export interface QueueDeps {
   db: Db;

@@ -1,8 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { DB } from '../db/types.js';
+import type { Executor } from '../db/executor.js';
 import type { Write } from '../db/together.js';
-
-export type Executor = Kysely<DB> | Transaction<DB>;
 
 export interface EnqueueOptions {
   kind: string;

@@ -43,6 +43,15 @@ export interface ValidationDetail {
 }
 
 /**
+ * What the caller does next, by operation: the module names the step, the surface that answers
+ * writes it out with its own route ("; issue one with POST /agent/verify/issue").
+ */
+export interface NextStep {
+  say: string;
+  operation: 'verifyIssue' | 'customerSearch';
+}
+
+/**
  * One error type for the whole service. `message` is safe to show a client. The partner surface
  * answers `{detail}`: `detail` overrides the message there (e.g. the nested object of a 410).
  */
@@ -51,7 +60,7 @@ export class AppError extends Error {
     readonly status: number,
     readonly code: ErrorCode,
     message: string,
-    readonly extra: { detail?: unknown; details?: ValidationDetail[]; headers?: Record<string, string> } = {},
+    readonly extra: { detail?: unknown; details?: ValidationDetail[]; headers?: Record<string, string>; next?: NextStep } = {},
   ) {
     super(message);
     this.name = 'AppError';

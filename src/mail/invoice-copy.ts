@@ -5,7 +5,8 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import { loadInvoicePdfInput } from '../documents/documents.service.js';
 import { renderInvoicePdf } from '../documents/pdf.js';
-import type { Executor, JobQueue } from '../jobs/types.js';
+import type { JobQueue } from '../jobs/types.js';
+import type { Executor } from '../db/executor.js';
 import { invoiceCopyMail, mailBrand } from './templates.js';
 import type { Mailer } from './types.js';
 

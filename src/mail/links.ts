@@ -9,7 +9,7 @@ const BOOKING_PATH = '/booking';
 /** Card payment of an invoice (the first invoice after installation). */
 const PAYMENT_PATH = '/pay';
 /** Undo an /agent contact edit or plan change (24 hours, single use): GET shows the form, POST undoes. */
-const ROLLBACK_PATH = '/rollback';
+export const ROLLBACK_PATH = '/rollback';
 
 const base = (baseUrl: string) => baseUrl.replace(/\/+$/, '');
 

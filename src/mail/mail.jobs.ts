@@ -1,4 +1,7 @@
-import type { Deps } from '../container.js';
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import type { JobQueue } from '../jobs/types.js';
+import type { Mailer } from './types.js';
 import { PermanentJobError } from '../jobs/types.js';
 import { INVOICE_COPY_JOB, sendInvoiceCopy } from './invoice-copy.js';
 import type { MailMessage } from './types.js';
@@ -11,7 +14,14 @@ import type { MailMessage } from './types.js';
 export const MAIL_SEND_SLOTS = 4;
 const INVOICE_COPY_SLOTS = 2;
 
-export function registerMailJobs({ jobs, mailer, db, config }: Pick<Deps, 'jobs' | 'mailer' | 'db' | 'config'>) {
+export interface MailJobsDeps {
+  jobs: JobQueue;
+  mailer: Mailer;
+  db: Db;
+  config: Config;
+}
+
+export function registerMailJobs({ jobs, mailer, db, config }: MailJobsDeps) {
   jobs.register('mail.send', {
     concurrency: MAIL_SEND_SLOTS,
     async run(job) {

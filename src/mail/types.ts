@@ -1,4 +1,4 @@
-import type { Executor } from '../jobs/types.js';
+import type { Executor } from '../db/executor.js';
 
 export interface MailAttachment {
   filename: string;

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../lib/errors.js';
+import type { Actor } from '../modules/audit/audit.types.js';
 import type { ApiKeyPrincipal, Feature, Role, UserPrincipal } from '../modules/auth/auth.service.js';
 import { checksCredential } from './route-contract.js';
 import { countRefusedKey } from './rate-limit.js';
@@ -20,13 +21,21 @@ const header = (request: FastifyRequest, name: string): string | undefined => {
 };
 
 // Partner surface answers, as decisions.md fixes them.
+/** The credential that made the request, as the audit trail names it. */
+export function actorOf(request: FastifyRequest): Actor {
+  if (request.apiKey) return { actorType: 'api_key', actor: request.apiKey.prefix };
+  if (request.webhookProvider) return { actorType: 'webhook_secret', actor: request.webhookProvider.prefix };
+  if (request.user) return { actorType: 'user', actor: request.user.userId };
+  return { actorType: 'system', actor: 'anonymous' };
+}
+
 const notAuthenticated = () => new AppError(401, 'not_authenticated', 'Not authenticated');
 const invalidCredentials = () => new AppError(403, 'invalid_credentials', 'Invalid credentials');
 
 /** Partner: X-API-Key, optionally demanding a feature/scope. */
 export function partnerApiKey(feature?: Feature): Hook {
   return checksCredential<Hook>(async (request, reply) => {
-    const r = await request.server.deps.auth.authenticateApiKey(header(request, 'x-api-key'));
+    const r = await request.server.services.auth.authenticateApiKey(header(request, 'x-api-key'));
     if (!r.ok) {
       await countRefusedKey(request, reply);
       throw r.failure === 'missing' ? notAuthenticated() : invalidCredentials();
@@ -47,7 +56,7 @@ export function partnerApiKey(feature?: Feature): Hook {
 /** Partner: X-Webhook-Secret, the pre-shared checkout secret. */
 export function webhookSecret(): Hook {
   return checksCredential<Hook>(async (request, reply) => {
-    const r = await request.server.deps.auth.authenticateWebhookSecret(header(request, 'x-webhook-secret'));
+    const r = await request.server.services.auth.authenticateWebhookSecret(header(request, 'x-webhook-secret'));
     if (!r.ok) {
       await countRefusedKey(request, reply);
       throw r.failure === 'missing' ? notAuthenticated() : invalidCredentials();
@@ -70,7 +79,7 @@ export function bearer(roles: Role[], opts: { optional?: boolean } = {}): Hook {
   return checksCredential<Hook>(async (request) => {
     const value = header(request, 'authorization');
     if (!value && opts.optional) return;
-    const r = await request.server.deps.auth.authenticateBearer(value);
+    const r = await request.server.services.auth.authenticateBearer(value);
     if (!r.ok) throw r.failure === 'missing' ? notAuthenticated() : invalidCredentials();
     if (!roles.includes(r.principal.role)) throw new AppError(403, 'forbidden', 'Not permitted for this account');
     request.user = r.principal;
@@ -89,7 +98,7 @@ export const DASHBOARD_ROLES: Role[] = ['service_provider', 'platform_admin'];
 /** /agent: X-API-Key with agent_api_access; every key failure is 403 invalid_api_key. */
 export function agentApiKey(): Hook {
   return checksCredential<Hook>(async (request, reply) => {
-    const r = await request.server.deps.auth.authenticateApiKey(header(request, 'x-api-key'));
+    const r = await request.server.services.auth.authenticateApiKey(header(request, 'x-api-key'));
     if (!r.ok) {
       await countRefusedKey(request, reply);
       throw new AppError(403, 'invalid_api_key', 'The API key is missing, invalid, or its account is disabled');

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
 
 /**
  * The two floors every benchmark run measures beside its scenarios (BENCH_ROUTES=true only):
@@ -7,8 +6,5 @@ import { sql } from 'kysely';
  */
 export function registerBenchFloors(app: FastifyInstance) {
   app.get('/__bench/constant', { schema: { hide: true } }, async () => ({ ok: true }));
-  app.get('/__bench/select1', { schema: { hide: true } }, async () => {
-    const r = await sql<{ one: number }>`SELECT 1 AS one`.execute(app.deps.db);
-    return { ok: r.rows[0].one === 1 };
-  });
+  app.get('/__bench/select1', { schema: { hide: true } }, async () => ({ ok: await app.services.probe.selectOne() }));
 }

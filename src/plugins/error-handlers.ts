@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
-import { AppError, RateLimitError, type ErrorCode, type ValidationDetail } from '../lib/errors.js';
+import { AppError, RateLimitError, type ErrorCode, type NextStep, type ValidationDetail } from '../lib/errors.js';
 
 // Connection-level database failures: the request fails cleanly with 503 and the pool recovers.
 const DB_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006', '53300']);
@@ -12,6 +12,7 @@ interface Normalised {
   detail?: unknown;
   details?: ValidationDetail[];
   headers?: Record<string, string>;
+  next?: NextStep;
 }
 
 function validationDetails(err: FastifyError): ValidationDetail[] {
@@ -26,7 +27,7 @@ function validationDetails(err: FastifyError): ValidationDetail[] {
 }
 
 /** Turns anything thrown into a status, a stable code and a client-safe message. */
-function normaliseError(err: unknown, request: FastifyRequest): Normalised {
+export function normaliseError(err: unknown, request: FastifyRequest): Normalised {
   if (err instanceof AppError) {
     return { status: err.status, code: err.code, message: err.message, ...err.extra };
   }
@@ -74,14 +75,20 @@ function plain(reply: FastifyReply): FastifyReply {
   return reply.serializer((body: unknown) => JSON.stringify(body)).type('application/json; charset=utf-8');
 }
 
+const AGENT_OPERATIONS: Record<NextStep['operation'], string> = {
+  verifyIssue: 'POST /agent/verify/issue',
+  customerSearch: 'GET /agent/customers/search',
+};
+
 /** /agent: every error is `{error: {code, message, request_id, details?}}`. */
 export function useAgentErrors(app: FastifyInstance) {
   app.setErrorHandler((err, request, reply) => {
     if (err instanceof RateLimitError) return sendRateLimit(err, reply);
     const n = normaliseError(err, request);
     if (n.headers) reply.headers(n.headers);
+    const message = n.next ? `${n.message}; ${n.next.say} ${AGENT_OPERATIONS[n.next.operation]}` : n.message;
     return plain(reply).code(n.status).send({
-      error: { code: n.code, message: n.message, request_id: String(request.id), ...(n.details ? { details: n.details } : {}) },
+      error: { code: n.code, message, request_id: String(request.id), ...(n.details ? { details: n.details } : {}) },
     });
   });
   app.setNotFoundHandler((request, reply) =>

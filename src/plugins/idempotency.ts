@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sha256 } from '../lib/crypto.js';
 import { AppError } from '../lib/errors.js';
-import { bytesEqual } from '../lib/crypto.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -10,9 +9,6 @@ declare module 'fastify' {
 }
 
 const KEY_RE = /^[\x21-\x7e]{1,255}$/;
-const TTL_MS = 24 * 3600_000;
-// A record still "running" after this long belongs to a request whose process died: take it over.
-const ABANDONED_MS = 60_000;
 
 function scopeOf(request: FastifyRequest): string | null {
   if (request.apiKey) return `key:${request.apiKey.prefix}`;
@@ -41,53 +37,24 @@ export async function idempotent(request: FastifyRequest, reply: FastifyReply): 
   if (!KEY_RE.test(key)) throw new AppError(400, 'bad_request', 'Idempotency-Key must be 1 to 255 printable ASCII characters');
   const scope = scopeOf(request);
   if (!scope) return;
-  const { db, clock } = request.server.deps;
-  const now = clock.now();
   const fingerprint = sha256(`${request.method} ${routeOf(request)} ${JSON.stringify(request.params ?? {})} ${JSON.stringify(request.body ?? null)}`);
-
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const inserted = await db
-      .insertInto('idempotency_records')
-      .values({ scope, key, request_hash: fingerprint, status: 'running', created_at: now, expires_at: new Date(now.getTime() + TTL_MS) })
-      .onConflict((oc) => oc.columns(['scope', 'key']).doNothing())
-      .returning('key')
-      .executeTakeFirst();
-    if (inserted) {
-      request.idempotency = { scope, key };
-      return;
-    }
-    const existing = await db.selectFrom('idempotency_records').selectAll().where('scope', '=', scope).where('key', '=', key).executeTakeFirst();
-    if (!existing) continue; // deleted between the two statements: try again
-    const expired = existing.expires_at.getTime() <= now.getTime();
-    const abandoned = existing.status === 'running' && now.getTime() - existing.created_at.getTime() > ABANDONED_MS;
-    if (expired || abandoned) {
-      await db.deleteFrom('idempotency_records').where('scope', '=', scope).where('key', '=', key)
-        .where('created_at', '=', existing.created_at).execute();
-      continue;
-    }
-    if (!bytesEqual(existing.request_hash, fingerprint)) {
-      throw new AppError(422, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different request');
-    }
-    if (existing.status === 'running') {
-      throw new AppError(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still in progress; retry shortly');
-    }
-    reply.header('idempotent-replayed', 'true');
-    await reply.code(existing.response_status ?? 200).send(existing.response_body);
+  const claim = await request.server.services.idempotency.claim({ scope, key }, fingerprint);
+  if (claim.claimed) {
+    request.idempotency = { scope, key };
     return;
   }
-  throw new AppError(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still in progress; retry shortly');
+  reply.header('idempotent-replayed', 'true');
+  await reply.code(claim.status).send(claim.body);
 }
 
-/** Stores the outcome of a request that claimed a key; a 5xx releases the key so a retry runs again. */
 export function registerIdempotencyStore(app: FastifyInstance) {
   app.addHook('onSend', async (request, reply, payload) => {
     const claim = request.idempotency;
     if (!claim) return payload;
     request.idempotency = undefined;
-    const { db } = request.server.deps;
-    const where = db.deleteFrom('idempotency_records').where('scope', '=', claim.scope).where('key', '=', claim.key);
+    const { idempotency } = request.server.services;
     if (reply.statusCode >= 500) {
-      await where.execute().catch(() => undefined);
+      await idempotency.release(claim).catch(() => undefined);
       return payload;
     }
     let body: unknown = null;
@@ -96,10 +63,7 @@ export function registerIdempotencyStore(app: FastifyInstance) {
     } catch {
       body = null;
     }
-    await db.updateTable('idempotency_records')
-      .set({ status: 'done', response_status: reply.statusCode, response_body: JSON.stringify(body) })
-      .where('scope', '=', claim.scope).where('key', '=', claim.key)
-      .execute()
+    await idempotency.finish(claim, reply.statusCode, JSON.stringify(body))
       .catch((err: unknown) => request.log.error({ err }, 'could not store the idempotent response'));
     return payload;
   });

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
-import { sql } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { RateLimitCounter } from '../modules/rate-limit/rate-limit.service.js';
 import { clientNetwork } from '../lib/client-network.js';
 import { RateLimitError } from '../lib/errors.js';
 
@@ -104,25 +103,11 @@ function memoryBackend() {
   };
 }
 
-function postgresBackend(db: Db) {
-  return async (key: string, windowMs: number) => {
-    const r = await sql<{ hits: number; ttl_ms: number }>`
-      INSERT INTO rate_limit_buckets AS b (bucket, hits, window_ends_at)
-      VALUES (${key}, 1, clock_timestamp() + ${windowMs} * interval '1 millisecond')
-      ON CONFLICT (bucket) DO UPDATE SET
-        hits = CASE WHEN b.window_ends_at <= clock_timestamp() THEN 1 ELSE b.hits + 1 END,
-        window_ends_at = CASE WHEN b.window_ends_at <= clock_timestamp()
-          THEN clock_timestamp() + ${windowMs} * interval '1 millisecond' ELSE b.window_ends_at END
-      RETURNING hits, (extract(epoch FROM window_ends_at - clock_timestamp()) * 1000)::int AS ttl_ms`.execute(db);
-    return { current: r.rows[0].hits, ttl: Math.max(0, r.rows[0].ttl_ms) };
-  };
-}
-
-export async function registerRateLimit(app: FastifyInstance, opts: { enabled: boolean; store: 'memory' | 'postgres'; db: Db }) {
+export async function registerRateLimit(app: FastifyInstance, opts: { enabled: boolean; store: 'memory' | 'postgres'; counter: RateLimitCounter }) {
   if (!opts.enabled) return;
   await app.register(rateLimit, {
     global: false,
-    store: sharedStoreClass(opts.store === 'postgres' ? postgresBackend(opts.db) : memoryBackend()) as never,
+    store: sharedStoreClass(opts.store === 'postgres' ? opts.counter : memoryBackend()) as never,
     // The rate-limit store being unreachable must not take the API down with it.
     skipOnError: true,
     // The documents: no X-RateLimit-* headers; Retry-After is kept (it is not an X- header).

@@ -12,7 +12,7 @@ const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF
  * Walked with a stack of its own, not by recursion: a body nested 100,000 deep must not overflow the
  * call stack (a 500) before its schema refuses it.
  */
-function findUnstorableText(data: unknown, path = ''): string | null {
+export function findUnstorableText(data: unknown, path = ''): string | null {
   const stack: [unknown, string][] = [[data, path]];
   while (stack.length) {
     const [value, at] = stack.pop()!;

@@ -1,5 +1,5 @@
 import type { Write } from '../db/together.js';
-import type { Executor } from '../jobs/types.js';
+import type { Executor } from '../db/executor.js';
 
 export type WebhookEventType =
   | 'subscription.activated'

@@ -1,6 +1,11 @@
-import type { Deps } from '../container.js';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import type { JobQueue } from '../jobs/types.js';
+import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
-import { DeferJob, PermanentJobError, type Executor } from '../jobs/types.js';
+import { DeferJob, PermanentJobError } from '../jobs/types.js';
+import type { Executor } from '../db/executor.js';
 import { nextRetryDelayMs } from './schedule.js';
 import { postWebhook, signWebhook, type AttemptResult } from './sender.js';
 import { deliveryJobKey, type WebhookEnvelope } from './types.js';
@@ -58,6 +63,15 @@ function canonicalEnvelope(p: WebhookEnvelope): WebhookEnvelope {
   return { id: p.id, type: p.type, created_at: p.created_at, provider_id: p.provider_id, data: { subscription_id, subscriber_id, ...rest } };
 }
 
+export interface WebhookDeliveryDeps {
+  db: Db;
+  clock: Clock;
+  log: FastifyBaseLogger;
+  config: Config;
+  jobs: JobQueue;
+  random?: () => number;
+}
+
 export function createWebhookDelivery({
   db,
   clock,
@@ -65,7 +79,7 @@ export function createWebhookDelivery({
   config,
   jobs,
   random = Math.random,
-}: Pick<Deps, 'db' | 'clock' | 'log' | 'config' | 'jobs'> & { random?: () => number }) {
+}: WebhookDeliveryDeps) {
   async function wakeFollowers(ex: Executor, deliveryId: string) {
     const ids = await releaseFollowers(ex, deliveryId);
     if (ids.length) await jobs.runNow(ex, ids.map(deliveryJobKey));

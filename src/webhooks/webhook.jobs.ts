@@ -1,4 +1,8 @@
-import type { Deps } from '../container.js';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import type { JobQueue } from '../jobs/types.js';
+import type { Clock } from '../lib/clock.js';
 import { PermanentJobError } from '../jobs/types.js';
 import { WEBHOOK_DELIVER_KIND } from './types.js';
 import { createWebhookDelivery, DeliveryRetry } from './webhook.delivery.js';
@@ -15,7 +19,15 @@ const UNEXPECTED_ERROR_RETRY_MS = 60_000;
  */
 export const WEBHOOK_DELIVERY_SLOTS = 64;
 
-export function registerWebhookJobs(deps: Pick<Deps, 'db' | 'clock' | 'log' | 'config' | 'jobs'>) {
+export interface WebhookJobsDeps {
+  db: Db;
+  clock: Clock;
+  log: FastifyBaseLogger;
+  config: Config;
+  jobs: JobQueue;
+}
+
+export function registerWebhookJobs(deps: WebhookJobsDeps) {
   const delivery = createWebhookDelivery(deps);
   deps.jobs.register(WEBHOOK_DELIVER_KIND, {
     concurrency: WEBHOOK_DELIVERY_SLOTS,

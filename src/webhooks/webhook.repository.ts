@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../db/types.js';
-import type { Executor } from '../jobs/types.js';
+import type { Executor } from '../db/executor.js';
 import type { WebhookEnvelope } from './types.js';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';

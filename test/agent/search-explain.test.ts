@@ -4,8 +4,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/lib/ids.js';
-import { planSearch } from '../../src/modules/customers/search.query.js';
-import { searchCustomers, searchSql } from '../../src/modules/customers/search.repository.js';
+import { planSearch } from '../../src/modules/subscribers/search.query.js';
+import { searchCustomers, searchSql } from '../../src/modules/subscribers/search.repository.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createPlanVersion, createProvider } from '../helpers/factories.js';
 

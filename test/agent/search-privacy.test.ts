@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parsePhoneNumber } from 'awesome-phonenumber';
 import { loadDemo } from '../../src/demo/seed.js';
-import { STOP_WORDS } from '../../src/modules/customers/search.query.js';
+import { STOP_WORDS } from '../../src/modules/subscribers/search.query.js';
 import type { DemoDocument } from '../../src/demo/document.js';
 import { expectNoLeaks, setupAgent, verify, type AgentKit } from './helpers.js';
 

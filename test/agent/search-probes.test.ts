@@ -3,8 +3,8 @@
 // statement. Runs on both databases (embedded and real Postgres).
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { planSearch, structuredProbes } from '../../src/modules/customers/search.query.js';
-import { chooseDriver, pickDriver, searchSql } from '../../src/modules/customers/search-words.repository.js';
+import { planSearch, structuredProbes } from '../../src/modules/subscribers/search.query.js';
+import { chooseDriver, pickDriver, searchSql } from '../../src/modules/subscribers/search-words.repository.js';
 import { createBuilding, createLocation, createPlanVersion, createSubscriber, createSubscription } from '../helpers/factories.js';
 import { expectNoLeaks, seedCustomer, setupAgent, type AgentKit, type SeededCustomer } from './helpers.js';
 

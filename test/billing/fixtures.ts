@@ -4,7 +4,7 @@ import { createBuilding, createLocation, createPlanVersion, createProvider, crea
 import { newId, randomAlnum } from '../../src/lib/ids.js';
 
 export async function bearerFor(t: TestApp, u: { id: string; role?: 'subscriber' | 'service_provider' | 'platform_admin'; spRole?: string | null; providerId?: string | null }) {
-  const tok = await t.deps.auth.issueJwt({ id: u.id, role: u.role ?? 'subscriber', sp_role: u.spRole ?? null, provider_id: u.providerId ?? null });
+  const tok = await t.services.auth.issueJwt({ id: u.id, role: u.role ?? 'subscriber', sp_role: u.spRole ?? null, provider_id: u.providerId ?? null });
   return { authorization: `Bearer ${tok.access_token}` };
 }
 

@@ -18,7 +18,7 @@ describe('POST /auth/login', () => {
       const body = r.json();
       expect(body).toMatchObject({ token_type: 'bearer', role: 'subscriber', expires_in: 3600 });
       expect(body.access_token.split('.')).toHaveLength(3);
-      const principal = await t.deps.auth.authenticateBearer(`Bearer ${body.access_token}`);
+      const principal = await t.services.auth.authenticateBearer(`Bearer ${body.access_token}`);
       expect(principal).toMatchObject({ ok: true, principal: { userId: u.id, role: 'subscriber' } });
     }
   });
@@ -49,14 +49,14 @@ describe('POST /auth/login', () => {
 describe('JWT verification', () => {
   it('rejects an expired token, a token signed with another key, and garbage', async () => {
     const u = await createUser(t.db);
-    const tok = await t.deps.auth.issueJwt({ id: u.id, role: 'subscriber', sp_role: null, provider_id: null });
+    const tok = await t.services.auth.issueJwt({ id: u.id, role: 'subscriber', sp_role: null, provider_id: null });
     t.clock.advance(3601_000);
-    expect(await t.deps.auth.authenticateBearer(`Bearer ${tok.access_token}`)).toEqual({ ok: false, failure: 'invalid' });
+    expect(await t.services.auth.authenticateBearer(`Bearer ${tok.access_token}`)).toEqual({ ok: false, failure: 'invalid' });
     t.clock.advance(-3601_000);
     const [h, p] = tok.access_token.split('.');
-    expect(await t.deps.auth.authenticateBearer(`Bearer ${h}.${p}.c2lnbmVkLWJ5LXNvbWVvbmUtZWxzZQ`)).toEqual({ ok: false, failure: 'invalid' });
-    expect(await t.deps.auth.authenticateBearer('Bearer abc')).toEqual({ ok: false, failure: 'invalid' });
-    expect(await t.deps.auth.authenticateBearer(undefined)).toEqual({ ok: false, failure: 'missing' });
+    expect(await t.services.auth.authenticateBearer(`Bearer ${h}.${p}.c2lnbmVkLWJ5LXNvbWVvbmUtZWxzZQ`)).toEqual({ ok: false, failure: 'invalid' });
+    expect(await t.services.auth.authenticateBearer('Bearer abc')).toEqual({ ok: false, failure: 'invalid' });
+    expect(await t.services.auth.authenticateBearer(undefined)).toEqual({ ok: false, failure: 'missing' });
   });
 });
 
@@ -64,11 +64,11 @@ describe('API keys', () => {
   it('accepts the key, refuses a wrong secret with the right prefix, and reports a disabled account', async () => {
     const p = await createProvider(t.db);
     const d = await createProvider(t.db, { disabled: true });
-    expect(await t.deps.auth.authenticateApiKey(p.apiKey)).toMatchObject({ ok: true, principal: { providerId: p.id } });
+    expect(await t.services.auth.authenticateApiKey(p.apiKey)).toMatchObject({ ok: true, principal: { providerId: p.id } });
     const forged = `${p.apiKey.slice(0, 12)}${'x'.repeat(p.apiKey.length - 12)}`;
-    expect(await t.deps.auth.authenticateApiKey(forged)).toEqual({ ok: false, failure: 'invalid' });
-    expect(await t.deps.auth.authenticateApiKey(d.apiKey)).toEqual({ ok: false, failure: 'disabled' });
-    expect(await t.deps.auth.authenticateApiKey('sk_short')).toEqual({ ok: false, failure: 'invalid' });
+    expect(await t.services.auth.authenticateApiKey(forged)).toEqual({ ok: false, failure: 'invalid' });
+    expect(await t.services.auth.authenticateApiKey(d.apiKey)).toEqual({ ok: false, failure: 'disabled' });
+    expect(await t.services.auth.authenticateApiKey('sk_short')).toEqual({ ok: false, failure: 'invalid' });
   });
 
   it('stores only the prefix and a hash, never the key', async () => {
@@ -80,8 +80,8 @@ describe('API keys', () => {
 
   it('checks the webhook secret in constant time against its hash', async () => {
     const p = await createProvider(t.db);
-    expect(await t.deps.auth.authenticateWebhookSecret(p.webhookSecret)).toMatchObject({ ok: true, principal: { providerId: p.id } });
-    expect(await t.deps.auth.authenticateWebhookSecret(`${p.webhookSecret}x`)).toEqual({ ok: false, failure: 'invalid' });
+    expect(await t.services.auth.authenticateWebhookSecret(p.webhookSecret)).toMatchObject({ ok: true, principal: { providerId: p.id } });
+    expect(await t.services.auth.authenticateWebhookSecret(`${p.webhookSecret}x`)).toEqual({ ok: false, failure: 'invalid' });
   });
 });
 

@@ -63,10 +63,10 @@ describe('loading', () => {
 describe('providers and credentials', () => {
   it('main: a key with every feature, webhook secret, Standard Webhooks signing secret, card processor, no SMS', async () => {
     const m = doc.providers.main;
-    const key = await t.deps.auth.authenticateApiKey(m.api_key);
+    const key = await t.services.auth.authenticateApiKey(m.api_key);
     expect(key).toMatchObject({ ok: true, principal: { providerId: m.id } });
     if (key.ok) expect([...key.principal.features].sort()).toEqual(['agent_api_access', 'provisioning:write', 'serviceability:read']);
-    expect(await t.deps.auth.authenticateWebhookSecret(m.webhook_secret)).toMatchObject({ ok: true, principal: { providerId: m.id } });
+    expect(await t.services.auth.authenticateWebhookSecret(m.webhook_secret)).toMatchObject({ ok: true, principal: { providerId: m.id } });
     expect(m.webhook_signing_secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
     expect(Buffer.from(m.webhook_signing_secret.slice(6), 'base64')).toHaveLength(32);
     const row = await t.db.selectFrom('providers').selectAll().where('id', '=', m.id).executeTakeFirstOrThrow();
@@ -81,7 +81,7 @@ describe('providers and credentials', () => {
     for (const [creds, role, sp] of [[doc.providers.main.admin, 'service_provider', 'sp_admin'], [doc.providers.main.support, 'service_provider', 'support'], [doc.platform_admin, 'platform_admin', null]] as const) {
       const r = await t.app.inject({ method: 'POST', url: '/auth/login', payload: creds });
       expect(r.statusCode).toBe(200);
-      const p = await t.deps.auth.authenticateBearer(`Bearer ${r.json().access_token}`);
+      const p = await t.services.auth.authenticateBearer(`Bearer ${r.json().access_token}`);
       expect(p).toMatchObject({ ok: true, principal: { role, spRole: sp } });
     }
     const c = doc.customers.activated;
@@ -91,14 +91,14 @@ describe('providers and credentials', () => {
   });
 
   it('other has full access; no_agent_access lacks agent_api_access; disabled is disabled', async () => {
-    const other = await t.deps.auth.authenticateApiKey(doc.providers.other.api_key);
+    const other = await t.services.auth.authenticateApiKey(doc.providers.other.api_key);
     expect(other.ok && other.principal.features).toContain('agent_api_access');
-    expect(await t.deps.auth.authenticateWebhookSecret(doc.providers.other.webhook_secret)).toMatchObject({ ok: true });
-    const na = await t.deps.auth.authenticateApiKey(doc.providers.no_agent_access.api_key);
+    expect(await t.services.auth.authenticateWebhookSecret(doc.providers.other.webhook_secret)).toMatchObject({ ok: true });
+    const na = await t.services.auth.authenticateApiKey(doc.providers.no_agent_access.api_key);
     expect(na.ok).toBe(true);
     expect(na.ok && na.principal.features).not.toContain('agent_api_access');
     expect(na.ok && na.principal.features).toContain('provisioning:write');
-    expect(await t.deps.auth.authenticateApiKey(doc.providers.disabled.api_key)).toEqual({ ok: false, failure: 'disabled' });
+    expect(await t.services.auth.authenticateApiKey(doc.providers.disabled.api_key)).toEqual({ ok: false, failure: 'disabled' });
   });
 });
 

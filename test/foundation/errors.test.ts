@@ -72,24 +72,24 @@ describe('error shapes', () => {
   });
 
   it('a database outage answers 503 without internals, and the app recovers', async () => {
-    const original = t.deps.auth.login;
-    t.deps.auth.login = async () => {
+    const original = t.services.auth.login;
+    t.services.auth.login = async () => {
       throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
     };
     const r = await t.app.inject({ method: 'POST', url: '/auth/login', payload: { email: 'a@b.de', password: 'x' } });
-    t.deps.auth.login = original;
+    t.services.auth.login = original;
     expect(r.statusCode).toBe(503);
     expect(r.headers['retry-after']).toBe('5');
     expect(r.body).not.toMatch(/ECONNREFUSED|5432|stack/);
   });
 
   it('an unexpected error is a 500 with no stack trace or SQL text', async () => {
-    const original = t.deps.auth.login;
-    t.deps.auth.login = async () => {
+    const original = t.services.auth.login;
+    t.services.auth.login = async () => {
       throw new Error('relation "users" does not exist at SELECT * FROM users');
     };
     const r = await t.app.inject({ method: 'POST', url: '/auth/login', payload: { email: 'a@b.de', password: 'x' } });
-    t.deps.auth.login = original;
+    t.services.auth.login = original;
     expect(r.statusCode).toBe(500);
     expect(r.json()).toEqual({ detail: 'Internal server error' });
   });

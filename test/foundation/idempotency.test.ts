@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDb, usingPostgres, type TestDb } from '../helpers/db.js';
 import { fixedClock } from '../../src/lib/clock.js';
 import { idempotent, registerIdempotencyStore } from '../../src/plugins/idempotency.js';
+import { createIdempotencyService } from '../../src/modules/idempotency/idempotency.service.js';
 import { useAgentErrors } from '../../src/plugins/error-handlers.js';
 
 let testDb: TestDb;
@@ -14,7 +15,7 @@ let gate: Promise<void> | null = null;
 beforeAll(async () => {
   testDb = await createTestDb();
   app = Fastify();
-  app.decorate('deps', { db: testDb.handle.db, clock } as never);
+  app.decorate('services', { idempotency: createIdempotencyService({ db: testDb.handle.db, clock }) } as never);
   useAgentErrors(app);
   registerIdempotencyStore(app);
   const fakeKey = async (request: any) => {

@@ -42,27 +42,27 @@ describe('authenticateBearer', () => {
     const p = await createProvider(t.db);
     const u = await createUser(t.db, { role: 'service_provider', spRole: 'sp_admin', providerId: p.id });
     const row = await t.db.selectFrom('users').selectAll().where('id', '=', u.id).executeTakeFirstOrThrow();
-    const { access_token } = await t.deps.auth.issueJwt(row);
-    expect(await t.deps.auth.authenticateBearer(`Bearer ${access_token}`)).toEqual({
+    const { access_token } = await t.services.auth.issueJwt(row);
+    expect(await t.services.auth.authenticateBearer(`Bearer ${access_token}`)).toEqual({
       ok: true, principal: { userId: u.id, role: 'service_provider', spRole: 'sp_admin', providerId: p.id },
     });
     await t.db.updateTable('users').set({ sp_role: 'bookkeeping' }).where('id', '=', u.id).execute();
-    expect(await t.deps.auth.authenticateBearer(`Bearer ${access_token}`)).toEqual({ ok: false, failure: 'invalid' });
+    expect(await t.services.auth.authenticateBearer(`Bearer ${access_token}`)).toEqual({ ok: false, failure: 'invalid' });
   });
 
   it('a token issued for a disabled row is refused as disabled', async () => {
     const u = await createUser(t.db);
     await t.db.updateTable('users').set({ disabled: true }).where('id', '=', u.id).execute();
     const row = await t.db.selectFrom('users').selectAll().where('id', '=', u.id).executeTakeFirstOrThrow();
-    const { access_token } = await t.deps.auth.issueJwt(row);
-    expect(await t.deps.auth.authenticateBearer(`Bearer ${access_token}`)).toEqual({ ok: false, failure: 'disabled' });
+    const { access_token } = await t.services.auth.issueJwt(row);
+    expect(await t.services.auth.authenticateBearer(`Bearer ${access_token}`)).toEqual({ ok: false, failure: 'disabled' });
   });
 
   it('staff tokens of a disabled provider account are refused on the dashboard routes (403), like its API keys', async () => {
     const p = await createProvider(t.db);
     const u = await createUser(t.db, { role: 'service_provider', spRole: 'sp_admin', providerId: p.id });
     const row = await t.db.selectFrom('users').selectAll().where('id', '=', u.id).executeTakeFirstOrThrow();
-    const { access_token } = await t.deps.auth.issueJwt(row);
+    const { access_token } = await t.services.auth.issueJwt(row);
     const list = () => t.app.inject({ method: 'GET', url: '/api/v1/provider/users', headers: { authorization: `Bearer ${access_token}` } });
     expect((await list()).statusCode).toBe(200);
     await t.db.updateTable('providers').set({ disabled: true }).where('id', '=', p.id).execute();

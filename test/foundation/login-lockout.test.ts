@@ -114,7 +114,7 @@ describe('login timing: an unknown email costs one hash check like a wrong passw
 describe('PATCH /subscriber/me/password shares the account\'s count', () => {
   it('wrong current passwords and failed logins count together: 5 + 5 lock both, and the right current password then answers 429 without changing anything', async () => {
     const u = await createUser(t.db);
-    const jwt = (await t.deps.auth.issueJwt({ id: u.id, role: 'subscriber', sp_role: null, provider_id: null })).access_token;
+    const jwt = (await t.services.auth.issueJwt({ id: u.id, role: 'subscriber', sp_role: null, provider_id: null })).access_token;
     const change = (current: string, ip: string) => t.app.inject({
       method: 'PATCH', url: '/subscriber/me/password', remoteAddress: ip,
       headers: { authorization: `Bearer ${jwt}` }, payload: { current_password: current, new_password: 'a brand new password' },

@@ -70,7 +70,7 @@ describe('rate limits (memory store)', () => {
   it('an invented X-API-Key prefix buys no fresh budget on PATCH /subscriber/me/password: made-up keys count against the client IP', async () => {
     const ip = '10.4.4.4';
     const u = await createUser(t.db);
-    const jwt = (await t.deps.auth.issueJwt({ id: u.id, role: 'subscriber', sp_role: null, provider_id: null })).access_token;
+    const jwt = (await t.services.auth.issueJwt({ id: u.id, role: 'subscriber', sp_role: null, provider_id: null })).access_token;
     // A too-short new password answers 422 before any password check: the limiter still counts it.
     const change = (key: string) => t.app.inject({
       method: 'PATCH', url: '/subscriber/me/password', remoteAddress: ip,

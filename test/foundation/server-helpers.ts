@@ -46,7 +46,7 @@ async function childDb(): Promise<ChildDb> {
 }
 
 /** The parent's environment without what would point the child at another database or mode. */
-function childEnv(extra: Record<string, string>): Record<string, string> {
+export function childEnv(extra: Record<string, string>): Record<string, string> {
   const base = Object.fromEntries(
     Object.entries(process.env).filter(([k, v]) => v !== undefined && !['DATABASE_URL', 'NODE_ENV', 'EMBEDDED_DB_DIR', 'PORT', 'VITEST', 'VITEST_WORKER_ID', 'VITEST_POOL_ID'].includes(k)),
   ) as Record<string, string>;

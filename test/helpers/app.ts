@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type BuildOptions } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import type { Deps } from '../../src/container.js';
+import type { Deps, Services } from '../../src/container.js';
 import { fixedClock } from '../../src/lib/clock.js';
 import { createTestDb, type TestDb } from './db.js';
 import { captureResponses } from './leaks.js';
@@ -12,6 +12,7 @@ type TestClock = ReturnType<typeof fixedClock>;
 export interface TestApp {
   app: FastifyInstance;
   deps: Deps;
+  services: Services;
   db: Deps['db'];
   clock: TestClock;
   testDb: TestDb;
@@ -52,6 +53,7 @@ export async function buildTestApp(
   return {
     app,
     deps: app.deps,
+    services: app.services,
     db: app.deps.db,
     clock,
     testDb,

@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { SERVER_NODE_FLAGS } from '../../src/runtime.js';
 import { createServer } from 'node:net';
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);

@@ -80,7 +80,7 @@ describe('POST /location/details (dashboard JWT)', () => {
     const sub = await createSubscriber(t.db, p.id);
     const s = await createSubscription(t.db, { providerId: p.id, subscriberId: sub.id, planVersionId: plan.id, buildingId: x.building.id, unitId: x.unit.id, locationId: x.loc.id, status: 'SUSPENDED' });
     const staff = await createUser(t.db, { role: 'service_provider', spRole: 'support', providerId: p.id });
-    const token = (await t.deps.auth.issueJwt({ id: staff.id, role: 'service_provider', sp_role: 'support', provider_id: p.id })).access_token;
+    const token = (await t.services.auth.issueJwt({ id: staff.id, role: 'service_provider', sp_role: 'support', provider_id: p.id })).access_token;
     for (const prefix of MOUNTS) {
       const r = await t.app.inject({ method: 'POST', url: `${prefix}/location/details`, headers: { authorization: `Bearer ${token}` }, payload: { location_hash: x.loc.locationHash } });
       expect(r.statusCode).toBe(200);
@@ -97,13 +97,13 @@ describe('POST /location/details (dashboard JWT)', () => {
     const other = await createProvider(t.db);
     const x = await place(other.id);
     const staff = await createUser(t.db, { role: 'service_provider', spRole: 'sp_admin', providerId: p.id });
-    const staffToken = (await t.deps.auth.issueJwt({ id: staff.id, role: 'service_provider', sp_role: 'sp_admin', provider_id: p.id })).access_token;
+    const staffToken = (await t.services.auth.issueJwt({ id: staff.id, role: 'service_provider', sp_role: 'sp_admin', provider_id: p.id })).access_token;
     const r = await t.app.inject({ method: 'POST', url: '/location/details', headers: { authorization: `Bearer ${staffToken}` }, payload: { location_identifier: x.row.location_identifier } });
     expect(r.statusCode).toBe(404);
     expect(r.json()).toEqual({ detail: 'Location not found' });
 
     const admin = await createUser(t.db, { role: 'platform_admin' });
-    const adminToken = (await t.deps.auth.issueJwt({ id: admin.id, role: 'platform_admin', sp_role: null, provider_id: null })).access_token;
+    const adminToken = (await t.services.auth.issueJwt({ id: admin.id, role: 'platform_admin', sp_role: null, provider_id: null })).access_token;
     const a = await t.app.inject({ method: 'POST', url: '/location/details', headers: { authorization: `Bearer ${adminToken}` }, payload: { location_identifier: x.row.location_identifier } });
     expect(a.statusCode).toBe(200);
     expect(a.json()).toMatchObject({ location_id: x.loc.id, provider_id: other.id, occupied: false, subscription_id: null });
@@ -116,11 +116,11 @@ describe('POST /location/details (dashboard JWT)', () => {
     expect(none.statusCode).toBe(401);
     expect(none.json()).toEqual({ detail: 'Not authenticated' });
     const u = await createUser(t.db);
-    const subToken = (await t.deps.auth.issueJwt({ id: u.id, role: 'subscriber', sp_role: null, provider_id: null })).access_token;
+    const subToken = (await t.services.auth.issueJwt({ id: u.id, role: 'subscriber', sp_role: null, provider_id: null })).access_token;
     const sub = await t.app.inject({ method: 'POST', url: '/location/details', headers: { authorization: `Bearer ${subToken}` }, payload: { location_hash: x.loc.locationHash } });
     expect(sub.statusCode).toBe(403);
     const admin = await createUser(t.db, { role: 'platform_admin' });
-    const adminToken = (await t.deps.auth.issueJwt({ id: admin.id, role: 'platform_admin', sp_role: null, provider_id: null })).access_token;
+    const adminToken = (await t.services.auth.issueJwt({ id: admin.id, role: 'platform_admin', sp_role: null, provider_id: null })).access_token;
     const empty = await t.app.inject({ method: 'POST', url: '/location/details', headers: { authorization: `Bearer ${adminToken}` }, payload: {} });
     expect(empty.statusCode).toBe(422);
     expect(empty.json()).toEqual({ detail: 'Provide location_hash or location_identifier' });

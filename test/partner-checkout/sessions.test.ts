@@ -104,7 +104,7 @@ describe('POST /external-checkout/sessions', () => {
   it('an optional subscriber Bearer links the session to the account; a present but invalid token answers 403', async () => {
     const w = await world();
     const u = await createUser(t.db);
-    const token = (await t.deps.auth.issueJwt({ id: u.id, role: 'subscriber', sp_role: null, provider_id: null })).access_token;
+    const token = (await t.services.auth.issueJwt({ id: u.id, role: 'subscriber', sp_role: null, provider_id: null })).access_token;
     const linked = await createSession({ provider_id: w.p.id, plan_version_id: w.plan.id, building_id: w.building.id }, { authorization: `Bearer ${token}` });
     expect(linked.statusCode).toBe(201);
     expect((await row(linked.json().session_id))!.user_id).toBe(u.id);

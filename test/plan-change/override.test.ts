@@ -17,7 +17,7 @@ beforeAll(async () => {
   other = await createWorld(t.db);
   const jwt = async (role: 'platform_admin' | 'service_provider' | 'subscriber', spRole: string | null, providerId: string | null) => {
     const u = await createUser(t.db, { role, spRole, providerId });
-    return { id: u.id, bearer: `Bearer ${(await t.deps.auth.issueJwt({ id: u.id, role, sp_role: spRole, provider_id: providerId })).access_token}` };
+    return { id: u.id, bearer: `Bearer ${(await t.services.auth.issueJwt({ id: u.id, role, sp_role: spRole, provider_id: providerId })).access_token}` };
   };
   const platform = await jwt('platform_admin', null, null);
   platformJwt = platform.bearer;

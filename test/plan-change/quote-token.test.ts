@@ -162,7 +162,7 @@ describe('signed quote: a token that is not this change\'s quote answers 401 quo
 
   it('a dashboard login JWT is not a quote', async () => {
     const c = await verifiedCustomer(w, { records: 'invoiced' });
-    const login = await t.deps.auth.issueJwt({ id: c.subscriberId, role: 'subscriber', sp_role: null, provider_id: null });
+    const login = await t.services.auth.issueJwt({ id: c.subscriberId, role: 'subscriber', sp_role: null, provider_id: null });
     expectCode(await apply(c, w.plans.faster.id, login.access_token), 401, 'quote_invalid');
   });
 });

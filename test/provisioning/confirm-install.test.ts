@@ -138,7 +138,7 @@ describe('POST /provisioning/confirm-install', () => {
     expect(key.statusCode).toBe(401);
     expect(key.json()).toEqual({ detail: 'Not authenticated' });
     const u = await createUser(t.db, { role: 'subscriber' });
-    const tok = await t.deps.auth.issueJwt({ id: u.id, role: 'subscriber', sp_role: null, provider_id: null });
+    const tok = await t.services.auth.issueJwt({ id: u.id, role: 'subscriber', sp_role: null, provider_id: null });
     expect((await confirm(s.id, { authorization: `Bearer ${tok.access_token}` })).statusCode).toBe(403);
     expect((await confirm('00000000-0000-4000-8000-000000000000')).statusCode).toBe(404);
     expect((await confirm('nope')).statusCode).toBe(422);

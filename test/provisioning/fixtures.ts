@@ -44,7 +44,7 @@ export async function createSession(
 /** A dashboard JWT of provider staff (or a platform admin). */
 export async function staffToken(t: TestApp, providerId: string | null, role: 'service_provider' | 'platform_admin' = 'service_provider') {
   const u = await createUser(t.db, { role, spRole: role === 'service_provider' ? 'support' : null, providerId });
-  const tok = await t.deps.auth.issueJwt({ id: u.id, role, sp_role: role === 'service_provider' ? 'support' : null, provider_id: providerId });
+  const tok = await t.services.auth.issueJwt({ id: u.id, role, sp_role: role === 'service_provider' ? 'support' : null, provider_id: providerId });
   return { authorization: `Bearer ${tok.access_token}`, userId: u.id };
 }
 

@@ -193,7 +193,7 @@ async function party(t: TestApp): Promise<Party> {
     { id: newId(), provider_id: provider.id, subscriber_id: other.id, token_hash: sha256(otherToken), expires_at: expires },
   ]).execute();
   const jwt = async (u: { id: string }, role: string, spRole: string | null, providerId: string | null) =>
-    `Bearer ${(await t.deps.auth.issueJwt({ id: u.id, role, sp_role: spRole, provider_id: providerId })).access_token}`;
+    `Bearer ${(await t.services.auth.issueJwt({ id: u.id, role, sp_role: spRole, provider_id: providerId })).access_token}`;
   return {
     provider, planA: planA.id, planB: planB.id, buildingId: building.id, customer: cust.id, otherCustomer: other.id, subscription: sub.id,
     invoice: inv.id, creditNote, job, session: session.id, staffUser: staff.id, session_token: token, other_session_token: otherToken,
@@ -266,7 +266,7 @@ function goodHeaders(e: Entry, p: Party): Record<string, string> {
 const stripRequestId = (body: string) => body.replace(/"request_id":"[^"]*"/g, '"request_id":"-"');
 
 async function expiredJwt(): Promise<string> {
-  const tok = await t.deps.auth.issueJwt({ id: newId(), role: 'service_provider', sp_role: 'sp_admin', provider_id: w.A.provider.id });
+  const tok = await t.services.auth.issueJwt({ id: newId(), role: 'service_provider', sp_role: 'sp_admin', provider_id: w.A.provider.id });
   t.clock.advance(2 * 3600_000);
   return tok.access_token;
 }
@@ -515,7 +515,7 @@ describe('revoked, forged and incomplete JWTs', () => {
   /** A token as login issues it: from the user's row as it is now. */
   async function issued(userId: string): Promise<string> {
     const row = await t.db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirstOrThrow();
-    return (await t.deps.auth.issueJwt(row)).access_token;
+    return (await t.services.auth.issueJwt(row)).access_token;
   }
 
   /** A token signed by hand: the claims login would put in, minus or plus what the case says. */

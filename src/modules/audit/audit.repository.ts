@@ -1,12 +1,8 @@
-import type { FastifyRequest } from 'fastify';
-import type { Executor } from '../../jobs/types.js';
+import type { Executor } from '../../db/executor.js';
 import { newId } from '../../lib/ids.js';
+import type { Actor } from './audit.types.js';
 
-export interface Actor {
-  actorType: 'api_key' | 'user' | 'system' | 'webhook_secret';
-  /** API-key prefix, user id, webhook-secret prefix, or a job name; never a secret. */
-  actor: string;
-}
+export type { Actor } from './audit.types.js';
 
 export interface AuditInput extends Actor {
   providerId: string | null;
@@ -17,14 +13,6 @@ export interface AuditInput extends Actor {
   after?: unknown;
   requestId?: string | null;
   at: Date;
-}
-
-/** The credential that made the request, as the audit trail names it. */
-export function actorOf(request: FastifyRequest): Actor {
-  if (request.apiKey) return { actorType: 'api_key', actor: request.apiKey.prefix };
-  if (request.webhookProvider) return { actorType: 'webhook_secret', actor: request.webhookProvider.prefix };
-  if (request.user) return { actorType: 'user', actor: request.user.userId };
-  return { actorType: 'system', actor: 'anonymous' };
 }
 
 /** Writes an audit entry; call it with the transaction of the write it describes. */

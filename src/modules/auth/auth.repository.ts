@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { DB } from '../../db/types.js';
-import type { Executor } from '../../jobs/types.js';
+import type { Executor } from '../../db/executor.js';
 import type { LinkPurpose } from './link-tokens.js';
 import { invalidateUserLinks } from './link-tokens.repository.js';
 

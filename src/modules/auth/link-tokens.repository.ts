@@ -1,4 +1,4 @@
-import type { Executor } from '../../jobs/types.js';
+import type { Executor } from '../../db/executor.js';
 import type { LinkPurpose } from './link-tokens.js';
 
 export async function insertLinkToken(

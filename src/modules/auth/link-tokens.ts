@@ -1,4 +1,4 @@
-import type { Executor } from '../../jobs/types.js';
+import type { Executor } from '../../db/executor.js';
 import type { Clock } from '../../lib/clock.js';
 import { sha256 } from '../../lib/crypto.js';
 import { newId, randomToken } from '../../lib/ids.js';

@@ -1,11 +1,17 @@
-import type { Deps } from '../../container.js';
+import type { Db } from '../../db/database.js';
+import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { hashPassword } from '../../lib/crypto.js';
 import { createCredentialGuard, subjects } from './credential-guard.js';
 import { PASSWORD_LINKS, setPassword } from './auth.repository.js';
 import { consumeLinkToken } from './link-tokens.js';
 
-export function createPasswordService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
+export interface PasswordDeps {
+  db: Db;
+  clock: Clock;
+}
+
+export function createPasswordService({ db, clock }: PasswordDeps) {
   const guard = createCredentialGuard({ db, clock });
 
   /**

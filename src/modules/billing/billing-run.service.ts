@@ -1,7 +1,11 @@
 // The monthly billing run: one invoice per service-billed subscription and calendar month, on
 // its billing day, with the month's subscription line, pending plan-change lines, carried
 // corrections once they reach 0.50, and open credit notes applied.
-import type { Deps } from '../../container.js';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Adapters } from '../../adapters/types.js';
+import type { Db } from '../../db/database.js';
+import type { JobQueue } from '../../jobs/types.js';
+import type { Clock } from '../../lib/clock.js';
 import { addDays, isoDate, monthStart } from '../../lib/dates.js';
 import { isUniqueViolation } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -11,7 +15,13 @@ import { billingDateFor, dayOf, dayRangeLabel, daysIn, monthLabel, nextMonth, pr
 import { externalDocumentId, invoiceNumber } from './invoice-numbers.js';
 import { enqueueCollect } from './first-payment.service.js';
 
-export type BillingRunDeps = Pick<Deps, 'db' | 'clock' | 'jobs' | 'log' | 'adapters'>;
+export interface BillingRunDeps {
+  db: Db;
+  clock: Clock;
+  jobs: JobQueue;
+  log: FastifyBaseLogger;
+  adapters: Adapters;
+}
 
 export type BillOutcome = 'invoiced' | 'already_invoiced' | 'not_due' | 'nothing_to_bill' | 'not_billed' | 'needs_operator';
 

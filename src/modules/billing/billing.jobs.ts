@@ -1,10 +1,10 @@
-import type { Deps } from '../../container.js';
 import { PermanentJobError } from '../../jobs/types.js';
 import { isUuid } from '../../lib/ids.js';
+import type { Scheduler } from '../../jobs/scheduler.js';
 import { findSubscription } from '../provisioning/provisioning.repository.js';
-import { createBillingRunService } from './billing-run.service.js';
-import { collectInvoice } from './collection.service.js';
-import { createDunningService } from './dunning.service.js';
+import type { BillingRunService } from './billing-run.service.js';
+import { collectInvoice, type CollectionDeps } from './collection.service.js';
+import type { DunningService } from './dunning.service.js';
 
 const BILLING_JOB_KINDS = {
   /** Daily: invoices every service-billed subscription whose billing day of the month has come. */
@@ -28,15 +28,20 @@ function runDate(payload: Record<string, unknown>): string | undefined {
 
 const DAY_MS = 86_400_000;
 
+export interface BillingJobsDeps extends CollectionDeps {
+  scheduler: Scheduler;
+  billingRun: BillingRunService;
+  dunning: DunningService;
+}
+
 /**
  * Handlers of the billing job kinds, and the two daily runs on the scheduler: `billing.monthly`
  * at 00:05 UTC and `billing.dunning` at 01:00 UTC. Both are catch-up safe: a run bills every
  * subscription whose billing day of the month has come and that is not invoiced yet, so a missed
  * day is made up by the next run; running twice never bills twice.
  */
-export function registerBillingJobs(deps: Deps) {
-  const run = createBillingRunService(deps);
-  const dunning = createDunningService(deps);
+export function registerBillingJobs(deps: BillingJobsDeps) {
+  const { billingRun: run, dunning } = deps;
   deps.scheduler.every(BILLING_JOB_KINDS.monthly, DAY_MS, {}, { offsetMs: 5 * 60_000, maxAttempts: 3 });
   deps.scheduler.every(BILLING_JOB_KINDS.dunning, DAY_MS, {}, { offsetMs: 60 * 60_000, maxAttempts: 3 });
 

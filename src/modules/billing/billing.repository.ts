@@ -1,7 +1,7 @@
 // Billing records: invoices, their lines, billing documents, pending adjustments, credit notes.
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
-import type { Executor } from '../../jobs/types.js';
+import type { Executor } from '../../db/executor.js';
 
 export type Trx = Transaction<DB>;
 

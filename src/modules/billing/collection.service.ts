@@ -1,13 +1,27 @@
 // Collecting an invoice: charge the saved card through the provider's card-processor connection,
 // or (no card, a declined charge) email a single-use payment link to the pay page.
-import type { Deps } from '../../container.js';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Adapters } from '../../adapters/types.js';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import type { JobQueue } from '../../jobs/types.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Mailer } from '../../mail/types.js';
 import { AdapterError, CardRequestError } from '../../adapters/types.js';
 import { createLinkToken } from '../auth/link-tokens.js';
 import { findInvoiceForCollection } from './billing.repository.js';
 import { markInvoicePaid } from './settlement.js';
 import { mailBrand, paymentLinkMail } from '../../mail/templates.js';
 
-export type CollectionDeps = Pick<Deps, 'db' | 'clock' | 'jobs' | 'mailer' | 'adapters' | 'config' | 'log'>;
+export interface CollectionDeps {
+  db: Db;
+  clock: Clock;
+  jobs: JobQueue;
+  mailer: Mailer;
+  adapters: Adapters;
+  config: Config;
+  log: FastifyBaseLogger;
+}
 
 export type CollectionOutcome = 'charged' | 'link_sent' | 'already_paid' | 'not_found';
 

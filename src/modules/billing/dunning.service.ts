@@ -1,11 +1,19 @@
 // Automatic suspension on non-payment: a service-billed ACTIVE subscription with an invoice still
 // open more than the provider's payment_grace_days after its due date is SUSPENDED (reason
 // non_payment) and its port is put behind the captive portal. Paying lifts it (settlement.ts).
-import type { Deps } from '../../container.js';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../../db/database.js';
+import type { JobQueue } from '../../jobs/types.js';
+import type { Clock } from '../../lib/clock.js';
 import { isoDate } from '../../lib/dates.js';
 import * as repo from './billing.repository.js';
 
-export type DunningDeps = Pick<Deps, 'db' | 'clock' | 'jobs' | 'log'>;
+export interface DunningDeps {
+  db: Db;
+  clock: Clock;
+  jobs: JobQueue;
+  log: FastifyBaseLogger;
+}
 
 export function createDunningService(deps: DunningDeps) {
   const { db, clock, log } = deps;
@@ -48,3 +56,5 @@ export function createDunningService(deps: DunningDeps) {
 
   return { runDunning, suspendIfOverdue };
 }
+
+export type DunningService = ReturnType<typeof createDunningService>;

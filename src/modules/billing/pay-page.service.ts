@@ -1,15 +1,25 @@
 // The small payment page behind an emailed payment link: GET shows the invoice, POST pays it by
 // card through the provider's card-processor connection and marks the invoice paid.
-import type { Deps } from '../../container.js';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Adapters } from '../../adapters/types.js';
+import type { Db } from '../../db/database.js';
+import type { JobQueue } from '../../jobs/types.js';
+import type { Clock } from '../../lib/clock.js';
 import { AdapterError, CardRequestError } from '../../adapters/types.js';
 import { consumeLinkToken, findLinkToken } from '../auth/link-tokens.js';
 import { releaseLinkToken } from '../auth/link-tokens.repository.js';
-import { saveCard } from '../subscriber/subscriber.repository.js';
+import { saveCard } from '../subscribers/account.repository.js';
 import { findInvoiceForPayPage } from './billing.repository.js';
 import { formatCents } from '../../lib/money.js';
 import { markInvoicePaid } from './settlement.js';
 
-export type PayPageDeps = Pick<Deps, 'db' | 'clock' | 'jobs' | 'adapters' | 'log'>;
+export interface PayPageDeps {
+  db: Db;
+  clock: Clock;
+  jobs: JobQueue;
+  adapters: Adapters;
+  log: FastifyBaseLogger;
+}
 
 export interface PayInvoice {
   invoiceNumber: string;

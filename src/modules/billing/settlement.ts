@@ -1,6 +1,7 @@
 // What follows when an invoice is paid: the first invoice activates an installed subscription,
 // and paying the last overdue invoice lifts a non-payment suspension.
-import type { Deps } from '../../container.js';
+import type { JobQueue } from '../../jobs/types.js';
+import type { Clock } from '../../lib/clock.js';
 import { isoDate } from '../../lib/dates.js';
 import * as repo from './billing.repository.js';
 import { enqueuePortJob } from '../provisioning/port-job.js';
@@ -11,7 +12,10 @@ export interface PaymentRecord {
   reference?: string | null;
 }
 
-export type SettlementDeps = Pick<Deps, 'clock' | 'jobs'>;
+export interface SettlementDeps {
+  clock: Clock;
+  jobs: JobQueue;
+}
 
 /**
  * Marks an open invoice paid inside the caller's transaction and applies its consequences.

@@ -1,4 +1,7 @@
-import type { Deps } from '../../container.js';
+import type { Adapters } from '../../adapters/types.js';
+import type { Db } from '../../db/database.js';
+import type { JobQueue } from '../../jobs/types.js';
+import type { Clock } from '../../lib/clock.js';
 import { DeferJob, PermanentJobError } from '../../jobs/types.js';
 import { isoDate, parseIsoDate } from '../../lib/dates.js';
 import { isUuid } from '../../lib/ids.js';
@@ -7,13 +10,20 @@ import { findSubscription } from '../provisioning/provisioning.repository.js';
 import { markPortReset } from './cancellation.repository.js';
 import { PORT_RESET_JOB } from './cancellation.service.js';
 
+export interface CancellationJobsDeps {
+  db: Db;
+  clock: Clock;
+  jobs: JobQueue;
+  adapters: Adapters;
+}
+
 /**
  * `cancellation.port_reset` runs at ended_at (00:00 UTC of the end date): resets the port through
  * the switch controller and sets port_reset_at. It never touches a port another subscription
  * occupies (subscription_occupies): one let again from ended_at on, or a line provisioned on it
  * before the occupancy rule held a cancelled subscription's port until its ended_at.
  */
-export function registerCancellationJobs(deps: Pick<Deps, 'db' | 'clock' | 'jobs' | 'adapters'>) {
+export function registerCancellationJobs(deps: CancellationJobsDeps) {
   deps.jobs.register(PORT_RESET_JOB, {
     async run(job) {
       const id = job.payload.subscription_id;

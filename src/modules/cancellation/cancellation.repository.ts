@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
-import type { Executor } from '../../jobs/types.js';
+import type { Executor } from '../../db/executor.js';
 
 function subscriptionQuery(ex: Executor, id: string) {
   return ex.selectFrom('subscriptions as s')

@@ -1,8 +1,11 @@
 // Cancellation by the provider's dashboard (internal API): the subscription is CANCELLED at once
 // with canceled_at and ended_at (exclusive); service and the port last until ended_at, when the
 // `cancellation.port_reset` job resets the port.
-import type { Deps } from '../../container.js';
-import type { Executor } from '../../jobs/types.js';
+import type { Db } from '../../db/database.js';
+import type { Executor } from '../../db/executor.js';
+import type { JobQueue } from '../../jobs/types.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Webhooks } from '../../webhooks/types.js';
 import type { UserPrincipal } from '../auth/auth.service.js';
 import { recordAudit } from '../audit/audit.repository.js';
 import { isoDate, parseIsoDate } from '../../lib/dates.js';
@@ -15,7 +18,12 @@ import { invalidatePaymentLinks } from '../auth/link-tokens.repository.js';
 import { cancellationLines, presentLine } from './cancellation.quote.js';
 import * as repo from './cancellation.repository.js';
 
-export type CancellationDeps = Pick<Deps, 'db' | 'clock' | 'jobs' | 'webhooks'>;
+export interface CancellationDeps {
+  db: Db;
+  clock: Clock;
+  jobs: JobQueue;
+  webhooks: Webhooks;
+}
 
 const CANCELLABLE = ['ACTIVE', 'SUSPENDED', 'PENDING_INSTALL'] as const;
 export const PORT_RESET_JOB = 'cancellation.port_reset';

@@ -1,6 +1,6 @@
 import type { Insertable, Transaction } from 'kysely';
 import type { CheckoutSessions, DB } from '../../db/types.js';
-import type { Executor } from '../../jobs/types.js';
+import type { Executor } from '../../db/executor.js';
 
 export type SessionStatus = 'pending' | 'redirected' | 'completed' | 'expired' | 'cancelled';
 

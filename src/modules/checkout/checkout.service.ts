@@ -1,4 +1,6 @@
-import type { Deps } from '../../container.js';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import type { Clock } from '../../lib/clock.js';
 import { conflict, forbidden, serviceUnavailable, unprocessable } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { formatCents } from '../../lib/money.js';
@@ -32,7 +34,7 @@ function checkoutUrlFor(base: string, sessionId: string): string {
 }
 
 /** The fake payment page the server serves in sandbox mode; the demo provider's external_checkout_url. */
-export const sandboxCheckoutUrl = (config: Pick<Deps['config'], 'publicBaseUrl'>) => `${config.publicBaseUrl}/sandbox/checkout`;
+export const sandboxCheckoutUrl = (config: Pick<Config, 'publicBaseUrl'>) => `${config.publicBaseUrl}/sandbox/checkout`;
 
 const normaliseMac = (mac: string) => mac.toUpperCase().replace(/-/g, ':');
 
@@ -91,7 +93,12 @@ export function toSessionView(v: SessionViewRow) {
 
 export type SessionView = ReturnType<typeof toSessionView>;
 
-export function createCheckoutService(deps: Pick<Deps, 'db' | 'clock'>) {
+export interface CheckoutDeps {
+  db: Db;
+  clock: Clock;
+}
+
+export function createCheckoutService(deps: CheckoutDeps) {
   const { db, clock } = deps;
 
   async function loadView(id: string) {

@@ -2,7 +2,8 @@
 // status, and completion in src/modules/provisioning): the 2-hour TTL of a never-read session,
 // the 410 answers, and the completed transition.
 import type { Transaction } from 'kysely';
-import type { Deps } from '../../container.js';
+import type { Db } from '../../db/database.js';
+import type { Clock } from '../../lib/clock.js';
 import type { DB } from '../../db/types.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import * as repo from './checkout.repository.js';
@@ -58,7 +59,7 @@ async function loadSessionForUseAt(trx: Transaction<DB>, id: string, now: Date):
  * Returns the session (any other status) or undefined for an unknown id (the caller decides 404,
  * after authentication, so unknown ids are not an oracle).
  */
-export async function gateSessionAt(db: Deps['db'], id: string, now: Date): Promise<SessionRow | undefined> {
+export async function gateSessionAt(db: Db, id: string, now: Date): Promise<SessionRow | undefined> {
   const s = await repo.findSessionById(db, id);
   if (!s) return undefined;
   if (isPastTtl(s, now)) {
@@ -67,6 +68,11 @@ export async function gateSessionAt(db: Deps['db'], id: string, now: Date): Prom
   }
   assertNotGone(s);
   return s;
+}
+
+export interface CheckoutSessionsDeps {
+  db: Db;
+  clock: Clock;
 }
 
 /**
@@ -82,7 +88,7 @@ export async function gateSessionAt(db: Deps['db'], id: string, now: Date): Prom
  *     await sessions.markSessionCompleted(trx, s.id, subscriptionId);
  *   });
  */
-export function createCheckoutSessions(deps: Pick<Deps, 'db' | 'clock'>) {
+export function createCheckoutSessions(deps: CheckoutSessionsDeps) {
   return {
     gateSession: (id: string) => gateSessionAt(deps.db, id, deps.clock.now()),
     loadSessionForUse: (trx: Transaction<DB>, id: string) => loadSessionForUseAt(trx, id, deps.clock.now()),

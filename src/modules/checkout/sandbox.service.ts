@@ -1,11 +1,16 @@
-import type { Deps } from '../../container.js';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import type { JobQueue } from '../../jobs/types.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Mailer } from '../../mail/types.js';
+import type { Webhooks } from '../../webhooks/types.js';
 import { AppError, notFound } from '../../lib/errors.js';
-import { createCompletionService } from '../provisioning/completion.service.js';
+import type { CompletionService } from '../provisioning/completion.service.js';
 import type { SubscriberInput } from '../provisioning/provisioning.subscribers.js';
 import { findProvider } from '../providers/providers.repository.js';
 import { findSubscriberByEmail } from '../provisioning/provisioning.repository.js';
 import { findUserByEmail } from '../auth/auth.repository.js';
-import { createCheckoutService, toSessionView } from './checkout.service.js';
+import { toSessionView, type CheckoutService } from './checkout.service.js';
 import { gateSessionAt } from './checkout.sessions.js';
 
 export const SANDBOX_CHECKOUT_PATH = '/sandbox/checkout';
@@ -24,9 +29,19 @@ function usesSandboxCheckout(externalCheckoutUrl: string | null): boolean {
   }
 }
 
-export function createSandboxCheckoutService(deps: Pick<Deps, 'db' | 'clock' | 'jobs' | 'webhooks' | 'mailer' | 'config'>) {
-  const checkout = createCheckoutService(deps);
-  const completion = createCompletionService(deps);
+export interface SandboxCheckoutDeps {
+  db: Db;
+  clock: Clock;
+  jobs: JobQueue;
+  webhooks: Webhooks;
+  mailer: Mailer;
+  config: Config;
+  checkout: CheckoutService;
+  completion: CompletionService;
+}
+
+export function createSandboxCheckoutService(deps: SandboxCheckoutDeps) {
+  const { checkout, completion } = deps;
 
   /** The provider of a session the sandbox page may act on; 404 otherwise (410 first for expired/cancelled). */
   async function sandboxProvider(sessionId: string) {

@@ -1,4 +1,5 @@
-import type { Deps } from '../../container.js';
+import type { Db } from '../../db/database.js';
+import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { findLinkToken } from '../auth/link-tokens.js';
 import { timeZoneOr } from '../../lib/zoned-time.js';
@@ -21,11 +22,16 @@ export interface BookingView {
 
 const iso = (w: Window) => ({ starts_at: w.starts_at.toISOString(), ends_at: w.ends_at.toISOString() });
 
+export interface BookingDeps {
+  db: Db;
+  clock: Clock;
+}
+
 /**
  * The booking link: the token is not consumed on use (the same link books, moves and cancels);
  * it stops working when it expires, and changes stop once the install job left the booking states.
  */
-export function createBookingService(deps: Pick<Deps, 'db' | 'clock'>) {
+export function createBookingService(deps: BookingDeps) {
   const { db, clock } = deps;
 
   async function resolve(token: string) {

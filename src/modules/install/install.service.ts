@@ -1,5 +1,9 @@
 import type { Transaction } from 'kysely';
-import type { Deps } from '../../container.js';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import type { JobQueue } from '../../jobs/types.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Mailer } from '../../mail/types.js';
 import type { DB } from '../../db/types.js';
 import { addDays } from '../../lib/dates.js';
 import { newId } from '../../lib/ids.js';
@@ -11,7 +15,12 @@ import * as repo from './install.repository.js';
 
 const BOOKING_INVITE_JOB = 'install.booking_invite';
 
-type InstallDeps = Pick<Deps, 'clock' | 'jobs' | 'mailer' | 'config'>;
+interface InstallDeps {
+  clock: Clock;
+  jobs: JobQueue;
+  mailer: Mailer;
+  config: Config;
+}
 
 export interface RaiseInstallJob {
   providerId: string;
@@ -85,8 +94,16 @@ async function sendBookingInvitation(
   return true;
 }
 
+export interface InstallJobsDeps {
+  db: Db;
+  clock: Clock;
+  jobs: JobQueue;
+  mailer: Mailer;
+  config: Config;
+}
+
 /** The scheduled release of a held invitation (idempotent: a job no longer held is left alone). */
-export function registerInstallJobs(deps: Pick<Deps, 'db' | 'clock' | 'jobs' | 'mailer' | 'config'>) {
+export function registerInstallJobs(deps: InstallJobsDeps) {
   deps.jobs.register(BOOKING_INVITE_JOB, {
     async run(job) {
       const installJobId = String(job.payload.install_job_id ?? '');

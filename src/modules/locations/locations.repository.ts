@@ -1,4 +1,4 @@
-import type { Executor } from '../../jobs/types.js';
+import type { Executor } from '../../db/executor.js';
 
 export type LocationKey = { location_hash: string } | { location_identifier: string };
 

@@ -1,4 +1,5 @@
-import type { Deps } from '../../container.js';
+import type { Db } from '../../db/database.js';
+import type { Clock } from '../../lib/clock.js';
 import { isoDate } from '../../lib/dates.js';
 import { findOccupant } from '../provisioning/occupancy.repository.js';
 import { notFound, unprocessable } from '../../lib/errors.js';
@@ -17,7 +18,12 @@ function keyOf(input: LocationLookupInput): repo.LocationKey {
   throw unprocessable('Provide location_hash or location_identifier');
 }
 
-export function createLocationsService(deps: Pick<Deps, 'db' | 'clock'>) {
+export interface LocationsDeps {
+  db: Db;
+  clock: Clock;
+}
+
+export function createLocationsService(deps: LocationsDeps) {
   const { db, clock } = deps;
 
   /**

@@ -1,4 +1,9 @@
-import type { Deps } from '../../container.js';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import type { Scheduler } from '../../jobs/scheduler.js';
+import type { JobQueue } from '../../jobs/types.js';
+import type { Clock } from '../../lib/clock.js';
 import {
   deleteEndedRateLimitWindows,
   deleteOldCredentialFailures,
@@ -15,11 +20,18 @@ const DAY_MS = 86_400_000;
 
 type RetentionCounts = Record<'jobs' | 'webhook_deliveries' | 'webhook_attempts' | ExpiringTable | 'rate_limit_buckets' | 'credential_failures', number>;
 
+export interface RunRetentionDeps {
+  db: Db;
+  clock: Clock;
+  log: FastifyBaseLogger;
+  config: Config;
+}
+
 /**
  * Deletes what nobody can need any more, RETENTION_DAYS after it ended (rules: docs/decisions.md
  * "## Retention"). Returns the rows deleted per table.
  */
-async function runRetention(deps: Pick<Deps, 'db' | 'clock' | 'log' | 'config'>) {
+export async function runRetention(deps: RunRetentionDeps) {
   const days = deps.config.RETENTION_DAYS;
   // Off: a job enqueued by hand (or before the setting changed) deletes nothing.
   if (days === 0) return { skipped: 'RETENTION_DAYS=0' };
@@ -42,11 +54,20 @@ async function runRetention(deps: Pick<Deps, 'db' | 'clock' | 'log' | 'config'>)
   return { cutoff: cutoff.toISOString(), deleted: counts };
 }
 
+export interface RetentionJobsDeps {
+  db: Db;
+  clock: Clock;
+  log: FastifyBaseLogger;
+  config: Config;
+  jobs: JobQueue;
+  scheduler: Scheduler;
+}
+
 /**
  * `maintenance.retention`, daily from 03:30 UTC (after the billing runs) when RETENTION_DAYS > 0.
  * The handler is registered either way, so a run can be enqueued by hand.
  */
-export function registerRetentionJobs(deps: Pick<Deps, 'db' | 'clock' | 'log' | 'config' | 'jobs' | 'scheduler'>) {
+export function registerRetentionJobs(deps: RetentionJobsDeps) {
   if (deps.config.RETENTION_DAYS > 0) {
     deps.scheduler.every(RETENTION_JOB_KIND, DAY_MS, {}, { offsetMs: 3 * 3_600_000 + 30 * 60_000, maxAttempts: 3 });
   }

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { Executor } from '../../jobs/types.js';
+import type { Executor } from '../../db/executor.js';
 import { deliveryJobKey } from '../../webhooks/types.js';
 
 /** Rows one statement deletes at most: short statements, short row locks, small WAL bursts. */

@@ -1,8 +1,9 @@
-import type { Deps } from '../../container.js';
+import type { Db } from '../../db/database.js';
+import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { recordAudit, type Actor } from '../audit/audit.repository.js';
-import { findOwnedCustomer } from '../customers/customers.repository.js';
-import { customerNotFound } from '../customers/customers.errors.js';
+import { findOwnedCustomer } from '../subscribers/profile.repository.js';
+import { customerNotFound } from '../subscribers/subscriber.errors.js';
 import { insertNote } from './notes.repository.js';
 
 interface Caller extends Actor {
@@ -11,8 +12,13 @@ interface Caller extends Actor {
   requestId: string;
 }
 
+export interface NotesDeps {
+  db: Db;
+  clock: Clock;
+}
+
 /** Internal, operator-visible notes. Written by the agent, never read back on /agent. */
-export function createNotesService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
+export function createNotesService({ db, clock }: NotesDeps) {
   async function addAgentNote(caller: Caller, customerId: string, body: string) {
     return db.transaction().execute(async (trx) => {
       const customer = await findOwnedCustomer(trx, caller.providerId, customerId);

@@ -5,7 +5,7 @@ import { newId, randomAlnum } from '../../lib/ids.js';
 import { formatCents } from '../../lib/money.js';
 import * as repo from './plan-change.repository.js';
 import { monthLabel, type CalendarPosition } from './plan-change.quote.js';
-import type { Quote } from './plan-change.service.js';
+import type { Quote } from './plan-change.types.js';
 
 export interface AdjustmentContext {
   sub: NonNullable<repo.SubscriptionRow>;

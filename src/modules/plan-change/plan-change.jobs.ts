@@ -1,4 +1,8 @@
-import type { Deps } from '../../container.js';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Adapters } from '../../adapters/types.js';
+import type { Db } from '../../db/database.js';
+import type { JobQueue } from '../../jobs/types.js';
+import type { Clock } from '../../lib/clock.js';
 import { AdapterError } from '../../adapters/types.js';
 import { PermanentJobError } from '../../jobs/types.js';
 import * as repo from './plan-change.repository.js';
@@ -12,7 +16,15 @@ export const BANDWIDTH_RETRY_DELAY_MS = 60_000;
 /** The switch applies an operation key once, so the request and the job may both send it. */
 export const bandwidthOperationKey = (planChangeId: string) => `plan-change:${planChangeId}:bandwidth`;
 
-export function registerPlanChangeJobs(deps: Pick<Deps, 'db' | 'clock' | 'log' | 'jobs' | 'adapters'>) {
+export interface PlanChangeJobsDeps {
+  db: Db;
+  clock: Clock;
+  log: FastifyBaseLogger;
+  jobs: JobQueue;
+  adapters: Adapters;
+}
+
+export function registerPlanChangeJobs(deps: PlanChangeJobsDeps) {
   const { db, clock, log } = deps;
   deps.jobs.register(BANDWIDTH_JOB, {
     async run(job) {

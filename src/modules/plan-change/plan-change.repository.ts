@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
-import type { Executor } from '../../jobs/types.js';
+import type { Executor } from '../../db/executor.js';
 
 const SUBSCRIPTION_COLUMNS = [
   'id', 'provider_id', 'subscriber_id', 'plan_version_id', 'location_id', 'status', 'service_billed',

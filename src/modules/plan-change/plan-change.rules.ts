@@ -3,13 +3,13 @@
 import { formatCents } from '../../lib/money.js';
 import type { PlanVersionRow, SubscriptionRow } from './plan-change.repository.js';
 import { computeAdjustment, dueInDays, prorationFactor, type BillingState, type CalendarPosition } from './plan-change.quote.js';
-import type { Quote } from './plan-change.service.js';
+import type { Quote } from './plan-change.types.js';
 
 /** Why a plan change is not possible now; stable strings (partner preview `reasons`). */
 export type Reason = 'not_active' | 'already_changed_today' | 'same_plan' | 'plan_not_available';
 const REASON_ORDER: Reason[] = ['not_active', 'already_changed_today', 'same_plan', 'plan_not_available'];
 
-const NOTES = {
+export const NOTES = {
   not_invoiced: 'The current month has not been invoiced yet: the monthly invoice will reflect the new price. Nothing is charged or credited now.',
   missing_billing_document:
     'An invoice exists for the current month but its billing document is missing. This is an operator-escalation state, not an amount to quote: open a ticket for the billing team.',

@@ -1,7 +1,14 @@
 import type { RawBuilder, Transaction } from 'kysely';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Adapters } from '../../adapters/types.js';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
 import type { DB } from '../../db/types.js';
-import type { Deps } from '../../container.js';
-import type { Executor } from '../../jobs/types.js';
+import type { JobQueue } from '../../jobs/types.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Mailer } from '../../mail/types.js';
+import type { Webhooks } from '../../webhooks/types.js';
+import type { Executor } from '../../db/executor.js';
 import { AppError, isUniqueViolation } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { formatCents } from '../../lib/money.js';
@@ -13,12 +20,16 @@ import { BANDWIDTH_JOB, BANDWIDTH_RETRY_DELAY_MS, bandwidthOperationKey } from '
 import { writeAdjustment } from './plan-change.adjustments.js';
 import { confirmPlanChange } from '../rollback/rollback.links.js';
 import { createQuoteTokens, quoteChanged, quoteDifference, type QuoteClaims } from './plan-change.quote-token.js';
+import type { Quote } from './plan-change.types.js';
+
+export { NOTES, type Reason } from './plan-change.rules.js';
+export type { Quote } from './plan-change.types.js';
 
 /**
  * Who asks for the change: the /agent surface, a partner API key, a platform administrator's
  * override, or the customer's rollback link undoing an /agent change.
  */
-type Source = 'agent' | 'partner' | 'admin' | 'rollback';
+export type Source = 'agent' | 'partner' | 'admin' | 'rollback';
 
 /**
  * The daily limit each surface enforces (decisions.md): a partner changes a subscription once per UTC
@@ -85,17 +96,6 @@ const sameTarget = (a: PlanChangeTarget, b: PlanChangeTarget) =>
   a.providerId === b.providerId && a.subscriptionId === b.subscriptionId && a.planVersionId === b.planVersionId && a.customerId === b.customerId &&
   a.source === b.source;
 
-export interface Quote {
-  billingState: BillingState;
-  /** null in the billing states that quote no number (not invoiced, escalation, provider-billed). */
-  adjustment: Adjustment | null;
-  carriedIds: string[];
-  note: string | null;
-  dueInDays: number | null;
-  prorationFactor: number | null;
-  currency: string;
-}
-
 export interface PreviewResult {
   subscriptionId: string;
   subscriptionStatus: string;
@@ -118,7 +118,16 @@ export interface ApplyResult extends PreviewResult {
   bandwidthUpdated: boolean;
 }
 
-export type PlanChangeDeps = Pick<Deps, 'db' | 'clock' | 'log' | 'jobs' | 'webhooks' | 'adapters' | 'config' | 'mailer'>;
+export interface PlanChangeDeps {
+  db: Db;
+  clock: Clock;
+  log: FastifyBaseLogger;
+  jobs: JobQueue;
+  webhooks: Webhooks;
+  adapters: Adapters;
+  config: Config;
+  mailer: Mailer;
+}
 
 /** What a quote token binds, from a quote and its change. */
 function claimsOf(

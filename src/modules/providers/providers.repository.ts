@@ -1,4 +1,4 @@
-import type { Executor } from '../../jobs/types.js';
+import type { Executor } from '../../db/executor.js';
 
 // One read of a provider for every module: what its mails, pages, checks and answers need
 // (never its credentials: the card-processor account has its own read below).

@@ -1,8 +1,13 @@
-import type { Deps } from '../../container.js';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import type { JobQueue } from '../../jobs/types.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Mailer } from '../../mail/types.js';
+import type { Webhooks } from '../../webhooks/types.js';
 import { AppError, isUniqueViolation } from '../../lib/errors.js';
 import { createCheckoutSessions } from '../checkout/checkout.sessions.js';
 import * as repo from './provisioning.repository.js';
-import { createProvisioningService, MSG, type ProvisionResult, type RequestContext } from './provisioning.service.js';
+import { MSG, type ProvisioningService, type ProvisionResult, type RequestContext } from './provisioning.service.js';
 import type { SubscriberInput } from './provisioning.subscribers.js';
 
 const SESSION_REPLAY_MESSAGE = 'Session already completed (idempotent replay)';
@@ -29,6 +34,16 @@ class AlreadyCompleted extends Error {
   }
 }
 
+export interface CompletionDeps {
+  db: Db;
+  clock: Clock;
+  jobs: JobQueue;
+  webhooks: Webhooks;
+  mailer: Mailer;
+  config: Config;
+  provisioning: ProvisioningService;
+}
+
 /**
  * CKO-03 completion. Session-based: the session (locked for the transaction) is the source of
  * truth for provider, plan, location/unit, building and MAC; the payload only brings the
@@ -36,8 +51,8 @@ class AlreadyCompleted extends Error {
  * ignored). Explicit-fields (legacy): the payload's plan and port/unit, routed like
  * provider-initiated. Subscriptions are provider-billed (service_billed false).
  */
-export function createCompletionService(deps: Pick<Deps, 'db' | 'clock' | 'jobs' | 'webhooks' | 'mailer' | 'config'>) {
-  const provisioning = createProvisioningService(deps);
+export function createCompletionService(deps: CompletionDeps) {
+  const { provisioning } = deps;
   const sessions = createCheckoutSessions(deps);
 
   async function replayOfSubscription(subscriptionId: string | null, message: string) {
@@ -160,3 +175,5 @@ export function createCompletionService(deps: Pick<Deps, 'db' | 'clock' | 'jobs'
 
   return { gate, complete, anonymousComplete };
 }
+
+export type CompletionService = ReturnType<typeof createCompletionService>;

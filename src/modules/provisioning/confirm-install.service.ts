@@ -1,4 +1,10 @@
-import type { Deps } from '../../container.js';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Adapters } from '../../adapters/types.js';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import type { JobQueue } from '../../jobs/types.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Mailer } from '../../mail/types.js';
 import { AppError, isUniqueViolation } from '../../lib/errors.js';
 import type { UserPrincipal } from '../auth/auth.service.js';
 import { recordAudit, type Actor } from '../audit/audit.repository.js';
@@ -8,7 +14,15 @@ import { isoDate } from '../../lib/dates.js';
 import { findOccupant } from './occupancy.repository.js';
 import * as repo from './provisioning.repository.js';
 
-type ConfirmDeps = Pick<Deps, 'db' | 'clock' | 'jobs' | 'mailer' | 'adapters' | 'config' | 'log'>;
+interface ConfirmDeps {
+  db: Db;
+  clock: Clock;
+  jobs: JobQueue;
+  mailer: Mailer;
+  adapters: Adapters;
+  config: Config;
+  log: FastifyBaseLogger;
+}
 
 const notFound = () => new AppError(404, 'not_found', 'Subscription not found');
 const portHeld = () => new AppError(409, 'conflict', 'The unit\'s port is held by another subscription (pending, active, suspended, or cancelled and not yet ended)');

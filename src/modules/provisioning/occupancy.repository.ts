@@ -1,7 +1,7 @@
 // Whether a subscription occupies its unit and port: the SQL function subscription_occupies
 // (migrations/functions/subscription_occupies.sql) is the one definition; every occupancy check goes through it.
 import { sql, type RawBuilder } from 'kysely';
-import type { Executor } from '../../jobs/types.js';
+import type { Executor } from '../../db/executor.js';
 
 /** `subscription_occupies(<alias>.status, <alias>.ended_at, today)` for a where clause. */
 export function occupies(alias: string, today: string): RawBuilder<boolean> {

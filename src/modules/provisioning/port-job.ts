@@ -1,7 +1,8 @@
 // The one place a `provisioning.port` job is queued from outside the provisioning routes: every
 // caller queues it in the transaction that made the subscription ACTIVE, never before (the job
 // provisions only an ACTIVE subscription).
-import type { JobQueue, Executor } from '../../jobs/types.js';
+import type { JobQueue } from '../../jobs/types.js';
+import type { Executor } from '../../db/executor.js';
 
 export const PORT_JOB_KIND = 'provisioning.port';
 export const PORT_JOB_MAX_ATTEMPTS = 6;

@@ -1,4 +1,11 @@
-import type { Deps } from '../../container.js';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Adapters } from '../../adapters/types.js';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import type { JobQueue } from '../../jobs/types.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Mailer } from '../../mail/types.js';
+import type { Webhooks } from '../../webhooks/types.js';
 import { DeferJob, PermanentJobError, type JobRecord } from '../../jobs/types.js';
 import { registerInstallJobs } from '../install/install.service.js';
 import { PORT_JOB_KIND, PORT_REASONS, type PortReason } from './port-job.js';
@@ -19,6 +26,17 @@ function payloadOf(job: JobRecord): { subscriptionId: string; reason: PortReason
   return { subscriptionId, reason };
 }
 
+export interface ProvisioningJobsDeps {
+  db: Db;
+  clock: Clock;
+  jobs: JobQueue;
+  mailer: Mailer;
+  config: Config;
+  webhooks: Webhooks;
+  adapters: Adapters;
+  log: FastifyBaseLogger;
+}
+
 /**
  * provisioning.port: VLAN, bandwidth of the plan version and the optional MAC binding, applied
  * through the switch controller with the job id as the operation key, so a retried job (or one
@@ -27,7 +45,7 @@ function payloadOf(job: JobRecord): { subscriptionId: string; reason: PortReason
  * when the port fails for good (the failure is the job's state and the provisioning.failed
  * webhook; an operator re-queues the port).
  */
-export function registerProvisioningJobs(deps: Pick<Deps, 'db' | 'clock' | 'jobs' | 'mailer' | 'config' | 'webhooks' | 'adapters' | 'log'>) {
+export function registerProvisioningJobs(deps: ProvisioningJobsDeps) {
   const { db, adapters, webhooks } = deps;
 
   deps.jobs.register(PORT_JOB_KIND, {

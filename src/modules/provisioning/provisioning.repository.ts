@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
-import type { Executor } from '../../jobs/types.js';
+import type { Executor } from '../../db/executor.js';
 import { auditWrite, type AuditInput } from '../audit/audit.repository.js';
 import type { Write } from '../../db/together.js';
 import { newId } from '../../lib/ids.js';

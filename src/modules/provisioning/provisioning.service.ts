@@ -1,8 +1,13 @@
 import type { Transaction } from 'kysely';
-import type { Deps } from '../../container.js';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import type { JobQueue } from '../../jobs/types.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Mailer } from '../../mail/types.js';
+import type { Webhooks } from '../../webhooks/types.js';
 import { executeTogether } from '../../db/together.js';
 import type { DB } from '../../db/types.js';
-import type { Executor } from '../../jobs/types.js';
+import type { Executor } from '../../db/executor.js';
 import { AppError, isUniqueViolation } from '../../lib/errors.js';
 import { customerNumber, newId } from '../../lib/ids.js';
 import type { Actor } from '../audit/audit.repository.js';
@@ -96,7 +101,16 @@ function normaliseMac(mac: string): string | null {
   return hex.toUpperCase().match(/../g)!.join(':');
 }
 
-export function createProvisioningService(deps: Pick<Deps, 'db' | 'clock' | 'jobs' | 'webhooks' | 'mailer' | 'config'>) {
+export interface ProvisioningDeps {
+  db: Db;
+  clock: Clock;
+  jobs: JobQueue;
+  webhooks: Webhooks;
+  mailer: Mailer;
+  config: Config;
+}
+
+export function createProvisioningService(deps: ProvisioningDeps) {
   const { db, clock } = deps;
 
   async function loadPlan(providerId: string, planVersionId: string, o: { requireActive: boolean }) {

@@ -1,18 +1,22 @@
 // Creating a rollback link and its change-confirmation mail, inside the transaction of the change
 // they confirm (so a rolled-back change sends nothing, and a committed one always has its mail).
-import type { Deps } from '../../container.js';
-import type { Executor } from '../../jobs/types.js';
+import type { Config } from '../../config.js';
+import type { Executor } from '../../db/executor.js';
 import { sha256 } from '../../lib/crypto.js';
 import { newId, randomToken } from '../../lib/ids.js';
 import { contactChangeMail, planChangeMail } from '../../mail/change-confirmation.js';
 import { mailBrand } from '../../mail/templates.js';
-import { findProvider } from '../customers/customers.repository.js';
+import type { Mailer } from '../../mail/types.js';
+import { getProvider } from '../providers/providers.repository.js';
 import * as repo from './rollback.repository.js';
 
 /** A rollback link works for 24 hours after the change, once. */
 export const ROLLBACK_TTL_MS = 24 * 3600_000;
 
-export type RollbackMailDeps = Pick<Deps, 'mailer' | 'config'>;
+export interface RollbackMailDeps {
+  mailer: Mailer;
+  config: Config;
+}
 
 async function createLink(trx: Executor, now: Date, who: { providerId: string; subscriberId: string }, link: repo.NewRollbackLink['link']) {
   const token = randomToken(32);
@@ -24,7 +28,7 @@ async function createLink(trx: Executor, now: Date, who: { providerId: string; s
 }
 
 async function mailContext(trx: Executor, deps: RollbackMailDeps, providerId: string) {
-  return { brand: mailBrand(await findProvider(trx, providerId)), baseUrl: deps.config.publicBaseUrl };
+  return { brand: mailBrand(await getProvider(trx, providerId)), baseUrl: deps.config.publicBaseUrl };
 }
 
 /** After an /agent plan change: a link that returns to the previous plan, mailed to the contract email. */

@@ -2,7 +2,7 @@
 // rollback decides on. Only the SHA-256 of a link's token is stored.
 import type { Transaction, Updateable } from 'kysely';
 import type { DB, Subscribers } from '../../db/types.js';
-import type { Executor } from '../../jobs/types.js';
+import type { Executor } from '../../db/executor.js';
 
 export type ContactColumns = Record<string, string | null>;
 

@@ -1,13 +1,14 @@
 // The rollback link's page: GET describes what the link would undo and changes nothing (link
 // scanners and previews open links); POST undoes it, once, within 24 hours, while the state it
 // undoes still stands. Answers are page states, not exceptions: every refusal is a page.
-import type { Deps } from '../../container.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Db } from '../../db/database.js';
 import { AppError, isUniqueViolation } from '../../lib/errors.js';
 import { sha256 } from '../../lib/crypto.js';
 import { formatCents } from '../../lib/money.js';
 import { recordAudit, type Actor } from '../audit/audit.repository.js';
-import { lockOwnedCustomer } from '../customers/customers.repository.js';
-import { createPlanChangeService } from '../plan-change/plan-change.service.js';
+import { lockOwnedCustomer } from '../subscribers/profile.repository.js';
+import type { PlanChangeService } from '../plan-change/plan-change.service.js';
 import * as repo from './rollback.repository.js';
 
 export type RollbackState = 'ready' | 'done' | 'invalid' | 'used' | 'expired' | 'moved_on' | 'conflict' | 'not_possible';
@@ -30,11 +31,14 @@ class Refused extends Error {
   }
 }
 
-export type RollbackDeps = Pick<Deps, 'db' | 'clock' | 'log' | 'jobs' | 'webhooks' | 'adapters' | 'config' | 'mailer'>;
+export interface RollbackDeps {
+  db: Db;
+  clock: Clock;
+  planChange: PlanChangeService;
+}
 
 export function createRollbackService(deps: RollbackDeps) {
-  const { db, clock } = deps;
-  const planChange = createPlanChangeService(deps);
+  const { db, clock, planChange } = deps;
   const actor: Actor = { actorType: 'system', actor: 'rollback_link' };
 
   const contactFields = (expected: repo.ContactColumns) =>

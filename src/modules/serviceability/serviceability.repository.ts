@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor } from '../../jobs/types.js';
+import type { Executor } from '../../db/executor.js';
 import { occupies } from '../provisioning/occupancy.repository.js';
 
 export interface CoverageRow {

@@ -1,4 +1,5 @@
-import type { Deps } from '../../container.js';
+import type { Db } from '../../db/database.js';
+import type { Clock } from '../../lib/clock.js';
 import { isoDate } from '../../lib/dates.js';
 import { notFound, unprocessable } from '../../lib/errors.js';
 import { formatCents } from '../../lib/money.js';
@@ -87,7 +88,12 @@ const addressParts = (r: CoverageRow) => ({
 /** Orderable means: the coverage row says so and it leads to a building that is in coverage. */
 const isOrderable = (r: CoverageRow) => r.orderable && r.building_id !== null && r.building_in_coverage === true;
 
-export function createServiceabilityService(deps: Pick<Deps, 'db' | 'clock'>) {
+export interface ServiceabilityDeps {
+  db: Db;
+  clock: Clock;
+}
+
+export function createServiceabilityService(deps: ServiceabilityDeps) {
   const { db, clock } = deps;
 
   /**

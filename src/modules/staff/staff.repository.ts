@@ -1,4 +1,4 @@
-import type { Executor } from '../../jobs/types.js';
+import type { Executor } from '../../db/executor.js';
 
 const SUMMARY = ['id', 'email', 'first_name', 'last_name', 'sp_role', 'password_hash', 'created_at'] as const;
 

@@ -1,7 +1,10 @@
 // Provider staff management (internal API): only the provider admin (role service_provider with
 // sp_role sp_admin or none) manages the staff of the own provider. Invitees are always
 // service_provider users of the caller's provider: no admin or cross-provider escalation.
-import type { Deps } from '../../container.js';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Mailer } from '../../mail/types.js';
 import type { UserPrincipal } from '../auth/auth.service.js';
 import { findUserById } from '../auth/auth.repository.js';
 import { createLinkToken } from '../auth/link-tokens.js';
@@ -12,7 +15,12 @@ import * as repo from './staff.repository.js';
 import { findProvider } from '../providers/providers.repository.js';
 import { mailBrand, staffInviteMail } from '../../mail/templates.js';
 
-export type StaffDeps = Pick<Deps, 'db' | 'clock' | 'mailer' | 'config'>;
+export interface StaffDeps {
+  db: Db;
+  clock: Clock;
+  mailer: Mailer;
+  config: Config;
+}
 
 export const SP_ROLES = ['sp_admin', 'support', 'sales', 'bookkeeping'] as const;
 export type StaffRole = (typeof SP_ROLES)[number];

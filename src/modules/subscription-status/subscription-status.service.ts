@@ -1,4 +1,8 @@
-import type { Deps } from '../../container.js';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Adapters } from '../../adapters/types.js';
+import type { Db } from '../../db/database.js';
+import type { JobQueue } from '../../jobs/types.js';
+import type { Clock } from '../../lib/clock.js';
 import { AdapterError } from '../../adapters/types.js';
 import { conflict, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -41,13 +45,21 @@ function refuseServiceBilled(s: { service_billed: boolean; status: string; suspe
   throw conflict('conflict', SERVICE_BILLED_DETAIL);
 }
 
+export interface SubscriptionStatusDeps {
+  db: Db;
+  clock: Clock;
+  jobs: JobQueue;
+  adapters: Adapters;
+  log: FastifyBaseLogger;
+}
+
 /**
  * Provider-owned billing's suspend/restore (X-Webhook-Secret). suspend: ACTIVE → SUSPENDED
  * (reason 'provider'), then the port goes to the captive portal; restore: SUSPENDED → ACTIVE with
  * the port provisioning re-queued in the same transaction. Restore of an ACTIVE subscription is
  * an idempotent 200; every other state answers 409. No webhook fires.
  */
-export function createSubscriptionStatusService(deps: Pick<Deps, 'db' | 'clock' | 'jobs' | 'adapters' | 'log'>) {
+export function createSubscriptionStatusService(deps: SubscriptionStatusDeps) {
   const { db, clock, jobs, adapters, log } = deps;
 
   async function suspend(providerId: string, subscriptionId: string, actor: Actor, requestId: string | null): Promise<StatusResult> {

@@ -1,10 +1,13 @@
-import type { Deps } from '../../container.js';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Mailer } from '../../mail/types.js';
 import { newId } from '../../lib/ids.js';
 import { mailBrand, ticketNotificationMail } from '../../mail/templates.js';
 import { recordAudit, type Actor } from '../audit/audit.repository.js';
-import { findCustomerIdByEmail, findOwnedCustomer } from '../customers/customers.repository.js';
+import { findCustomerIdByEmail, findOwnedCustomer } from '../subscribers/profile.repository.js';
 import { getProvider } from '../providers/providers.repository.js';
-import { customerNotFound } from '../customers/customers.errors.js';
+import { customerNotFound } from '../subscribers/subscriber.errors.js';
 import { findSessionByHash } from '../verification/verification.repository.js';
 import { judgeSession, sessionTokenHash } from '../verification/verification.service.js';
 import * as repo from './tickets.repository.js';
@@ -44,7 +47,14 @@ function composeArticle(summary: string, diagnosis?: string): string {
   return parts.join('\n\n');
 }
 
-export function createTicketsService({ db, clock, mailer, config }: Pick<Deps, 'db' | 'clock' | 'mailer' | 'config'>) {
+export interface TicketsDeps {
+  db: Db;
+  clock: Clock;
+  mailer: Mailer;
+  config: Config;
+}
+
+export function createTicketsService({ db, clock, mailer, config }: TicketsDeps) {
   /**
    * `verifiedSession` is the request's X-Verified-Session, if any: the ticket is marked
    * caller_verified only when it is a live session of this provider for the ticket's customer_id.

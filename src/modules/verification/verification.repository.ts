@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
-import type { Executor } from '../../jobs/types.js';
+import type { Executor } from '../../db/executor.js';
 
 /** Issues for the customer since `since` (the per-customer issue limit), oldest first. */
 export function recentIssues(trx: Transaction<DB>, subscriberId: string, since: Date) {

@@ -1,14 +1,18 @@
 import { createHmac } from 'node:crypto';
-import type { Deps } from '../../container.js';
+import type { Adapters } from '../../adapters/types.js';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Mailer } from '../../mail/types.js';
 import { AdapterError } from '../../adapters/types.js';
 import { bytesEqual, sha256 } from '../../lib/crypto.js';
 import { AppError, dependencyFailed, rateLimitExceeded, serviceUnavailable } from '../../lib/errors.js';
 import { newId, randomToken, sixDigitCode } from '../../lib/ids.js';
 import { maskEmail, maskPhone } from '../../lib/mask.js';
 import { recordAudit, type Actor } from '../audit/audit.repository.js';
-import { findOwnedCustomer, lockOwnedCustomer } from '../customers/customers.repository.js';
+import { findOwnedCustomer, lockOwnedCustomer } from '../subscribers/profile.repository.js';
 import { getProvider } from '../providers/providers.repository.js';
-import { customerNotFound } from '../customers/customers.errors.js';
+import { customerNotFound } from '../subscribers/subscriber.errors.js';
 import { oneTimeCodeMessage } from './verification.mail.js';
 import * as repo from './verification.repository.js';
 
@@ -47,7 +51,15 @@ export function judgeSession(s: SessionRow | undefined, providerId: string, cust
   return 'ok';
 }
 
-export function createVerificationService(deps: Pick<Deps, 'db' | 'clock' | 'mailer' | 'adapters' | 'config'>) {
+export interface VerificationDeps {
+  db: Db;
+  clock: Clock;
+  mailer: Mailer;
+  adapters: Adapters;
+  config: Config;
+}
+
+export function createVerificationService(deps: VerificationDeps) {
   const { db, clock, mailer, adapters } = deps;
   // Six digits are guessable offline from a plain hash; a keyed hash is not (the key never
   // reaches the database). Rotating JWT_SECRET only invalidates codes in flight (10 minutes).
@@ -138,7 +150,7 @@ export function createVerificationService(deps: Pick<Deps, 'db' | 'clock' | 'mai
       const current = await repo.lockCurrentCode(trx, caller.providerId, customer.id);
       if (!current) {
         await audit('invalid_code', { reason: 'no_active_code' });
-        return { ok: false, error: new AppError(401, 'invalid_code', 'There is no active code for this customer; issue one with POST /agent/verify/issue') };
+        return { ok: false, error: new AppError(401, 'invalid_code', 'There is no active code for this customer', { next: { say: 'issue one with', operation: 'verifyIssue' } }) };
       }
       if (current.attempts >= MAX_WRONG_ATTEMPTS) {
         await audit('too_many_attempts', { code_id: current.id });
@@ -172,7 +184,7 @@ export function createVerificationService(deps: Pick<Deps, 'db' | 'clock' | 'mai
 }
 
 const tooManyAttempts = () =>
-  new AppError(403, 'too_many_attempts', 'Too many wrong codes: this code is locked; issue a new one with POST /agent/verify/issue');
+  new AppError(403, 'too_many_attempts', 'Too many wrong codes: this code is locked', { next: { say: 'issue a new one with', operation: 'verifyIssue' } });
 
 /** @public The type of what the container builds. */
 export type VerificationService = ReturnType<typeof createVerificationService>;

@@ -1,8 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { limit } from '../../plugins/rate-limit.js';
-import { createCustomerReadService } from '../../modules/customers/customers.service.js';
-import { createTicketsService } from '../../modules/tickets/tickets.service.js';
 import { CustomerParams, describeRoute, SECURITY_VERIFIED, verifiedErrors } from './common.schemas.js';
 import { BillingSummary, CustomerProfile, NetworkHealth, Payments, TicketHistory } from './customer-read.schemas.js';
 import { requireOwnedCustomer, requireOwnedProfile, requireVerifiedSession } from './verified-session.js';
@@ -12,8 +10,8 @@ const ListQuery = z.object({
 });
 
 export const customerReadRoutes: FastifyPluginAsyncZod = async (app) => {
-  const reads = createCustomerReadService(app.deps);
-  const tickets = createTicketsService(app.deps);
+  const reads = app.services.customerReads;
+  const tickets = app.services.tickets;
   const common = { config: { rateLimit: limit('agent.read') }, preValidation: [requireOwnedCustomer], preHandler: [requireVerifiedSession] };
 
   app.get('/customers/:customerId', {

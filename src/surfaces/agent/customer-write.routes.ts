@@ -3,10 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { limit } from '../../plugins/rate-limit.js';
 import { idempotent } from '../../plugins/idempotency.js';
-import { actorOf } from '../../modules/audit/audit.repository.js';
-import { createCustomerChangeService } from '../../modules/customers/customers.changes.js';
-import { createInvoiceCopyService } from '../../modules/customers/invoice-copy.js';
-import { createNotesService } from '../../modules/notes/notes.service.js';
+import { actorOf } from '../../plugins/auth.js';
 import { CustomerParams, describeRoute, err, IdempotencyHeaders, SECURITY_VERIFIED, Timestamp, verifiedErrors } from './common.schemas.js';
 import { requireOwnedCustomer, requireVerifiedSession } from './verified-session.js';
 
@@ -31,9 +28,9 @@ const ContactBody = z
 const caller = (request: FastifyRequest) => ({ ...actorOf(request), providerId: request.apiKey!.providerId, requestId: String(request.id) });
 
 export const customerWriteRoutes: FastifyPluginAsyncZod = async (app) => {
-  const changes = createCustomerChangeService(app.deps);
-  const copies = createInvoiceCopyService(app.deps);
-  const notes = createNotesService(app.deps);
+  const changes = app.services.customerChanges;
+  const copies = app.services.invoiceCopies;
+  const notes = app.services.notes;
   const common = { config: { rateLimit: limit('agent.write') }, preValidation: [requireOwnedCustomer] };
 
   app.patch('/customers/:customerId/contact', {

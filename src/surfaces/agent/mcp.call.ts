@@ -7,9 +7,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { AppError, RateLimitError, rateLimitExceeded, type ValidationDetail } from '../../lib/errors.js';
-import { actorOf } from '../../modules/audit/audit.repository.js';
-import { findOwnedCustomerWithSession } from '../../modules/customers/customers.repository.js';
-import { customerNotFound } from '../../modules/customers/customers.errors.js';
+import { actorOf } from '../../plugins/auth.js';
+import { customerNotFound } from '../../modules/subscribers/subscriber.errors.js';
 import { sessionTokenHash } from '../../modules/verification/verification.service.js';
 import { normaliseError } from '../../plugins/error-handlers.js';
 import { findUnstorableText } from '../../plugins/text-input.js';
@@ -88,12 +87,12 @@ export async function callTool(
     let owner: { id: string; providerId: string; session?: Parameters<typeof assertVerifiedSession>[0]['session'] } | undefined;
     if ('customerId' in op.paramArgs) {
       const raw = text(parts.params.customerId)?.toLowerCase() ?? '';
-      const found = await findOwnedCustomerWithSession(app.deps.db, providerId, raw, (session && sessionTokenHash(session)) || null, 'agent_owned_customer');
+      const found = await app.services.customerOwnership.findOwned(providerId, raw, (session && sessionTokenHash(session)) || null, 'agent_owned_customer');
       if (!found) throw customerNotFound();
       owner = { id: found.customer.id, providerId, session: found.session };
     }
     const valid = validate(op, parts);
-    if (op.verified) assertVerifiedSession(owner!, session, app.deps.clock.now());
+    if (op.verified) assertVerifiedSession(owner!, session, app.services.customerOwnership.judgeSession);
 
     const spec = TOOLS[op.operationId]!;
     const input: ToolInput = { ...valid, customerId: owner?.id ?? '', session: spec.session ? session : undefined };

@@ -5,41 +5,23 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { AppError } from '../../lib/errors.js';
-import { actorOf } from '../../modules/audit/audit.repository.js';
-import { createCustomerSearchService } from '../../modules/customers/search.service.js';
-import { createCustomerReadService } from '../../modules/customers/customers.service.js';
-import { createCustomerChangeService } from '../../modules/customers/customers.changes.js';
-import { createInvoiceCopyService } from '../../modules/customers/invoice-copy.js';
-import { createNotesService } from '../../modules/notes/notes.service.js';
-import { createPlanChangeService } from '../../modules/plan-change/plan-change.service.js';
+import { actorOf } from '../../plugins/auth.js';
 import { agentAdjustment, agentPreviewBody, planView } from '../../modules/plan-change/plan-change.schemas.js';
-import { createTicketsService } from '../../modules/tickets/tickets.service.js';
-import { createVerificationService } from '../../modules/verification/verification.service.js';
 import { agentOperations } from './mcp.catalogue.js';
 
-const built = new WeakMap<FastifyInstance, ReturnType<typeof buildServices>>();
-
-function buildServices(app: FastifyInstance) {
-  return {
-    search: createCustomerSearchService(app.deps),
-    verification: createVerificationService(app.deps),
-    reads: createCustomerReadService(app.deps),
-    changes: createCustomerChangeService(app.deps),
-    copies: createInvoiceCopyService(app.deps),
-    notes: createNotesService(app.deps),
-    planChange: createPlanChangeService(app.deps),
-    tickets: createTicketsService(app.deps),
-  };
-}
-
-/**
- * The one place the tools get their services from (the routes build the same ones from app.deps);
- * when the container hands routes a typed `app.services`, this returns that instead.
- */
+/** The tools' services: the container's, under the names the tool table uses. */
 export function servicesOf(app: FastifyInstance) {
-  let s = built.get(app);
-  if (!s) built.set(app, (s = buildServices(app)));
-  return s;
+  const s = app.services;
+  return {
+    search: s.customerSearch,
+    verification: s.verification,
+    reads: s.customerReads,
+    changes: s.customerChanges,
+    copies: s.invoiceCopies,
+    notes: s.notes,
+    planChange: s.planChange,
+    tickets: s.tickets,
+  };
 }
 
 type Services = ReturnType<typeof servicesOf>;

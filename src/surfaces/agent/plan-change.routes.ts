@@ -4,8 +4,8 @@ import { AppError } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import { idempotent } from '../../plugins/idempotency.js';
 import { limit } from '../../plugins/rate-limit.js';
-import { actorOf } from '../../modules/audit/audit.repository.js';
-import { createPlanChangeService, type PreviewRead } from '../../modules/plan-change/plan-change.service.js';
+import { actorOf } from '../../plugins/auth.js';
+import { type PreviewRead } from '../../modules/plan-change/plan-change.service.js';
 import { ADJUSTMENT_TYPES, AgentApplyResponse, AgentPreviewResponse, QUOTE_RULE, agentAdjustment, agentPreviewBody, planView } from '../../modules/plan-change/plan-change.schemas.js';
 import { CustomerParams, IdempotencyHeaders, SECURITY_VERIFIED, describeRoute, err, verifiedErrors } from './common.schemas.js';
 import { requireOwnedCustomer, requireOwnedCustomerWith, requireVerifiedSession } from './verified-session.js';
@@ -35,7 +35,7 @@ const refusals = err(REFUSALS);
 const notFound = err('customer_not_found: no such customer for your provider; not_found: the subscription is not this customer\'s, or the plan version is unknown or of another provider');
 
 export const agentPlanChangeRoutes: FastifyPluginAsyncZod = async (app) => {
-  const service = createPlanChangeService(app.deps);
+  const service = app.services.planChange;
 
   // The preview's snapshot travels with the ownership read (one round trip). It is read for the
   // body's ids as sent, before validation; the handler uses it only when the validated body names

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { limit } from '../../plugins/rate-limit.js';
-import { createCustomerSearchService } from '../../modules/customers/search.service.js';
 import { describeRoute, err, SECURITY_KEY, StandardRateLimit } from './common.schemas.js';
 
 const ServiceLocationMasked = z.object({
@@ -32,7 +31,7 @@ const SearchResult = z.object({
 });
 
 export const searchRoutes: FastifyPluginAsyncZod = async (app) => {
-  const search = createCustomerSearchService(app.deps);
+  const search = app.services.customerSearch;
 
   app.get('/customers/search', {
     config: { rateLimit: limit('agent.search') },

@@ -2,8 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { limit } from '../../plugins/rate-limit.js';
 import { idempotent } from '../../plugins/idempotency.js';
-import { actorOf } from '../../modules/audit/audit.repository.js';
-import { createTicketsService } from '../../modules/tickets/tickets.service.js';
+import { actorOf } from '../../plugins/auth.js';
 import { describeRoute, err, IdempotencyHeaders, SECURITY_KEY, StandardRateLimit, Timestamp, Uuid } from './common.schemas.js';
 
 const TicketBody = z
@@ -22,7 +21,7 @@ const TicketBody = z
   });
 
 export const ticketRoutes: FastifyPluginAsyncZod = async (app) => {
-  const tickets = createTicketsService(app.deps);
+  const tickets = app.services.tickets;
 
   app.post('/tickets', {
     config: { rateLimit: limit('agent.tickets') },

@@ -2,9 +2,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RawBuilder } from 'kysely';
 import { AppError } from '../../lib/errors.js';
 import { checksCredential } from '../../plugins/route-contract.js';
-import { findOwnedCustomerWithSession, type OwnedSource, type Profile } from '../../modules/customers/customers.repository.js';
-import { customerNotFound } from '../../modules/customers/customers.errors.js';
-import { judgeSession, sessionTokenHash, type SessionRow } from '../../modules/verification/verification.service.js';
+import type { CustomerOwnershipService, OwnedSource, Profile } from '../../modules/subscribers/ownership.service.js';
+import { customerNotFound } from '../../modules/subscribers/subscriber.errors.js';
+import { sessionTokenHash, type SessionRow } from '../../modules/verification/verification.service.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -49,7 +49,7 @@ function ownedCustomerFrom(source: OwnedSource, attach?: Attach): PreHandler {
     const hash = (token && sessionTokenHash(token)) || null;
     const customerId = customerIdOf(request);
     const extra = attach?.(request, { providerId, customerId });
-    const found = await findOwnedCustomerWithSession(request.server.deps.db, providerId, customerId, hash, source, extra?.call);
+    const found = await request.server.services.customerOwnership.findOwned(providerId, customerId, hash, source, extra?.call);
     if (!found) throw customerNotFound();
     request.agentCustomer = { id: found.customer.id, providerId, session: found.session };
     if (source === 'agent_customer_profile') request.agentCustomer.profile = found.customer as Profile;
@@ -81,11 +81,15 @@ export const requireOwnedCustomerWith = (attach: Attach): PreHandler => ownedCus
  * The verified-session rule of an owned customer (`owner.session`: the row of `token`, read with
  * the ownership check), shared by the HTTP hook below and the MCP tools (mcp.tools.ts).
  */
-export function assertVerifiedSession(owner: { id: string; providerId: string; session?: SessionRow }, token: string | undefined, now: Date) {
+export function assertVerifiedSession(
+  owner: { id: string; providerId: string; session?: SessionRow },
+  token: string | undefined,
+  judge: CustomerOwnershipService['judgeSession'],
+) {
   if (!token) {
     throw new AppError(401, 'verification_required', 'This call needs X-Verified-Session: verify the caller with POST /agent/verify/issue and POST /agent/verify/check');
   }
-  const result = judgeSession(owner.session, owner.providerId, owner.id, now);
+  const result = judge(owner.session, owner.providerId, owner.id);
   if (result === 'invalid') {
     throw new AppError(401, 'session_invalid', 'The verified session is unknown or has expired (sessions last 15 minutes); verify the caller again');
   }
@@ -108,7 +112,7 @@ export function assertVerifiedSession(owner: { id: string; providerId: string; s
 export const requireVerifiedSession: PreHandler = checksCredential<PreHandler>(async (request, reply) => {
   // Already checked in preValidation (so a foreign id answers 404 even before body validation)?
   if (!request.agentCustomer || request.agentCustomer.id !== customerIdOf(request)) await requireOwnedCustomer(request, reply);
-  assertVerifiedSession(request.agentCustomer!, sessionTokenOf(request), request.server.deps.clock.now());
+  assertVerifiedSession(request.agentCustomer!, sessionTokenOf(request), request.server.services.customerOwnership.judgeSession);
 }, {
   scheme: 'verifiedSession',
   statuses: { 401: '`verification_required` (no X-Verified-Session) or `session_invalid` (unknown or expired)', 403: '`session_customer_mismatch`' },

@@ -1,14 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { limit } from '../../plugins/rate-limit.js';
-import { actorOf } from '../../modules/audit/audit.repository.js';
-import { createVerificationService } from '../../modules/verification/verification.service.js';
+import { actorOf } from '../../plugins/auth.js';
 import { describeRoute, err, SECURITY_KEY, StandardRateLimit, Timestamp, Uuid } from './common.schemas.js';
 
 const CustomerId = Uuid.describe('The customer id (UUID) from GET /agent/customers/search');
 
 export const verifyRoutes: FastifyPluginAsyncZod = async (app) => {
-  const verification = createVerificationService(app.deps);
+  const verification = app.services.verification;
   const caller = (request: Parameters<typeof actorOf>[0]) => ({
     ...actorOf(request),
     providerId: request.apiKey!.providerId,

@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../lib/errors.js';
 import { limit } from '../../plugins/rate-limit.js';
-import { createPasswordService } from '../../modules/auth/password.service.js';
 
 const Detail = z.object({ detail: z.string() }).describe('Error');
 
@@ -14,7 +13,7 @@ const TokenResponse = z.object({
 });
 
 export const authRoutes: FastifyPluginAsyncZod = async (app) => {
-  const passwords = createPasswordService(app.deps);
+  const passwords = app.services.passwords;
 
   app.post('/auth/login', {
     config: { rateLimit: limit('auth.login') },
@@ -29,7 +28,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       response: { 200: TokenResponse, 401: Detail, 422: Detail, 429: Detail.describe('The account is locked after 10 failed logins (wait Retry-After seconds)') },
     },
   }, async (request) => {
-    const token = await app.deps.auth.login(request.body.email, request.body.password);
+    const token = await app.services.auth.login(request.body.email, request.body.password);
     if (!token) throw new AppError(401, 'invalid_credentials', 'Invalid credentials');
     return token;
   });

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { limit } from '../../plugins/rate-limit.js';
-import { createBookingService } from '../../modules/install/booking.service.js';
 import { BOOKING_SCRIPT_HASH, renderBookingPage } from '../../modules/install/booking.page.js';
 import { noStore, pageHelmet } from '../../plugins/page-headers.js';
 
@@ -30,7 +29,7 @@ const RULES =
   'An unknown or expired link answers 404.';
 
 export const bookingRoutes: FastifyPluginAsyncZod = async (app) => {
-  const service = createBookingService(app.deps);
+  const service = app.services.booking;
 
   app.get('/booking/:token', {
     config: { rateLimit: limit('booking.page') },

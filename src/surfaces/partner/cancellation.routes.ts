@@ -3,8 +3,7 @@ import { z } from 'zod';
 import { bearer, DASHBOARD_ROLES } from '../../plugins/auth.js';
 import { limit } from '../../plugins/rate-limit.js';
 import { idempotent } from '../../plugins/idempotency.js';
-import { createCancellationService } from '../../modules/cancellation/cancellation.service.js';
-import { Detail } from '../../modules/subscriber/subscriber.schemas.js';
+import { Detail } from '../../modules/subscribers/subscriber.schemas.js';
 
 const DateOnly = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD');
 const Params = z.object({ id: z.uuid().describe('Subscription id') });
@@ -44,7 +43,7 @@ const RULES =
 
 /** Cancellation (internal API, /api/v1 only; registered in internalSurface). */
 export const cancellationRoutes: FastifyPluginAsyncZod = async (app) => {
-  const service = createCancellationService(app.deps);
+  const service = app.services.cancellation;
   const auth = bearer(DASHBOARD_ROLES);
 
   app.get('/subscription/:id/cancel/preview', {

@@ -6,7 +6,6 @@ import { isUuid } from '../../lib/ids.js';
 import { bearer, webhookSecret, WEBHOOK_SECRET } from '../../plugins/auth.js';
 import { checksCredential } from '../../plugins/route-contract.js';
 import { limit } from '../../plugins/rate-limit.js';
-import { createCheckoutService } from '../../modules/checkout/checkout.service.js';
 import {
   CreateSessionBody, CreateSessionResponse, GoneDetail, PatchSessionBody, SessionIdParams, SessionStatusResponse, SessionView,
 } from '../../modules/checkout/checkout.schemas.js';
@@ -20,7 +19,7 @@ const TTL_NOTE =
   '`detail` object: `{detail: {code: "session_expired" | "session_cancelled", detail: "Session expired" | "Session cancelled"}}`. ';
 
 export const checkoutRoutes: FastifyPluginAsyncZod = async (app) => {
-  const service = createCheckoutService(app.deps);
+  const service = app.services.checkout;
   const secret = webhookSecret();
 
   /** TTL gate (410, before auth), then X-Webhook-Secret of the session's own provider. */

@@ -1,11 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { webhookSecret } from '../../plugins/auth.js';
+import { actorOf, webhookSecret } from '../../plugins/auth.js';
 import { idempotent } from '../../plugins/idempotency.js';
 import { limit } from '../../plugins/rate-limit.js';
 import { isUuid } from '../../lib/ids.js';
-import { actorOf } from '../../modules/audit/audit.repository.js';
 import { createCompletionService } from '../../modules/provisioning/completion.service.js';
 import {
   AnonymousCompleteBody, AnonymousCompleteResponse, CompleteBody, CompleteReplayResponse, Detail, ProvisioningResponse,
@@ -46,7 +45,7 @@ function gateSession(service: ReturnType<typeof createCompletionService>) {
 }
 
 export const completionRoutes: FastifyPluginAsyncZod = async (app) => {
-  const service = createCompletionService(app.deps);
+  const service = app.services.completion;
 
   app.post('/external-checkout/complete', {
     preValidation: [gateSession(service), webhookSecret()],

@@ -2,12 +2,11 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { bearer, DASHBOARD_ROLES } from '../../plugins/auth.js';
 import { limit } from '../../plugins/rate-limit.js';
-import { createCreditNoteService } from '../../modules/subscriber/credit-notes.service.js';
-import { Detail } from '../../modules/subscriber/subscriber.schemas.js';
+import { Detail } from '../../modules/subscribers/subscriber.schemas.js';
 
 /** GET /api/v1/credit-notes/{id}/pdf (internal API; registered in internalSurface). */
 export const creditNoteRoutes: FastifyPluginAsyncZod = async (app) => {
-  const creditNotes = createCreditNoteService(app.deps);
+  const creditNotes = app.services.creditNotes;
 
   app.get('/credit-notes/:id/pdf', {
     onRequest: bearer(['subscriber', ...DASHBOARD_ROLES]),

@@ -1,12 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { bearer, DASHBOARD_ROLES } from '../../plugins/auth.js';
 import { limit } from '../../plugins/rate-limit.js';
-import { createLocationsService } from '../../modules/locations/locations.service.js';
 import { LocationDetailsResponse, LocationKeyBody, LocationLookupResponse } from '../../modules/locations/locations.schemas.js';
 import { Detail } from '../../modules/serviceability/serviceability.schemas.js';
 
 export const locationRoutes: FastifyPluginAsyncZod = async (app) => {
-  const service = createLocationsService(app.deps);
+  const service = app.services.locations;
   // A missing body is the same as `{}`: the documented 422 rather than a schema message.
   const body = LocationKeyBody.nullish();
 

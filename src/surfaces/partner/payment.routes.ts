@@ -2,9 +2,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { bearer } from '../../plugins/auth.js';
 import { limit } from '../../plugins/rate-limit.js';
-import { createPaymentMethodService } from '../../modules/subscriber/payment-method.service.js';
-import { ConfirmBody, Detail, PaymentMethodResponse, SetupResponse } from '../../modules/subscriber/subscriber.schemas.js';
-import { createPayPageService, type PayResultState } from '../../modules/billing/pay-page.service.js';
+import { ConfirmBody, Detail, PaymentMethodResponse, SetupResponse } from '../../modules/subscribers/subscriber.schemas.js';
+import { type PayResultState } from '../../modules/billing/pay-page.service.js';
 import { renderPayPage } from '../../modules/billing/pay-page.html.js';
 import { noStore, pageHelmet } from '../../plugins/page-headers.js';
 
@@ -27,10 +26,10 @@ const STATUS: Record<PayResultState, number> = {
 };
 
 export const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
-  const methods = createPaymentMethodService(app.deps);
-  const payPage = createPayPageService(app.deps);
+  const methods = app.services.paymentMethods;
+  const payPage = app.services.payPage;
   const auth = bearer(['subscriber']);
-  const sandbox = app.deps.config.SANDBOX;
+  const sandbox = app.config.SANDBOX;
 
   // The pay page's form posts application/x-www-form-urlencoded (only inside this plugin).
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {

@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { bearer, partnerApiKey } from '../../plugins/auth.js';
+import { actorOf, bearer, partnerApiKey } from '../../plugins/auth.js';
 import { idempotent } from '../../plugins/idempotency.js';
 import { limit } from '../../plugins/rate-limit.js';
-import { actorOf } from '../../modules/audit/audit.repository.js';
-import { createPlanChangeService, type ApplyResult } from '../../modules/plan-change/plan-change.service.js';
+import { type ApplyResult } from '../../modules/plan-change/plan-change.service.js';
 import { ADJUSTMENT_TYPES, PartnerChangeResponse, PartnerPreviewResponse, QUOTE_RULE, partnerPreviewBody } from '../../modules/plan-change/plan-change.schemas.js';
 
 const Detail = z.object({ detail: z.string() }).describe('Error');
@@ -21,7 +20,7 @@ const AUTH_ERRORS = {
 };
 
 export const partnerPlanChangeRoutes: FastifyPluginAsyncZod = async (app) => {
-  const service = createPlanChangeService(app.deps);
+  const service = app.services.planChange;
 
   // The paths the partner document gives (2026-09-17); under /api/v1 too, like every partner router.
   app.get('/partner/subscriptions/:id/change-plan/preview', {
@@ -110,7 +109,7 @@ const changeBody = (r: ApplyResult) => ({ subscription_id: r.subscriptionId, pla
  * reason kept on the plan change and in the audit entry. Every other refusal still applies.
  */
 export const adminPlanChangeRoutes: FastifyPluginAsyncZod = async (app) => {
-  const service = createPlanChangeService(app.deps);
+  const service = app.services.planChange;
 
   app.post('/admin/subscriptions/:id/change-plan', {
     onRequest: bearer(['platform_admin']),

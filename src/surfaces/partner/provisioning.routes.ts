@@ -1,11 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { bearer, DASHBOARD_ROLES, partnerApiKey } from '../../plugins/auth.js';
+import { actorOf, bearer, DASHBOARD_ROLES, partnerApiKey } from '../../plugins/auth.js';
 import { idempotent } from '../../plugins/idempotency.js';
 import { limit } from '../../plugins/rate-limit.js';
-import { actorOf } from '../../modules/audit/audit.repository.js';
-import { createProvisioningService } from '../../modules/provisioning/provisioning.service.js';
-import { createConfirmInstallService } from '../../modules/provisioning/confirm-install.service.js';
 import { provisionBulk } from '../../modules/provisioning/provisioning.bulk.js';
 import {
   BulkBody, BulkResponse, ConfirmInstallBody, ConfirmInstallResponse, Detail, JobParams, JobResponse,
@@ -37,8 +34,8 @@ const ROUTING =
   'password, activated later). CKO-04 subscriptions are billed by you: this service creates no invoices or payments for them.';
 
 export const provisioningRoutes: FastifyPluginAsyncZod = async (app) => {
-  const service = createProvisioningService(app.deps);
-  const confirm = createConfirmInstallService(app.deps);
+  const service = app.services.provisioning;
+  const confirm = app.services.confirmInstall;
   const auth = partnerApiKey('provisioning:write');
 
   app.post('/provisioning/provider-initiated', {

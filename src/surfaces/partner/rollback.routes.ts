@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { limit } from '../../plugins/rate-limit.js';
 import { noStore, pageHelmet } from '../../plugins/page-headers.js';
-import { createRollbackService } from '../../modules/rollback/rollback.service.js';
 import { ROLLBACK_STATUS, renderRollbackPage } from '../../modules/rollback/rollback.page.js';
 
 const Params = z.object({ token: z.string().min(1).max(300).describe('The token of the emailed rollback link') });
@@ -15,7 +14,7 @@ const RULES =
   'change plan, or a restored email is now another account\'s).';
 
 export const rollbackRoutes: FastifyPluginAsyncZod = async (app) => {
-  const service = createRollbackService(app.deps);
+  const service = app.services.rollback;
 
   // The page's form posts application/x-www-form-urlencoded (only inside this plugin); its fields are not used.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {

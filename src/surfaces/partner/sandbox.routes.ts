@@ -5,7 +5,7 @@ import { AppError } from '../../lib/errors.js';
 import { limit } from '../../plugins/rate-limit.js';
 import { noStore, pageHelmet } from '../../plugins/page-headers.js';
 import { renderSandboxCheckout, type SandboxPageView } from '../../modules/checkout/sandbox-page.html.js';
-import { createSandboxCheckoutService, pageErrorOf, SANDBOX_CHECKOUT_PATH } from '../../modules/checkout/sandbox.service.js';
+import { pageErrorOf, SANDBOX_CHECKOUT_PATH } from '../../modules/checkout/sandbox.service.js';
 
 const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 
@@ -27,8 +27,8 @@ const PayBody = z.object({
  * Cancel button moves the session to cancelled, as a provider's page calls the cancel endpoint.
  */
 export const sandboxRoutes: FastifyPluginAsyncZod = async (app) => {
-  if (!app.deps.config.SANDBOX) return;
-  const service = createSandboxCheckoutService(app.deps);
+  if (!app.config.SANDBOX) return;
+  const service = app.services.sandboxCheckout;
 
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));

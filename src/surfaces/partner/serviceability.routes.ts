@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { partnerApiKey } from '../../plugins/auth.js';
 import { limit } from '../../plugins/rate-limit.js';
-import { createServiceabilityService } from '../../modules/serviceability/serviceability.service.js';
 import {
   AutocompleteQuery, AutocompleteResponse, CheckBody, CheckResponse, Detail, UnitsQuery, UnitsResponse,
 } from '../../modules/serviceability/serviceability.schemas.js';
@@ -10,7 +9,7 @@ const AUTH = 'Needs `X-API-Key` with the `serviceability:read` scope; results ar
 const ADVISORY = 'Answers are advisory: checkout and provisioning re-validate and fail closed.';
 
 export const serviceabilityRoutes: FastifyPluginAsyncZod = async (app) => {
-  const service = createServiceabilityService(app.deps);
+  const service = app.services.serviceability;
   const auth = partnerApiKey('serviceability:read');
 
   app.get('/serviceability/autocomplete', {

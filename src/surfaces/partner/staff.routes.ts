@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { bearer, DASHBOARD_ROLES } from '../../plugins/auth.js';
 import { limit } from '../../plugins/rate-limit.js';
 import { idempotent } from '../../plugins/idempotency.js';
-import { createStaffService, SP_ROLES } from '../../modules/staff/staff.service.js';
-import { Detail } from '../../modules/subscriber/subscriber.schemas.js';
+import { SP_ROLES } from '../../modules/staff/staff.service.js';
+import { Detail } from '../../modules/subscribers/subscriber.schemas.js';
 
 const UserSummary = z.object({
   id: z.uuid(),
@@ -27,7 +27,7 @@ const RULES =
 
 /** Provider staff (internal API, /api/v1 only; registered in internalSurface). */
 export const staffRoutes: FastifyPluginAsyncZod = async (app) => {
-  const service = createStaffService(app.deps);
+  const service = app.services.staff;
   const auth = bearer(DASHBOARD_ROLES);
 
   app.post('/provider/users/invite', {

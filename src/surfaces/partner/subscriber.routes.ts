@@ -2,14 +2,10 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { bearer } from '../../plugins/auth.js';
 import { limit } from '../../plugins/rate-limit.js';
-import { createSubscriberService } from '../../modules/subscriber/subscriber.service.js';
-import { createSubscriberPasswordService } from '../../modules/subscriber/subscriber-password.service.js';
-import { createCreditNoteService } from '../../modules/subscriber/credit-notes.service.js';
-import { createBillingDayService } from '../../modules/subscriber/billing-day.service.js';
 import {
   BillingDayBody, BillingDayResponse, CreditNoteItem, Detail, DetailsResponse, InvoiceItem, MeResponse, PasswordBody,
   PasswordResponse, StatusHistoryResponse, UsageResponse,
-} from '../../modules/subscriber/subscriber.schemas.js';
+} from '../../modules/subscribers/subscriber.schemas.js';
 
 const security = [{ bearer: [] }];
 const AUTH = {
@@ -19,10 +15,10 @@ const AUTH = {
 const NO_RECORD = Detail.describe('The account has no subscriber record yet');
 
 export const subscriberRoutes: FastifyPluginAsyncZod = async (app) => {
-  const subscribers = createSubscriberService(app.deps);
-  const passwords = createSubscriberPasswordService(app.deps);
-  const creditNotes = createCreditNoteService(app.deps);
-  const billingDays = createBillingDayService(app.deps);
+  const subscribers = app.services.subscribers;
+  const passwords = app.services.subscriberPasswords;
+  const creditNotes = app.services.creditNotes;
+  const billingDays = app.services.billingDays;
   const auth = bearer(['subscriber']);
   const read = { rateLimit: limit('subscriber.read') };
   const write = { rateLimit: limit('subscriber.write') };

@@ -1,13 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { webhookSecret } from '../../plugins/auth.js';
+import { actorOf, webhookSecret } from '../../plugins/auth.js';
 import { limit } from '../../plugins/rate-limit.js';
-import { actorOf } from '../../modules/audit/audit.repository.js';
-import { createSubscriptionStatusService } from '../../modules/subscription-status/subscription-status.service.js';
 import { SubscriptionStatusBody, SubscriptionStatusResponse } from '../../modules/subscription-status/subscription-status.schemas.js';
 import { Detail } from '../../modules/serviceability/serviceability.schemas.js';
 
 export const subscriptionStatusRoutes: FastifyPluginAsyncZod = async (app) => {
-  const service = createSubscriptionStatusService(app.deps);
+  const service = app.services.subscriptionStatus;
 
   app.post('/external-checkout/subscription-status', {
     onRequest: webhookSecret(),

@@ -1,6 +1,6 @@
 import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
-import type { Executor } from '../../jobs/types.js';
+import type { Executor } from '../../db/executor.js';
 import { isUuid } from '../../lib/ids.js';
 
 // Every query here is scoped to the caller's provider: a customer of another provider is

@@ -1,10 +1,11 @@
-import type { Deps } from '../../container.js';
+import type { Db } from '../../db/database.js';
+import type { Clock } from '../../lib/clock.js';
 import { isoDate, monthStart } from '../../lib/dates.js';
 import { formatCents } from '../../lib/money.js';
 import { billingDateFor, nextMonth } from '../billing/billing.calendar.js';
-import { formatAddress, iso } from './customers.format.js';
-import { customerNotFound } from './customers.errors.js';
-import * as repo from './customers.repository.js';
+import { formatAddress, iso } from './subscriber.format.js';
+import { customerNotFound } from './subscriber.errors.js';
+import * as repo from './profile.repository.js';
 import { getProvider } from '../providers/providers.repository.js';
 
 // The verified reads of the /agent surface. Each answer is built field by field from named
@@ -25,7 +26,12 @@ function serviceLocation(s: repo.SubscriptionRow) {
   };
 }
 
-export function createCustomerReadService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
+export interface CustomerReadDeps {
+  db: Db;
+  clock: Clock;
+}
+
+export function createCustomerReadService({ db, clock }: CustomerReadDeps) {
   async function owned(providerId: string, customerId: string) {
     const c = await repo.findOwnedCustomer(db, providerId, customerId);
     if (!c) throw customerNotFound();

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { Executor } from '../../jobs/types.js';
+import type { Executor } from '../../db/executor.js';
 import { escapeLike, nameWord, typoKeys, type SearchPlan, type SearchToken } from './search.query.js';
 
 // The second and third passes of the customer search: every word of q must match some field of the

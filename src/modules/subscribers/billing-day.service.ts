@@ -1,15 +1,23 @@
 // PATCH /subscriber/me/billing-day. The billing period stays the calendar month; the billing day
 // (1..10) only moves the date the month's invoice is sent and collected. No invoice, credit note
 // or correction results from a change.
-import type { Deps } from '../../container.js';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Adapters } from '../../adapters/types.js';
+import type { Db } from '../../db/database.js';
+import type { Clock } from '../../lib/clock.js';
 import { AdapterError } from '../../adapters/types.js';
 import { dayOfMonth, isoDate, monthStart } from '../../lib/dates.js';
 import { AppError, dependencyFailed, notFound } from '../../lib/errors.js';
 import { findBillingDocument, findInvoiceForMonth } from '../billing/billing.repository.js';
 import { billingDateFor, billingDayFor, dayOf, monthLabel, nextMonth } from '../billing/billing.calendar.js';
-import * as repo from './subscriber.repository.js';
+import * as repo from './account.repository.js';
 
-export type BillingDayDeps = Pick<Deps, 'db' | 'clock' | 'adapters' | 'log'>;
+export interface BillingDayDeps {
+  db: Db;
+  clock: Clock;
+  adapters: Adapters;
+  log: FastifyBaseLogger;
+}
 
 export interface BillingDayResult {
   subscription_id: string;

@@ -1,9 +1,11 @@
 import { LRUCache } from 'lru-cache';
-import type { Deps } from '../../container.js';
-import type { Executor } from '../../jobs/types.js';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import type { Executor } from '../../db/executor.js';
 import { isStatementTimeout } from '../../lib/errors.js';
 import { maskEmail, maskName, maskPhone } from '../../lib/mask.js';
-import { formatAddress, maskCustomerNumber } from './customers.format.js';
+import { formatAddress, maskCustomerNumber } from './subscriber.format.js';
 import { planSearch, structuredProbes, type Probe } from './search.query.js';
 import {
   inSearchTransaction, probeCustomers, providerRegions, searchCustomers, serviceLocationsOf, type MatchRow, type ProbeMatch, type ServiceLocationRow,
@@ -50,7 +52,13 @@ const MATCH_CAP = 1000;
 /** The search ran out of its time bound between two statements. */
 class SearchTimeUp extends Error {}
 
-export function createCustomerSearchService({ db, config, log }: Pick<Deps, 'db' | 'config' | 'log'>) {
+export interface CustomerSearchDeps {
+  db: Db;
+  config: Config;
+  log: FastifyBaseLogger;
+}
+
+export function createCustomerSearchService({ db, config, log }: CustomerSearchDeps) {
   // The countries a provider serves change when it gets its first building in a new country: a
   // phone search reuses them for a minute, and reads them again before answering "no match".
   const regionsCache = new LRUCache<string, string[]>({ max: 1000, ttl: REGIONS_TTL_MS });

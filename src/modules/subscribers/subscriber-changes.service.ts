@@ -1,5 +1,8 @@
 import { parsePhoneNumber } from 'awesome-phonenumber';
-import type { Deps } from '../../container.js';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Mailer } from '../../mail/types.js';
 import { AppError, isUniqueViolation } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { maskEmail } from '../../lib/mask.js';
@@ -8,9 +11,9 @@ import { recordAudit, type Actor } from '../audit/audit.repository.js';
 import { createLinkToken } from '../auth/link-tokens.js';
 import { confirmContactChange } from '../rollback/rollback.links.js';
 import { isContactColumn, readContactColumns } from '../rollback/rollback.repository.js';
-import { customerNotFound } from './customers.errors.js';
+import { customerNotFound } from './subscriber.errors.js';
 import { findUserByEmail, findUserById } from '../auth/auth.repository.js';
-import * as repo from './customers.repository.js';
+import * as repo from './profile.repository.js';
 import { getProvider } from '../providers/providers.repository.js';
 import { providerRegions } from './search.repository.js';
 
@@ -42,7 +45,14 @@ const invalidPhone = () =>
     details: [{ field: 'phone', message: 'is not a valid phone number (use international format, e.g. +49 30 1234567)' }],
   });
 
-export function createCustomerChangeService({ db, clock, mailer, config }: Pick<Deps, 'db' | 'clock' | 'mailer' | 'config'>) {
+export interface CustomerChangeDeps {
+  db: Db;
+  clock: Clock;
+  mailer: Mailer;
+  config: Config;
+}
+
+export function createCustomerChangeService({ db, clock, mailer, config }: CustomerChangeDeps) {
   async function normalisePhone(trx: Parameters<typeof providerRegions>[0], providerId: string, phone: string, country: string | null) {
     const regions = country ? [country.trim().toUpperCase()] : await providerRegions(trx, providerId);
     for (const regionCode of regions) {

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor } from '../../jobs/types.js';
+import type { Executor } from '../../db/executor.js';
 import type { Probe } from './search.query.js';
 
 // The first pass (probes) and the service locations of a page; the second and third passes (every

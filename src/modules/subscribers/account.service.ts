@@ -1,12 +1,18 @@
 // Subscriber self-service reads: own record, profile, invoices, usage, connection history.
-import type { Deps } from '../../container.js';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../../db/database.js';
+import type { Clock } from '../../lib/clock.js';
 import { addMonths, monthStart } from '../../lib/dates.js';
 import { notFound } from '../../lib/errors.js';
 import { formatCents } from '../../lib/money.js';
-import * as repo from './subscriber.repository.js';
+import * as repo from './account.repository.js';
 import { findProvider } from '../providers/providers.repository.js';
 
-export type SubscriberDeps = Pick<Deps, 'db' | 'clock' | 'log'>;
+export interface SubscriberDeps {
+  db: Db;
+  clock: Clock;
+  log: FastifyBaseLogger;
+}
 
 const NO_SUBSCRIBER_RECORD = 'No subscriber record for this account';
 

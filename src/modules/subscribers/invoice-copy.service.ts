@@ -1,17 +1,25 @@
-import type { Deps } from '../../container.js';
+import type { Db } from '../../db/database.js';
+import type { JobQueue } from '../../jobs/types.js';
+import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { maskEmail } from '../../lib/mask.js';
 import { enqueueInvoiceCopy } from '../../mail/invoice-copy.js';
 import { recordAudit } from '../audit/audit.repository.js';
-import type { Caller } from './customers.changes.js';
-import { customerNotFound } from './customers.errors.js';
-import * as repo from './customers.repository.js';
+import type { Caller } from './subscriber-changes.service.js';
+import { customerNotFound } from './subscriber.errors.js';
+import * as repo from './profile.repository.js';
+
+export interface InvoiceCopyDeps {
+  db: Db;
+  clock: Clock;
+  jobs: JobQueue;
+}
 
 /**
  * Resends a copy of one of the customer's invoices, as a PDF attachment, to the invoice email
  * (else the contract email). The mail is a durable job (mail/invoice-copy.ts) enqueued with the audit entry.
  */
-export function createInvoiceCopyService({ db, clock, jobs }: Pick<Deps, 'db' | 'clock' | 'jobs'>) {
+export function createInvoiceCopyService({ db, clock, jobs }: InvoiceCopyDeps) {
   async function resend(caller: Caller, customerId: string, invoiceId: string) {
     return db.transaction().execute(async (trx) => {
       const c = await repo.findOwnedCustomer(trx, caller.providerId, customerId);

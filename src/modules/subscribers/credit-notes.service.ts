@@ -1,15 +1,24 @@
 // Credit notes are read live from the billing system (deps.adapters.billingSystem): never from a
 // local copy, and never an empty list in place of an unreachable system (502).
-import type { Deps } from '../../container.js';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Adapters } from '../../adapters/types.js';
+import type { Db } from '../../db/database.js';
+import type { Clock } from '../../lib/clock.js';
 import { AdapterError, type BillingCreditNote } from '../../adapters/types.js';
 import { creditNotePdf } from '../../documents/index.js';
 import { dependencyFailed, notFound } from '../../lib/errors.js';
 import { formatCents } from '../../lib/money.js';
 import type { UserPrincipal } from '../auth/auth.service.js';
-import { createSubscriberService } from './subscriber.service.js';
-import { findSubscriberProvider, subscriberIdsOfUser } from './subscriber.repository.js';
+import type { SubscriberService } from './account.service.js';
+import { findSubscriberProvider, subscriberIdsOfUser } from './account.repository.js';
 
-export type CreditNoteDeps = Pick<Deps, 'db' | 'clock' | 'adapters' | 'log'>;
+export interface CreditNoteDeps {
+  db: Db;
+  clock: Clock;
+  adapters: Adapters;
+  log: FastifyBaseLogger;
+  subscribers: SubscriberService;
+}
 
 /** Drafts, archived and voided notes are never shown (nor served as PDF). */
 const VISIBLE_STATES = ['open', 'refunded', 'paid_out', 'applied'] as const;
@@ -24,7 +33,7 @@ function creditNotePdfPath(id: string) {
 
 export function createCreditNoteService(deps: CreditNoteDeps) {
   const { db, adapters, log } = deps;
-  const subscribers = createSubscriberService(deps);
+  const { subscribers } = deps;
 
   async function live<T>(call: () => Promise<T>): Promise<T> {
     try {

@@ -2,7 +2,7 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type { SavedCard } from '../../adapters/types.js';
-import type { Executor } from '../../jobs/types.js';
+import type { Executor } from '../../db/executor.js';
 
 /** The subscriber record of a login; with several (one per provider), the oldest. */
 export function findSubscriberByUser(ex: Executor, userId: string) {

@@ -1,11 +1,16 @@
-import type { Deps } from '../../container.js';
+import type { Db } from '../../db/database.js';
+import type { Clock } from '../../lib/clock.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { hashPassword, verifyPassword } from '../../lib/crypto.js';
 import { findUserById, setPassword } from '../auth/auth.repository.js';
 import { createCredentialGuard, subjects } from '../auth/credential-guard.js';
+export interface SubscriberPasswordDeps {
+  db: Db;
+  clock: Clock;
+}
 
 /** PATCH /subscriber/me/password: the current password proves the caller; other links stop working. */
-export function createSubscriberPasswordService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
+export function createSubscriberPasswordService({ db, clock }: SubscriberPasswordDeps) {
   const guard = createCredentialGuard({ db, clock });
   async function changePassword(userId: string, currentPassword: string, newPassword: string) {
     const user = await findUserById(db, userId);

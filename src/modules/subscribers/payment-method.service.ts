@@ -1,15 +1,24 @@
 // The subscriber's saved card, through the provider's own card-processor connection
 // (providers.card_processor_account). Only brand, last4 and expiry are kept and shown; the
 // processor's ids (setup, payment method) stay internal.
-import type { Deps } from '../../container.js';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Adapters } from '../../adapters/types.js';
+import type { Db } from '../../db/database.js';
+import type { Clock } from '../../lib/clock.js';
 import { AdapterError, CardRequestError } from '../../adapters/types.js';
 import { bytesEqual, sha256 } from '../../lib/crypto.js';
 import { AppError, dependencyFailed } from '../../lib/errors.js';
 import { findCardProcessorAccount } from '../providers/providers.repository.js';
-import * as repo from './subscriber.repository.js';
-import { createSubscriberService } from './subscriber.service.js';
+import * as repo from './account.repository.js';
+import type { SubscriberService } from './account.service.js';
 
-export type PaymentMethodDeps = Pick<Deps, 'db' | 'clock' | 'adapters' | 'log'>;
+export interface PaymentMethodDeps {
+  db: Db;
+  clock: Clock;
+  adapters: Adapters;
+  log: FastifyBaseLogger;
+  subscribers: SubscriberService;
+}
 
 const NO_CARD_PROCESSOR = 'Your provider has no card-processor connection; card payments are not available';
 
@@ -29,7 +38,7 @@ const unreachable = () => dependencyFailed('The card processor is unreachable ri
 
 export function createPaymentMethodService(deps: PaymentMethodDeps) {
   const { db, clock, adapters } = deps;
-  const subscribers = createSubscriberService(deps);
+  const { subscribers } = deps;
 
   async function connected(userId: string) {
     const s = await subscribers.requireSubscriber(userId);
