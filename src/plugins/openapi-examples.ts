@@ -89,8 +89,8 @@ const isText = (s: AnySchema) => (isZod(s) ? s.def.type === 'string' : s.type ==
 /** `schema` with `meta` added: a zod schema keeps its description (zod inherits it), a JSON schema is copied. */
 const annotate = (s: AnySchema, meta: Record<string, unknown>): AnySchema => (isZod(s) ? s.meta(meta) : { ...s, ...meta });
 
-function named(status: number, cases: unknown[], agent: boolean, text: boolean): Record<string, { summary: string; value: unknown }> {
-  if (status === 429) return { rate_limited: { summary: 'Rate limited: wait Retry-After seconds, then retry', value: RATE_LIMITED } };
+function named(status: number, cases: unknown[] | undefined, agent: boolean, text: boolean): Record<string, { summary: string; value: unknown }> {
+  if (!cases) return { rate_limited: { summary: 'Rate limited: wait Retry-After seconds, then retry', value: RATE_LIMITED } };
   return Object.fromEntries(
     cases.map((c) => {
       if (agent) {
@@ -117,8 +117,9 @@ export function applyExamples(route: RouteOptions, map: ExampleMap) {
       if (status in own) response[key] = annotate(s, { examples: [own[status]] });
       continue;
     }
+    // A 429 is the limiter's standard body unless the route says otherwise (a login lockout answers {detail}).
     const cases = (own[status] as unknown[] | undefined) ?? defaultCases(route, status, agent);
-    if (cases || status === 429) response[key] = annotate(s, { 'x-examples': named(status, cases ?? [], agent, isText(s)) });
+    if (cases || status === 429) response[key] = annotate(s, { 'x-examples': named(status, cases, agent, isText(s)) });
   }
   schema.response = response;
 }

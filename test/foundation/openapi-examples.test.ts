@@ -134,7 +134,7 @@ describe('/agent document', () => {
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['apiKey', 'verifiedSession']);
     expect(doc.tags.map((tag) => tag.name)).toEqual(['identify', 'verify', 'read', 'change', 'escalate']);
     expect(doc.tags.every((tag) => tag.description.length > 20)).toBe(true);
-    const used = new Set(Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((op) => (op as { tags: string[] }).tags)));
+    const used = new Set(Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((op) => (op as unknown as { tags: string[] }).tags)));
     expect([...used].sort()).toEqual(['change', 'escalate', 'identify', 'read', 'verify']);
   });
 });

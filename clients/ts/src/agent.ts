@@ -1144,6 +1144,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "applied_at": "2026-11-16T10:05:47.000Z",
                      *       "changed_fields": [
                      *         "email"
                      *       ],

@@ -882,6 +882,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "bandwidth_updated": true,
+                     *       "effective_date": "2026-11-16",
+                     *       "plan_version_id": "f8343b43-3135-44e3-a3fc-9b4a0475d47f",
+                     *       "subscription_id": "4b1dcfe6-06a8-4204-9256-40c3407625b7"
+                     *     }
+                     */
                     "application/json": {
                         /** @description true: the switch applied the new bandwidth. false: the change applied and the port needs operator confirmation (or the switch did not answer in time and a retry runs in the background); not a reason to retry the request */
                         bandwidth_updated: boolean;
@@ -1000,6 +1008,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example %PDF-1.7 (the credit note CN-202611-7KQ2M9XA as application/pdf) */
                     "application/pdf": string;
                 };
             };
@@ -1089,6 +1098,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "created_at": "2026-11-16T10:00:00.000Z",
+                     *         "email": "list-one@nordlicht-fibre.example",
+                     *         "first_name": null,
+                     *         "id": "53badf8d-2ffb-4091-a2b5-2cf6962072f3",
+                     *         "last_name": null,
+                     *         "sp_role": "bookkeeping",
+                     *         "status": "invited"
+                     *       },
+                     *       {
+                     *         "created_at": "2026-11-25T22:41:04.114Z",
+                     *         "email": "helga.brandt@example.com",
+                     *         "first_name": "Test",
+                     *         "id": "784246e9-313e-4829-a567-8bd8848eff41",
+                     *         "last_name": "User",
+                     *         "sp_role": "sp_admin",
+                     *         "status": "active"
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         /** @description RFC 3339 UTC */
                         created_at: string;
@@ -1162,6 +1193,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": true
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
@@ -1274,6 +1310,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "created_at": "2026-11-16T10:00:00.000Z",
+                     *       "email": "new.staff@nordlicht-fibre.example",
+                     *       "first_name": "Nora",
+                     *       "id": "787dba19-a13b-47b6-9d8d-5ec179443f03",
+                     *       "last_name": "Neu",
+                     *       "sp_role": "support",
+                     *       "status": "invited"
+                     *     }
+                     */
                     "application/json": {
                         /** @description RFC 3339 UTC */
                         created_at: string;
@@ -1391,6 +1438,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "canceled_at": "2026-11-16T10:00:00.000Z",
+                     *       "ended_at": "2026-11-30",
+                     *       "status": "CANCELLED",
+                     *       "subscription_id": "ffe01673-e683-4791-bc55-65b946be51ca"
+                     *     }
+                     */
                     "application/json": {
                         /** @description RFC 3339 UTC: when the cancellation was made */
                         canceled_at: string;
@@ -1506,6 +1561,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "billed_by": "service",
+                     *       "calendar_month": "2026-11",
+                     *       "currency": "EUR",
+                     *       "effective_date": "2026-11-21",
+                     *       "lines": [
+                     *         {
+                     *           "amount": "-10.00",
+                     *           "currency": "EUR",
+                     *           "description": "Credit for unused days, 21–30 Nov 2026",
+                     *           "kind": "unused_days_credit"
+                     *         },
+                     *         {
+                     *           "amount": "4.50",
+                     *           "currency": "EUR",
+                     *           "description": "Plan change Fast → Faster, 16–30 Nov",
+                     *           "kind": "pending_adjustment"
+                     *         }
+                     *       ],
+                     *       "month_invoiced": true,
+                     *       "subscription_id": "9ad0c396-d4f2-4d85-a10a-2093731444b5"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         billed_by: "service" | "provider";
@@ -1627,6 +1706,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJleGFtcGxlIn0.c2lnbmF0dXJl",
+                     *       "expires_in": 3600,
+                     *       "role": "service_provider",
+                     *       "token_type": "bearer"
+                     *     }
+                     */
                     "application/json": {
                         /** @description HS256 JWT for `Authorization: Bearer` */
                         access_token: string;
@@ -1697,6 +1784,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Password set; you can now log in",
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": {
                         message: string;
                         /** @enum {boolean} */
@@ -1757,6 +1850,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><title>Book your installation · Nordlicht Fibre</title></head><body><main><h1>Book your installation</h1><p>Invalidenstraße 12a, 10115 Berlin, unit 1G: choose a four-hour window for the technician.</p></main></body></html> */
                     "text/html": string;
                 };
             };
@@ -1826,6 +1920,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "booking": {
+                     *         "ends_at": "2026-11-18T11:00:00.000Z",
+                     *         "starts_at": "2026-11-18T07:00:00.000Z"
+                     *       },
+                     *       "status": "BOOKED"
+                     *     }
+                     */
                     "application/json": {
                         booking: {
                             /** @description RFC 3339 UTC, four hours after starts_at */
@@ -1904,6 +2007,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "booking": null,
+                     *       "status": "BOOKING_SENT"
+                     *     }
+                     */
                     "application/json": {
                         booking: {
                             /** @description RFC 3339 UTC, four hours after starts_at */
@@ -1982,6 +2091,269 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "bookable": true,
+                     *       "booking": null,
+                     *       "move_in_date": "2026-12-01",
+                     *       "status": "BOOKING_SENT",
+                     *       "time_zone": "America/Toronto",
+                     *       "windows": [
+                     *         {
+                     *           "ends_at": "2026-12-01T17:00:00.000Z",
+                     *           "starts_at": "2026-12-01T13:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-01T21:00:00.000Z",
+                     *           "starts_at": "2026-12-01T17:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-02T01:00:00.000Z",
+                     *           "starts_at": "2026-12-01T21:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-02T17:00:00.000Z",
+                     *           "starts_at": "2026-12-02T13:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-02T21:00:00.000Z",
+                     *           "starts_at": "2026-12-02T17:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-03T01:00:00.000Z",
+                     *           "starts_at": "2026-12-02T21:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-03T17:00:00.000Z",
+                     *           "starts_at": "2026-12-03T13:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-03T21:00:00.000Z",
+                     *           "starts_at": "2026-12-03T17:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-04T01:00:00.000Z",
+                     *           "starts_at": "2026-12-03T21:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-04T17:00:00.000Z",
+                     *           "starts_at": "2026-12-04T13:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-04T21:00:00.000Z",
+                     *           "starts_at": "2026-12-04T17:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-05T01:00:00.000Z",
+                     *           "starts_at": "2026-12-04T21:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-07T17:00:00.000Z",
+                     *           "starts_at": "2026-12-07T13:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-07T21:00:00.000Z",
+                     *           "starts_at": "2026-12-07T17:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-08T01:00:00.000Z",
+                     *           "starts_at": "2026-12-07T21:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-08T17:00:00.000Z",
+                     *           "starts_at": "2026-12-08T13:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-08T21:00:00.000Z",
+                     *           "starts_at": "2026-12-08T17:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-09T01:00:00.000Z",
+                     *           "starts_at": "2026-12-08T21:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-09T17:00:00.000Z",
+                     *           "starts_at": "2026-12-09T13:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-09T21:00:00.000Z",
+                     *           "starts_at": "2026-12-09T17:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-10T01:00:00.000Z",
+                     *           "starts_at": "2026-12-09T21:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-10T17:00:00.000Z",
+                     *           "starts_at": "2026-12-10T13:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-10T21:00:00.000Z",
+                     *           "starts_at": "2026-12-10T17:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-11T01:00:00.000Z",
+                     *           "starts_at": "2026-12-10T21:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-11T17:00:00.000Z",
+                     *           "starts_at": "2026-12-11T13:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-11T21:00:00.000Z",
+                     *           "starts_at": "2026-12-11T17:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-12T01:00:00.000Z",
+                     *           "starts_at": "2026-12-11T21:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-14T17:00:00.000Z",
+                     *           "starts_at": "2026-12-14T13:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-14T21:00:00.000Z",
+                     *           "starts_at": "2026-12-14T17:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-15T01:00:00.000Z",
+                     *           "starts_at": "2026-12-14T21:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-15T17:00:00.000Z",
+                     *           "starts_at": "2026-12-15T13:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-15T21:00:00.000Z",
+                     *           "starts_at": "2026-12-15T17:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-16T01:00:00.000Z",
+                     *           "starts_at": "2026-12-15T21:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-16T17:00:00.000Z",
+                     *           "starts_at": "2026-12-16T13:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-16T21:00:00.000Z",
+                     *           "starts_at": "2026-12-16T17:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-17T01:00:00.000Z",
+                     *           "starts_at": "2026-12-16T21:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-17T17:00:00.000Z",
+                     *           "starts_at": "2026-12-17T13:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-17T21:00:00.000Z",
+                     *           "starts_at": "2026-12-17T17:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-18T01:00:00.000Z",
+                     *           "starts_at": "2026-12-17T21:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-18T17:00:00.000Z",
+                     *           "starts_at": "2026-12-18T13:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-18T21:00:00.000Z",
+                     *           "starts_at": "2026-12-18T17:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-19T01:00:00.000Z",
+                     *           "starts_at": "2026-12-18T21:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-21T17:00:00.000Z",
+                     *           "starts_at": "2026-12-21T13:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-21T21:00:00.000Z",
+                     *           "starts_at": "2026-12-21T17:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-22T01:00:00.000Z",
+                     *           "starts_at": "2026-12-21T21:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-22T17:00:00.000Z",
+                     *           "starts_at": "2026-12-22T13:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-22T21:00:00.000Z",
+                     *           "starts_at": "2026-12-22T17:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-23T01:00:00.000Z",
+                     *           "starts_at": "2026-12-22T21:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-23T17:00:00.000Z",
+                     *           "starts_at": "2026-12-23T13:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-23T21:00:00.000Z",
+                     *           "starts_at": "2026-12-23T17:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-24T01:00:00.000Z",
+                     *           "starts_at": "2026-12-23T21:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-24T17:00:00.000Z",
+                     *           "starts_at": "2026-12-24T13:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-24T21:00:00.000Z",
+                     *           "starts_at": "2026-12-24T17:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-25T01:00:00.000Z",
+                     *           "starts_at": "2026-12-24T21:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-25T17:00:00.000Z",
+                     *           "starts_at": "2026-12-25T13:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-25T21:00:00.000Z",
+                     *           "starts_at": "2026-12-25T17:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-26T01:00:00.000Z",
+                     *           "starts_at": "2026-12-25T21:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-28T17:00:00.000Z",
+                     *           "starts_at": "2026-12-28T13:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-28T21:00:00.000Z",
+                     *           "starts_at": "2026-12-28T17:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-29T01:00:00.000Z",
+                     *           "starts_at": "2026-12-28T21:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-29T17:00:00.000Z",
+                     *           "starts_at": "2026-12-29T13:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-29T21:00:00.000Z",
+                     *           "starts_at": "2026-12-29T17:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "ends_at": "2026-12-30T01:00:00.000Z",
+                     *           "starts_at": "2026-12-29T21:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @description Whether the link can still book, move or cancel */
                         bookable: boolean;
@@ -2108,6 +2480,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "idempotent_replay": true,
+                     *       "message": "Subscription already exists (idempotent replay)",
+                     *       "subscriber_id": "2bfccf12-e6cf-4cf5-822b-47c506df8b77",
+                     *       "subscription_id": "25123a3f-52fa-405c-8ca0-a76727969e16"
+                     *     }
+                     */
                     "application/json": {
                         /** @description true: the subscription already existed for this external_subscription_id or completed session */
                         idempotent_replay: boolean;
@@ -2132,6 +2512,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "idempotent_replay": false,
+                     *       "job_id": null,
+                     *       "message": "Subscription created and pending installation",
+                     *       "route": "install",
+                     *       "subscriber_id": "2bfccf12-e6cf-4cf5-822b-47c506df8b77",
+                     *       "subscription_id": "25123a3f-52fa-405c-8ca0-a76727969e16"
+                     *     }
+                     */
                     "application/json": {
                         /** @description true: the subscription already existed for this external_subscription_id or completed session */
                         idempotent_replay: boolean;
@@ -2307,6 +2697,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Subscription already exists (idempotent replay)",
+                     *       "subscriber_id": "84319840-6407-4039-b580-0edd19f4d7d5",
+                     *       "subscription_id": "a677f518-4c63-4192-b361-88ff73992df1"
+                     *     }
+                     */
                     "application/json": {
                         /** @description `Session already completed (idempotent replay)` or `Subscription already exists (idempotent replay)` */
                         message: string;
@@ -2323,6 +2720,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "job_id": "0c9949cb-7fc3-4a0a-9c40-e01c24560af3",
+                     *       "message": "Subscription created and active; the port is being provisioned (poll the job or wait for provisioning.completed)",
+                     *       "route": "provision",
+                     *       "subscriber_id": "bb6a6ef1-a9db-4968-a37b-2eaf25481b99",
+                     *       "subscription_id": "721ba2a5-88c9-45c1-ba91-241210e8e1ff"
+                     *     }
+                     */
                     "application/json": {
                         /** @description The port-provisioning job (route provision); null on the install route; on a replay the existing job id or an empty string */
                         job_id: string | null;
@@ -2476,6 +2882,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "checkout_url": "https://shop.nordlicht-fibre.example/checkout?lang=de&session_id=bf68acaa-291f-4b4b-8d78-6c4928790d28",
+                     *       "expires_at": "2026-11-16T12:00:00.000Z",
+                     *       "session_id": "bf68acaa-291f-4b4b-8d78-6c4928790d28",
+                     *       "status": "pending"
+                     *     }
+                     */
                     "application/json": {
                         /** @description Redirect the shopper here: the provider's external_checkout_url with session_id appended */
                         checkout_url: string;
@@ -2558,6 +2972,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "building_id": "072e0163-1f30-40d4-9794-68500218074d",
+                     *       "completed_at": null,
+                     *       "created_at": "2026-11-16T10:00:00.000Z",
+                     *       "expires_at": null,
+                     *       "partner_reference": null,
+                     *       "plan": {
+                     *         "bandwidth": {
+                     *           "download_mbps": 500,
+                     *           "upload_mbps": 100
+                     *         },
+                     *         "currency": "EUR",
+                     *         "monthly_price": "44.99",
+                     *         "name": "Fibre Fast 500",
+                     *         "plan_version_id": "e55015fd-c215-49bb-94c4-43f37bb23fe1",
+                     *         "store_product_id": "nl-fast-500"
+                     *       },
+                     *       "plan_version_id": "e55015fd-c215-49bb-94c4-43f37bb23fe1",
+                     *       "provider": {
+                     *         "branding": {
+                     *           "display_name": "Nordlicht Fibre",
+                     *           "logo_url": null,
+                     *           "primary_color": "#0b6e4f",
+                     *           "support_phone": "+49 30 9999000"
+                     *         },
+                     *         "id": "5fd5f029-f700-4b92-8637-8c3be660eaf1",
+                     *         "name": "Nordlicht Fibre"
+                     *       },
+                     *       "provider_id": "5fd5f029-f700-4b92-8637-8c3be660eaf1",
+                     *       "redirected_at": "2026-11-16T10:01:00.000Z",
+                     *       "session_id": "6729ed7d-4486-44f0-9683-5364342017b4",
+                     *       "status": "redirected",
+                     *       "subscription_id": null,
+                     *       "subscription_status": null,
+                     *       "unit_id": "978c4b31-fc7d-44c4-ba61-b2918c088f3d",
+                     *       "units": {
+                     *         "buildings": {
+                     *           "building_id": "072e0163-1f30-40d4-9794-68500218074d",
+                     *           "city": "Berlin",
+                     *           "country": "DE",
+                     *           "house_number": "12a",
+                     *           "postal_code": "10115",
+                     *           "province": null,
+                     *           "street": "Invalidenstraße"
+                     *         },
+                     *         "floor": null,
+                     *         "label": "4B",
+                     *         "unit_id": "978c4b31-fc7d-44c4-ba61-b2918c088f3d"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         building_id: string | null;
                         completed_at: string | null;
@@ -2741,6 +3207,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "building_id": "e35d4414-028d-4a8d-8b43-8a924acbbdff",
+                     *       "completed_at": null,
+                     *       "created_at": "2026-11-16T10:00:00.000Z",
+                     *       "expires_at": "2026-11-16T12:00:00.000Z",
+                     *       "partner_reference": "SHOP-ORDER-10442",
+                     *       "plan": {
+                     *         "bandwidth": {
+                     *           "download_mbps": 500,
+                     *           "upload_mbps": 100
+                     *         },
+                     *         "currency": "EUR",
+                     *         "monthly_price": "44.99",
+                     *         "name": "Fibre Fast 500",
+                     *         "plan_version_id": "10f91266-3cdb-49ee-8c5d-9cae621e7411",
+                     *         "store_product_id": "nl-fast-500"
+                     *       },
+                     *       "plan_version_id": "10f91266-3cdb-49ee-8c5d-9cae621e7411",
+                     *       "provider": {
+                     *         "branding": {
+                     *           "display_name": "Nordlicht Fibre",
+                     *           "logo_url": null,
+                     *           "primary_color": "#0b6e4f",
+                     *           "support_phone": "+49 30 9999000"
+                     *         },
+                     *         "id": "246f75f1-9018-4d3b-b3f2-ef597da87095",
+                     *         "name": "Nordlicht Fibre"
+                     *       },
+                     *       "provider_id": "246f75f1-9018-4d3b-b3f2-ef597da87095",
+                     *       "redirected_at": null,
+                     *       "session_id": "161d1637-6e93-4873-bba7-d46df4b19e70",
+                     *       "status": "pending",
+                     *       "subscription_id": null,
+                     *       "subscription_status": null,
+                     *       "unit_id": null,
+                     *       "units": {
+                     *         "buildings": {
+                     *           "building_id": "e35d4414-028d-4a8d-8b43-8a924acbbdff",
+                     *           "city": "Berlin",
+                     *           "country": "DE",
+                     *           "house_number": "12a",
+                     *           "postal_code": "10115",
+                     *           "province": null,
+                     *           "street": "Invalidenstraße"
+                     *         },
+                     *         "floor": null,
+                     *         "label": null,
+                     *         "unit_id": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         building_id: string | null;
                         completed_at: string | null;
@@ -2923,6 +3441,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "session_id": "b7c68094-e80b-4450-8a8f-f79accb57c0b",
+                     *       "status": "cancelled",
+                     *       "subscription_status": null
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         session_id: string;
@@ -3043,6 +3568,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "session_id": "d039dfe7-503f-4983-a2ff-7efe7bf84534",
+                     *       "status": "completed",
+                     *       "subscription_status": "ACTIVE"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         session_id: string;
@@ -3139,6 +3671,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Subscription suspended; the port could not be switched to the captive portal (operator follow-up)",
+                     *       "port_changed": false,
+                     *       "port_error": "Switch controller unreachable; the port was not set to the captive portal",
+                     *       "status": "SUSPENDED",
+                     *       "subscription_id": "e1d4cd4a-e9de-4382-8f91-d59683a142a4"
+                     *     }
+                     */
                     "application/json": {
                         message: string;
                         /** @description suspend: the port was switched to the captive portal now. restore: always false, the port is re-provisioned asynchronously */
@@ -3255,6 +3796,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "building": {
+                     *         "building_id": "d41f7b2e-6c8a-4e1d-b3f5-7a9c0e2d4f61",
+                     *         "city": "Berlin",
+                     *         "country": "DE",
+                     *         "house_number": "12a",
+                     *         "in_coverage": true,
+                     *         "line_type": "first_line",
+                     *         "name": "Invalidenstraße 12a",
+                     *         "postal_code": "10115",
+                     *         "province": "Berlin",
+                     *         "region": "DE-BE",
+                     *         "street": "Invalidenstraße"
+                     *       },
+                     *       "created_at": "2025-09-30T08:00:00.000Z",
+                     *       "location_hash": "loc_6JkQ2mW9xR4tZ8vB",
+                     *       "location_id": "1a3c5e7f-9b2d-4f6a-8c0e-2b4d6f8a0c1e",
+                     *       "location_identifier": "DE-10115-INVALIDENSTRASSE-12A-1G",
+                     *       "occupied": true,
+                     *       "provider_id": "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0",
+                     *       "subscription_id": "9e2d4a7c-1b3f-4c5d-8e6f-a0b1c2d3e4f5",
+                     *       "subscription_status": "ACTIVE",
+                     *       "switch_id": "sw-ber-mitte-03",
+                     *       "switch_port": "ge-0/0/17",
+                     *       "unit": {
+                     *         "floor": 1,
+                     *         "label": "1G",
+                     *         "unit_id": "8c1e3a5b-7d9f-4b2c-a4e6-0f2b4d6f8a1c"
+                     *       },
+                     *       "vlan_id": 1017
+                     *     }
+                     */
                     "application/json": {
                         building: {
                             /** Format: uuid */
@@ -3384,6 +3958,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "building_id": "d41f7b2e-6c8a-4e1d-b3f5-7a9c0e2d4f61",
+                     *       "city": "Berlin",
+                     *       "country": "DE",
+                     *       "house_number": "12a",
+                     *       "location_identifier": "DE-10115-INVALIDENSTRASSE-12A-1G",
+                     *       "postal_code": "10115",
+                     *       "province": "Berlin",
+                     *       "street": "Invalidenstraße",
+                     *       "unit_id": "8c1e3a5b-7d9f-4b2c-a4e6-0f2b4d6f8a1c",
+                     *       "unit_label": "1G"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * Format: uuid
@@ -3477,6 +4065,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "bandwidth_updated": false,
+                     *       "effective_date": "2026-11-16",
+                     *       "plan_version_id": "df21daa8-1f08-4b48-8762-b11336a1a2db",
+                     *       "subscription_id": "cf4d53f9-8f91-422f-98ab-30d136b9e16b"
+                     *     }
+                     */
                     "application/json": {
                         /** @description true: the switch applied the new bandwidth. false: the change applied and the port needs operator confirmation (or the switch did not answer in time and a retry runs in the background); not a reason to retry the request */
                         bandwidth_updated: boolean;
@@ -3598,6 +4194,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "current_plan": {
+                     *         "currency": "EUR",
+                     *         "monthly_price": "44.99",
+                     *         "name": "Fast",
+                     *         "plan_version_id": "abe8f999-3401-4907-afdb-70197413497d"
+                     *       },
+                     *       "eligible": true,
+                     *       "new_plan": {
+                     *         "currency": "EUR",
+                     *         "monthly_price": "29.99",
+                     *         "name": "Basic",
+                     *         "plan_version_id": "55b9dbcd-a3db-4e9f-98e3-94446a14cc34"
+                     *       },
+                     *       "note": "This subscription is billed by the provider, not by this service: no invoice line or credit note is issued. Only the recurring price changes.",
+                     *       "one_time_adjustment": null,
+                     *       "reasons": []
+                     *     }
+                     */
                     "application/json": {
                         /** @description The plan in force now */
                         current_plan: {
@@ -3739,6 +4355,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><title>Pay your invoice · Nordlicht Fibre</title></head><body><main><h1>Pay your invoice</h1><p>INV-202611-7KQ2M9XA · 44.99 EUR · due 2026-11-15</p></main></body></html> */
                     "text/html": string;
                 };
             };
@@ -3815,6 +4432,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><title>Invoice paid · Nordlicht Fibre</title></head><body><main><h1>Invoice paid</h1><p>INV-202611-7KQ2M9XA · 44.99 EUR is paid. Thank you.</p></main></body></html> */
                     "text/html": string;
                 };
             };
@@ -3904,6 +4522,53 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "index": 0,
+                     *           "job_id": "0fecf2e2-7b8a-4f7f-a89e-e5a25353ef42",
+                     *           "route": "provision",
+                     *           "status": "created",
+                     *           "subscription_id": "21fd784c-4f4a-4f0a-9104-6122fcfe1570"
+                     *         },
+                     *         {
+                     *           "index": 1,
+                     *           "job_id": null,
+                     *           "route": "install",
+                     *           "status": "created",
+                     *           "subscription_id": "fafb11d9-0d49-4346-986d-29ebcf77197a"
+                     *         },
+                     *         {
+                     *           "index": 2,
+                     *           "job_id": "0fecf2e2-7b8a-4f7f-a89e-e5a25353ef42",
+                     *           "route": "provision",
+                     *           "status": "replayed",
+                     *           "subscription_id": "21fd784c-4f4a-4f0a-9104-6122fcfe1570"
+                     *         },
+                     *         {
+                     *           "error": "location_hash: required for delivery_mode direct (the default); or send delivery_mode home_drop with unit_id",
+                     *           "index": 3,
+                     *           "status": "error"
+                     *         },
+                     *         {
+                     *           "error": "plan_version_id: Invalid UUID",
+                     *           "index": 4,
+                     *           "status": "error"
+                     *         },
+                     *         {
+                     *           "error": "Unit already has a pending or active subscription",
+                     *           "index": 5,
+                     *           "status": "error"
+                     *         },
+                     *         {
+                     *           "error": "Invalid input: expected object, received string",
+                     *           "index": 6,
+                     *           "status": "error"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         results: {
                             /** @description Why the item was refused (the detail a single request would have answered) */
@@ -4020,6 +4685,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "job_id": null,
+                     *       "message": "Installation confirmed; the first payment is being collected (saved card, else an emailed payment link); the subscription becomes ACTIVE and its port is provisioned when it is paid",
+                     *       "payment": "collecting",
+                     *       "status": "PENDING_INSTALL",
+                     *       "subscription_id": "ca357411-936c-48f3-a0d0-94868c488168"
+                     *     }
+                     */
                     "application/json": {
                         /** @description The port-provisioning job, queued when the subscription became ACTIVE; null while the first payment is collected (the port is provisioned when it is paid) */
                         job_id: string | null;
@@ -4139,6 +4813,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "attempts": 1,
+                     *       "created_at": "2026-11-16T10:00:00.000Z",
+                     *       "error": null,
+                     *       "job_id": "c19af81e-856f-41a0-83af-f18976754fe1",
+                     *       "kind": "provisioning.port",
+                     *       "status": "succeeded",
+                     *       "subscription_id": "2ea148a2-da1b-4f87-832a-d413dd16fb6c",
+                     *       "updated_at": "2026-11-16T10:00:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** @description Attempts made so far */
                         attempts: number;
@@ -4278,6 +4964,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "job_id": "d08567a7-75c4-4e92-8d85-28b32ad22c14",
+                     *       "message": "Subscription already exists (idempotent replay)",
+                     *       "route": "provision",
+                     *       "subscriber_id": "483b1e95-2895-4b61-a769-a26a5f6c3926",
+                     *       "subscription_id": "5c902d5c-d0e7-421f-ae2e-ac21d89f58c1"
+                     *     }
+                     */
                     "application/json": {
                         /** @description The port-provisioning job (route provision); null on the install route; on a replay the existing job id or an empty string */
                         job_id: string | null;
@@ -4301,6 +4996,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "job_id": "f98fe8fe-b8ce-45a3-90a9-91709e388bd7",
+                     *       "message": "Subscription created and active; the port is being provisioned (poll the job or wait for provisioning.completed)",
+                     *       "route": "provision",
+                     *       "subscriber_id": "cec8ab28-14c3-4e0e-9e8a-78b5271e0482",
+                     *       "subscription_id": "f8e2c7a6-a3c6-4ba1-85bd-2aed187c7db5"
+                     *     }
+                     */
                     "application/json": {
                         /** @description The port-provisioning job (route provision); null on the install route; on a replay the existing job id or an empty string */
                         job_id: string | null;
@@ -4409,6 +5113,177 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "suggestions": [
+                     *         {
+                     *           "building_id": null,
+                     *           "city": "Mainz",
+                     *           "country": "DE",
+                     *           "display": "Mainzer Straße 1, 55116 Mainz",
+                     *           "house_number": "1",
+                     *           "orderable": false,
+                     *           "postal_code": "55116",
+                     *           "province": null,
+                     *           "street": "Mainzer Straße"
+                     *         },
+                     *         {
+                     *           "building_id": null,
+                     *           "city": "Mainz",
+                     *           "country": "DE",
+                     *           "display": "Mainzer Straße 10, 55116 Mainz",
+                     *           "house_number": "10",
+                     *           "orderable": false,
+                     *           "postal_code": "55116",
+                     *           "province": null,
+                     *           "street": "Mainzer Straße"
+                     *         },
+                     *         {
+                     *           "building_id": null,
+                     *           "city": "Mainz",
+                     *           "country": "DE",
+                     *           "display": "Mainzer Straße 11, 55116 Mainz",
+                     *           "house_number": "11",
+                     *           "orderable": false,
+                     *           "postal_code": "55116",
+                     *           "province": null,
+                     *           "street": "Mainzer Straße"
+                     *         },
+                     *         {
+                     *           "building_id": null,
+                     *           "city": "Mainz",
+                     *           "country": "DE",
+                     *           "display": "Mainzer Straße 12, 55116 Mainz",
+                     *           "house_number": "12",
+                     *           "orderable": false,
+                     *           "postal_code": "55116",
+                     *           "province": null,
+                     *           "street": "Mainzer Straße"
+                     *         },
+                     *         {
+                     *           "building_id": null,
+                     *           "city": "Mainz",
+                     *           "country": "DE",
+                     *           "display": "Mainzer Straße 13, 55116 Mainz",
+                     *           "house_number": "13",
+                     *           "orderable": false,
+                     *           "postal_code": "55116",
+                     *           "province": null,
+                     *           "street": "Mainzer Straße"
+                     *         },
+                     *         {
+                     *           "building_id": null,
+                     *           "city": "Mainz",
+                     *           "country": "DE",
+                     *           "display": "Mainzer Straße 14, 55116 Mainz",
+                     *           "house_number": "14",
+                     *           "orderable": false,
+                     *           "postal_code": "55116",
+                     *           "province": null,
+                     *           "street": "Mainzer Straße"
+                     *         },
+                     *         {
+                     *           "building_id": null,
+                     *           "city": "Mainz",
+                     *           "country": "DE",
+                     *           "display": "Mainzer Straße 15, 55116 Mainz",
+                     *           "house_number": "15",
+                     *           "orderable": false,
+                     *           "postal_code": "55116",
+                     *           "province": null,
+                     *           "street": "Mainzer Straße"
+                     *         },
+                     *         {
+                     *           "building_id": null,
+                     *           "city": "Mainz",
+                     *           "country": "DE",
+                     *           "display": "Mainzer Straße 16, 55116 Mainz",
+                     *           "house_number": "16",
+                     *           "orderable": false,
+                     *           "postal_code": "55116",
+                     *           "province": null,
+                     *           "street": "Mainzer Straße"
+                     *         },
+                     *         {
+                     *           "building_id": null,
+                     *           "city": "Mainz",
+                     *           "country": "DE",
+                     *           "display": "Mainzer Straße 17, 55116 Mainz",
+                     *           "house_number": "17",
+                     *           "orderable": false,
+                     *           "postal_code": "55116",
+                     *           "province": null,
+                     *           "street": "Mainzer Straße"
+                     *         },
+                     *         {
+                     *           "building_id": null,
+                     *           "city": "Mainz",
+                     *           "country": "DE",
+                     *           "display": "Mainzer Straße 18, 55116 Mainz",
+                     *           "house_number": "18",
+                     *           "orderable": false,
+                     *           "postal_code": "55116",
+                     *           "province": null,
+                     *           "street": "Mainzer Straße"
+                     *         },
+                     *         {
+                     *           "building_id": null,
+                     *           "city": "Mainz",
+                     *           "country": "DE",
+                     *           "display": "Mainzer Straße 19, 55116 Mainz",
+                     *           "house_number": "19",
+                     *           "orderable": false,
+                     *           "postal_code": "55116",
+                     *           "province": null,
+                     *           "street": "Mainzer Straße"
+                     *         },
+                     *         {
+                     *           "building_id": null,
+                     *           "city": "Mainz",
+                     *           "country": "DE",
+                     *           "display": "Mainzer Straße 2, 55116 Mainz",
+                     *           "house_number": "2",
+                     *           "orderable": false,
+                     *           "postal_code": "55116",
+                     *           "province": null,
+                     *           "street": "Mainzer Straße"
+                     *         },
+                     *         {
+                     *           "building_id": null,
+                     *           "city": "Mainz",
+                     *           "country": "DE",
+                     *           "display": "Mainzer Straße 20, 55116 Mainz",
+                     *           "house_number": "20",
+                     *           "orderable": false,
+                     *           "postal_code": "55116",
+                     *           "province": null,
+                     *           "street": "Mainzer Straße"
+                     *         },
+                     *         {
+                     *           "building_id": null,
+                     *           "city": "Mainz",
+                     *           "country": "DE",
+                     *           "display": "Mainzer Straße 21, 55116 Mainz",
+                     *           "house_number": "21",
+                     *           "orderable": false,
+                     *           "postal_code": "55116",
+                     *           "province": null,
+                     *           "street": "Mainzer Straße"
+                     *         },
+                     *         {
+                     *           "building_id": null,
+                     *           "city": "Mainz",
+                     *           "country": "DE",
+                     *           "display": "Mainzer Straße 22, 55116 Mainz",
+                     *           "house_number": "22",
+                     *           "orderable": false,
+                     *           "postal_code": "55116",
+                     *           "province": null,
+                     *           "street": "Mainzer Straße"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @description At most 15 suggestions, best first */
                         suggestions: {
@@ -4521,6 +5396,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "building_id": "93a489e1-640b-407f-931f-aa7e40cc140a",
+                     *       "match": {
+                     *         "building_id": "93a489e1-640b-407f-931f-aa7e40cc140a",
+                     *         "city": "Toronto",
+                     *         "country": "CA",
+                     *         "display": "12A Main Street, Toronto, ON M5V 2T6",
+                     *         "house_number": "12A",
+                     *         "orderable": true,
+                     *         "postal_code": "M5V 2T6",
+                     *         "province": "ON",
+                     *         "street": "Main Street"
+                     *       },
+                     *       "plans": [
+                     *         {
+                     *           "currency": "EUR",
+                     *           "download_mbps": 500,
+                     *           "monthly_price": "44.99",
+                     *           "name": "Fibre Fast 500",
+                     *           "plan_version_id": "43de614b-bd56-4f51-bdd7-4601a43480b1",
+                     *           "store_product_id": "nl-fast-500",
+                     *           "upload_mbps": 100
+                     *         }
+                     *       ],
+                     *       "serviceable": true
+                     *     }
+                     */
                     "application/json": {
                         /** @description The matched building; null when nothing matched */
                         building_id: string | null;
@@ -4636,6 +5539,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "building_id": "9c97c417-7771-429e-8dbe-57acda244fd6",
+                     *       "units": [
+                     *         {
+                     *           "available": false,
+                     *           "floor": null,
+                     *           "label": "1A",
+                     *           "unit_id": "7f1cb196-7703-4c52-a9ba-33cc6fb89fc8"
+                     *         },
+                     *         {
+                     *           "available": false,
+                     *           "floor": null,
+                     *           "label": "1B",
+                     *           "unit_id": "dc1ed21c-664d-48d3-aaff-7ab786ad6483"
+                     *         },
+                     *         {
+                     *           "available": true,
+                     *           "floor": null,
+                     *           "label": "2A",
+                     *           "unit_id": "1843513d-376f-4a04-8269-7a6985d40fb9"
+                     *         },
+                     *         {
+                     *           "available": false,
+                     *           "floor": null,
+                     *           "label": "2B",
+                     *           "unit_id": "db6f91fb-5cec-4ea0-b6fc-6c052e27ee56"
+                     *         },
+                     *         {
+                     *           "available": false,
+                     *           "floor": null,
+                     *           "label": "3A",
+                     *           "unit_id": "ffd0a440-3ce9-4ac0-a2e7-62f894f98edb"
+                     *         },
+                     *         {
+                     *           "available": true,
+                     *           "floor": null,
+                     *           "label": "3B",
+                     *           "unit_id": "91a4bf94-55d0-4dd3-990f-b2f579a4ab4f"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         building_id: string;
@@ -4733,6 +5679,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "checkout_sessions": [],
+                     *       "provider": {
+                     *         "branding": {
+                     *           "display_name": "Nordlicht Fibre",
+                     *           "logo_url": null,
+                     *           "primary_color": "#0b6e4f",
+                     *           "support_phone": "+49 30 9999000"
+                     *         },
+                     *         "id": "981a13ea-c370-415b-9ce3-442ff34d08ff",
+                     *         "name": "Nordlicht Fibre",
+                     *         "support_email": "support+7m66f@nordlicht-fibre.example"
+                     *       },
+                     *       "subscriber": {
+                     *         "created_at": "2026-11-25T22:35:44.888Z",
+                     *         "customer_number": "FMCF-6088",
+                     *         "email": "helga.brandt@example.com",
+                     *         "first_name": "Erika",
+                     *         "id": "f6242bce-b1f4-42b1-874b-90c43601855f",
+                     *         "last_name": "Mustermann",
+                     *         "phone": "+49 151 23456789"
+                     *       },
+                     *       "subscriptions": [
+                     *         {
+                     *           "activated_at": "2026-01-10T09:00:00.000Z",
+                     *           "billed_by": "service",
+                     *           "billing_day": 1,
+                     *           "billing_day_effective_from": null,
+                     *           "canceled_at": null,
+                     *           "created_at": "2026-11-25T22:35:45.016Z",
+                     *           "ended_at": null,
+                     *           "id": "6c61a98e-7669-4a6a-a44b-c0d69389cbf6",
+                     *           "plan": {
+                     *             "currency": "EUR",
+                     *             "download_mbps": 500,
+                     *             "monthly_price": "30.00",
+                     *             "name": "Fast",
+                     *             "plan_version_id": "a2bd2eb3-6329-4aab-813e-9df531664a34",
+                     *             "upload_mbps": 100
+                     *           },
+                     *           "service_address": {
+                     *             "city": "Berlin",
+                     *             "country": "DE",
+                     *             "house_number": "174",
+                     *             "postal_code": "10115",
+                     *             "province": null,
+                     *             "street": "Invalidenstraße",
+                     *             "unit": "1A"
+                     *           },
+                     *           "status": "ACTIVE"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @description External-checkout sessions created with this account's Bearer token, newest first */
                         checkout_sessions: {
@@ -4897,6 +5898,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "billing_day": 5,
+                     *       "effective_period": "2026-12-01",
+                     *       "next_send_date": "2026-12-05",
+                     *       "subscription_id": "9e2d4a7c-1b3f-4c5d-8e6f-a0b1c2d3e4f5"
+                     *     }
+                     */
                     "application/json": {
                         billing_day: number;
                         /** @description First calendar month the new day applies to, as its 1st */
@@ -5005,6 +6014,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "amount": "12.50",
+                     *         "currency": "EUR",
+                     *         "id": "cn_7KQ2M9XA",
+                     *         "issued_at": "2026-11-16T10:06:00.000Z",
+                     *         "number": "CN-202611-7KQ2M9XA",
+                     *         "pdf_url": "/api/v1/credit-notes/cn_7KQ2M9XA/pdf",
+                     *         "reason": "Plan change Fibre Faster 1000 → Fibre Fast 500, 16 to 30 November",
+                     *         "state": "open",
+                     *         "subscription_id": "9e2d4a7c-1b3f-4c5d-8e6f-a0b1c2d3e4f5"
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         /** @description Gross amount in the provider's currency */
                         amount: string;
@@ -5102,6 +6126,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "created_at": "2026-11-25T22:35:47.107Z",
+                     *       "customer_number": "WPKP-8222",
+                     *       "email": "helga.brandt@example.com",
+                     *       "first_name": "Erika",
+                     *       "id": "3ac324b8-092a-4a09-8a79-7ccccbf3dc9a",
+                     *       "invoice_address": {
+                     *         "city": "Berlin",
+                     *         "country": "DE",
+                     *         "house_number": "5",
+                     *         "postal_code": "10115",
+                     *         "street": "Invalidenstraße"
+                     *       },
+                     *       "invoice_contact": {
+                     *         "email": null,
+                     *         "first_name": null,
+                     *         "last_name": null,
+                     *         "phone": null
+                     *       },
+                     *       "last_name": "Mustermann",
+                     *       "payment_method": null,
+                     *       "phone": "+49 151 23456789",
+                     *       "updated_at": "2026-11-25T22:35:47.107Z"
+                     *     }
+                     */
                     "application/json": {
                         /** @description RFC 3339 UTC */
                         created_at: string;
@@ -5207,6 +6257,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "currency": "EUR",
+                     *         "due_date": "2026-11-01",
+                     *         "id": "c82abbff-e522-4146-9986-5206311edc55",
+                     *         "invoice_date": "2026-11-01",
+                     *         "kind": "monthly",
+                     *         "lines": [
+                     *           {
+                     *             "amount": "31.50",
+                     *             "description": "Fast",
+                     *             "kind": "subscription"
+                     *           }
+                     *         ],
+                     *         "number": "INV-T-MN7T7KBRSS",
+                     *         "paid_at": null,
+                     *         "period": "2026-11",
+                     *         "status": "open",
+                     *         "subscription_id": "73d28705-4e22-4e55-b3d7-e18506983952",
+                     *         "total": "31.50"
+                     *       },
+                     *       {
+                     *         "currency": "EUR",
+                     *         "due_date": "2026-10-01",
+                     *         "id": "ee251818-a33f-4a51-ae24-f180d56016f7",
+                     *         "invoice_date": "2026-10-01",
+                     *         "kind": "monthly",
+                     *         "lines": [
+                     *           {
+                     *             "amount": "30.00",
+                     *             "description": "Fast",
+                     *             "kind": "subscription"
+                     *           }
+                     *         ],
+                     *         "number": "INV-T-UIKA9WYKWX",
+                     *         "paid_at": "2026-10-01T12:00:00.000Z",
+                     *         "period": "2026-10",
+                     *         "status": "paid",
+                     *         "subscription_id": "73d28705-4e22-4e55-b3d7-e18506983952",
+                     *         "total": "30.00"
+                     *       },
+                     *       {
+                     *         "currency": "EUR",
+                     *         "due_date": "2026-09-01",
+                     *         "id": "60dcfa44-a815-486a-9e81-739885e484b7",
+                     *         "invoice_date": "2026-09-01",
+                     *         "kind": "monthly",
+                     *         "lines": [
+                     *           {
+                     *             "amount": "30.00",
+                     *             "description": "Fast",
+                     *             "kind": "subscription"
+                     *           }
+                     *         ],
+                     *         "number": "INV-T-7PK4QBW642",
+                     *         "paid_at": "2026-09-01T12:00:00.000Z",
+                     *         "period": "2026-09",
+                     *         "status": "paid",
+                     *         "subscription_id": "73d28705-4e22-4e55-b3d7-e18506983952",
+                     *         "total": "30.00"
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         /** @description ISO 4217 */
                         currency: string;
@@ -5314,6 +6428,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Password changed",
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": {
                         message: string;
                         success: boolean;
@@ -5392,6 +6512,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "payment_method": {
+                     *         "brand": "visa",
+                     *         "exp_month": 9,
+                     *         "exp_year": 2029,
+                     *         "last4": "4242"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         payment_method: {
                             /** @description e.g. "visa" */
@@ -5487,6 +6617,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "payment_method": {
+                     *         "brand": "visa",
+                     *         "exp_month": 9,
+                     *         "exp_year": 2029,
+                     *         "last4": "4242"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         payment_method: {
                             /** @description e.g. "visa" */
@@ -5606,6 +6746,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "client_secret": "seti_3QxK7mB2nP9rT4vW_secret_Lc8dF1gH5jK0",
+                     *       "status": "requires_confirmation"
+                     *     }
+                     */
                     "application/json": {
                         /** @description Hand to the card processor's client (card form); send it back to .../confirm */
                         client_secret: string;
@@ -5700,6 +6846,55 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "months": [
+                     *         {
+                     *           "download_gb": 123.46,
+                     *           "month": "2026-05",
+                     *           "partial": false,
+                     *           "upload_gb": 1
+                     *         },
+                     *         {
+                     *           "download_gb": 0,
+                     *           "month": "2026-06",
+                     *           "partial": false,
+                     *           "upload_gb": 0
+                     *         },
+                     *         {
+                     *           "download_gb": 0.01,
+                     *           "month": "2026-07",
+                     *           "partial": false,
+                     *           "upload_gb": 0
+                     *         },
+                     *         {
+                     *           "download_gb": 0,
+                     *           "month": "2026-08",
+                     *           "partial": false,
+                     *           "upload_gb": 0
+                     *         },
+                     *         {
+                     *           "download_gb": 0,
+                     *           "month": "2026-09",
+                     *           "partial": false,
+                     *           "upload_gb": 0
+                     *         },
+                     *         {
+                     *           "download_gb": 0,
+                     *           "month": "2026-10",
+                     *           "partial": false,
+                     *           "upload_gb": 0
+                     *         },
+                     *         {
+                     *           "download_gb": 42,
+                     *           "month": "2026-11",
+                     *           "partial": true,
+                     *           "upload_gb": 7
+                     *         }
+                     *       ],
+                     *       "status": "ok"
+                     *     }
+                     */
                     "application/json": {
                         /** @description Oldest first: the last 6 complete calendar months, then the current month to date */
                         months: {
@@ -5784,6 +6979,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "events": [
+                     *         {
+                     *           "description": null,
+                     *           "id": "da6465d9-ff43-446a-8cb3-560012cbc789",
+                     *           "kind": "maintenance",
+                     *           "ongoing": true,
+                     *           "resolved_at": null,
+                     *           "started_at": "2026-11-16T09:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "description": "Fibre cut",
+                     *           "id": "7b587f46-fa43-417f-b004-2fc1f102408d",
+                     *           "kind": "outage",
+                     *           "ongoing": false,
+                     *           "resolved_at": "2026-10-01T11:00:00.000Z",
+                     *           "started_at": "2026-10-01T08:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         events: {
                             description: string | null;
