@@ -26,6 +26,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
+import { createAgentClient, type AgentClient } from '../clients/ts/src/index.js';
 
 const BASE_URL = (process.env.BASE_URL ?? 'http://127.0.0.1:3000').replace(/\/+$/, '');
 const DEMO_JSON = process.env.DEMO_JSON ?? 'var/demo.json';
@@ -56,31 +57,27 @@ function expectThat(cond: unknown, what: string, got?: unknown): asserts cond {
 
 interface Answer { status: number; body: any }
 
-let apiKey = '';
-async function call(method: string, urlPath: string, o: { body?: unknown; session?: string } = {}): Promise<Answer> {
-  let res: Response;
+// The typed client (clients/ts): paths, parameters and bodies are checked against openapi/agent.json.
+let agent: AgentClient;
+let verified: AgentClient;
+const logCalls = { onResponse({ request, response }: { request: Request; response: Response }) {
+  const url = new URL(request.url);
+  console.log(dim(`    ${request.method} ${decodeURIComponent(url.pathname + url.search)} → ${response.status}`));
+} };
+const client = (apiKey: string, verifiedSession?: string) => {
+  const c = createAgentClient({ baseUrl: BASE_URL, apiKey, verifiedSession });
+  c.use(logCalls);
+  return c;
+};
+
+async function answer(pending: Promise<{ data?: unknown; error?: unknown; response: Response }>): Promise<Answer> {
+  let r: Awaited<typeof pending>;
   try {
-    res = await fetch(`${BASE_URL}${urlPath}`, {
-      method,
-      headers: {
-        'x-api-key': apiKey,
-        ...(o.session ? { 'x-verified-session': o.session } : {}),
-        ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      body: o.body !== undefined ? JSON.stringify(o.body) : undefined,
-    });
+    r = await pending;
   } catch (err) {
     throw new SetupError(`cannot reach the server at ${BASE_URL} (${(err as Error).message}); start it first (npm start)`);
   }
-  const text = await res.text();
-  let body: any = text;
-  try {
-    body = text ? JSON.parse(text) : null;
-  } catch {
-    /* keep the text */
-  }
-  console.log(dim(`    ${method} ${urlPath} → ${res.status}`));
-  return { status: res.status, body };
+  return { status: r.response.status, body: r.data ?? r.error ?? null };
 }
 
 function expectStatus(r: Answer, status: number, what: string) {
@@ -130,13 +127,13 @@ async function codeFromPrompt(email: string): Promise<string> {
 async function main() {
   if (!existsSync(DEMO_JSON)) throw new SetupError(`${DEMO_JSON} not found: start the server once on an empty database (npm start) or run npm run seed:demo`);
   const doc = JSON.parse(readFileSync(DEMO_JSON, 'utf8')) as DemoDoc;
-  apiKey = doc.providers.main.api_key;
+  agent = client(doc.providers.main.api_key);
   const [anna] = doc.customers.ambiguous;
   console.log(`Support agent demo against ${BASE_URL}`);
 
   step('1  Identify the caller');
   say('caller', `Hi, this is ${anna.name}, my internet plan is too slow.`);
-  const first = await call('GET', `/agent/customers/search?q=${encodeURIComponent(anna.name)}`);
+  const first = await answer(agent.GET('/agent/customers/search', { params: { query: { q: anna.name } } }));
   expectStatus(first, 200, 'search by name');
   expectThat(first.body.ambiguous === true && first.body.match_count >= 2, 'the name alone should match several customers', first.body);
   const mine = first.body.matches.find((m: any) => m.customer_id === anna.id);
@@ -146,7 +143,7 @@ async function main() {
   expectThat(unit, 'the demo customer should have a unit', mine.service_locations);
   say('agent', 'Which flat is the service for?');
   say('caller', `Unit ${unit}.`);
-  const narrowed = await call('GET', `/agent/customers/search?q=${encodeURIComponent(`${anna.name} ${unit}`)}`);
+  const narrowed = await answer(agent.GET('/agent/customers/search', { params: { query: { q: `${anna.name} ${unit}` } } }));
   expectStatus(narrowed, 200, 'search by name and unit');
   expectThat(narrowed.body.ambiguous === false && narrowed.body.match_count === 1 && narrowed.body.matches[0].customer_id === anna.id, 'name + unit should match exactly the demo customer', narrowed.body);
   const match = narrowed.body.matches[0];
@@ -154,27 +151,28 @@ async function main() {
 
   step('2  Verify by one-time code');
   const issuedAt = Date.now();
-  const issued = await call('POST', '/agent/verify/issue', { body: { customer_id: anna.id, channel: 'email' } });
+  const issued = await answer(agent.POST('/agent/verify/issue', { body: { customer_id: anna.id, channel: 'email' } }));
   expectStatus(issued, 202, 'verify/issue');
   ok(`code sent to ${issued.body.destination_masked}, valid until ${issued.body.expires_at}`);
   const code = process.env.SMTP_URL ? await codeFromPrompt(anna.email) : await codeFromOutbox(anna.email, issuedAt);
   say('caller', `The code is ${code}.`);
-  const checked = await call('POST', '/agent/verify/check', { body: { customer_id: anna.id, code } });
+  const checked = await answer(agent.POST('/agent/verify/check', { body: { customer_id: anna.id, code } }));
   expectStatus(checked, 200, 'verify/check');
   expectThat(typeof checked.body.verified_session === 'string' && checked.body.customer_id === anna.id, 'verify/check should answer a session for this customer', checked.body);
   const session: string = checked.body.verified_session;
+  verified = client(doc.providers.main.api_key, session);
   ok(`verified; session valid until ${checked.body.expires_at}`);
 
   step('3  Answer questions');
-  const profile = await call('GET', `/agent/customers/${anna.id}`, { session });
+  const profile = await answer(verified.GET('/agent/customers/{customerId}', { params: { path: { customerId: anna.id } } }));
   expectStatus(profile, 200, 'profile');
   const sub = profile.body.subscriptions.find((s: any) => s.subscription_id === anna.subscription_id) ?? profile.body.subscriptions[0];
   expectThat(sub, 'the profile should list a subscription', profile.body);
   ok(`profile: ${profile.body.contacts.contract.first_name} ${profile.body.contacts.contract.last_name}, ${sub.plan.name} at ${sub.plan.monthly_price} ${sub.plan.currency}/month, ${sub.status}, ${sub.service_location.address} unit ${sub.service_location.unit_label}`);
-  const billing = await call('GET', `/agent/customers/${anna.id}/billing-summary`, { session });
+  const billing = await answer(verified.GET('/agent/customers/{customerId}/billing-summary', { params: { path: { customerId: anna.id } } }));
   expectStatus(billing, 200, 'billing summary');
   ok(`billing: balance ${billing.body.balance} ${billing.body.currency}, ${billing.body.open_invoice_count} open invoice(s), next invoice ${billing.body.next_invoice_date ?? '-'}, last payment ${billing.body.last_payment ? `${billing.body.last_payment.amount} on ${billing.body.last_payment.paid_at}` : 'none'}`);
-  const health = await call('GET', `/agent/customers/${anna.id}/network-health`, { session });
+  const health = await answer(verified.GET('/agent/customers/{customerId}/network-health', { params: { path: { customerId: anna.id } } }));
   expectStatus(health, 200, 'network health');
   const h = health.body.subscriptions.find((s: any) => s.subscription_id === sub.subscription_id);
   expectThat(h, 'network health should cover the subscription', health.body);
@@ -184,22 +182,22 @@ async function main() {
   const current = sub.plan.plan_version_id;
   const target = [doc.plans.fast.plan_version_id, doc.plans.faster.plan_version_id, doc.plans.basic.plan_version_id].find((p) => p !== current)!;
   const body = { subscription_id: sub.subscription_id, plan_version_id: target };
-  const preview = await call('POST', `/agent/customers/${anna.id}/plan-change/preview`, { body, session });
+  const preview = await answer(verified.POST('/agent/customers/{customerId}/plan-change/preview', { params: { path: { customerId: anna.id } }, body }));
   expectStatus(preview, 200, 'plan-change preview');
   const adj = preview.body.one_time_adjustment;
   const cost = adj ? `${adj.type} ${adj.amount} for ${adj.days} of ${adj.days_in_period} days` : `no one-time adjustment (${preview.body.note})`;
   ok(`preview: ${preview.body.current_plan.name} → ${preview.body.new_plan.name} at ${preview.body.new_plan.monthly_price} ${preview.body.new_plan.currency}/month from ${preview.body.effective_date}; ${cost}`);
   say('agent', `That is ${preview.body.new_plan.monthly_price} ${preview.body.new_plan.currency} a month from today; ${cost}. Shall I change it?`);
   say('caller', 'Yes, please.');
-  const unconfirmed = await call('POST', `/agent/customers/${anna.id}/plan-change`, { body, session });
+  const unconfirmed = await answer(verified.POST('/agent/customers/{customerId}/plan-change', { params: { path: { customerId: anna.id } }, body }));
   expectThat(unconfirmed.status === 400 && unconfirmed.body?.error?.code === 'confirmation_required', 'apply without confirm should answer 400 confirmation_required', unconfirmed.body);
   ok('without confirm: true the change is refused (400 confirmation_required)');
-  const applied = await call('POST', `/agent/customers/${anna.id}/plan-change`, { body: { ...body, confirm: true }, session });
+  const applied = await answer(verified.POST('/agent/customers/{customerId}/plan-change', { params: { path: { customerId: anna.id } }, body: { ...body, confirm: true } }));
   expectStatus(applied, 200, 'plan-change apply');
   ok(`applied: now on ${applied.body.new_plan.name} (change ${applied.body.plan_change_id}, effective ${applied.body.effective_date})`);
 
   step('5  Escalate what the agent cannot resolve');
-  const ticket = await call('POST', '/agent/tickets', {
+  const ticket = await answer(agent.POST('/agent/tickets', {
     body: {
       customer_id: anna.id,
       priority: 'normal',
@@ -207,7 +205,7 @@ async function main() {
       ai_diagnosis: `Modem ${h.modem ? h.modem.state : 'status unknown'}; provisioning ${h.provisioning.state}; plan change applied ${applied.body.effective_date}.`,
       transcript: `caller: my internet plan is too slow\nagent: verified by email code\nagent: previewed ${cost}\ncaller: yes, please`,
     },
-  });
+  }));
   expectStatus(ticket, 201, 'ticket');
   ok(`ticket ${ticket.body.ticket_id} opened in the ${ticket.body.queue} queue: "${ticket.body.subject}"`);
 

@@ -26,6 +26,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
+import { createPartnerClient } from '../clients/ts/src/index.js';
 
 const BASE_URL = (process.env.BASE_URL ?? 'http://127.0.0.1:3000').replace(/\/+$/, '');
 const DEMO_JSON = process.env.DEMO_JSON ?? 'var/demo.json';
@@ -58,28 +59,19 @@ function check(cond: unknown, what: string, got?: unknown): asserts cond {
 
 // ---- HTTP -------------------------------------------------------------------------------------
 
-interface Answer { status: number; body: any; text: string }
+interface Answer { status: number; body: any }
 
-async function call(method: string, path: string, o: { headers?: Record<string, string>; body?: unknown } = {}): Promise<Answer> {
-  let res: Response;
+// The typed client (clients/ts): paths, parameters and bodies are checked against openapi/partner.json.
+const client = (credentials: { apiKey?: string; webhookSecret?: string } = {}) => createPartnerClient({ baseUrl: BASE_URL, redirect: 'manual', ...credentials });
+
+async function answer(pending: Promise<{ data?: unknown; error?: unknown; response: Response }>): Promise<Answer> {
+  let r: Awaited<typeof pending>;
   try {
-    res = await fetch(`${BASE_URL}${path}`, {
-      method,
-      headers: { ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}), ...o.headers },
-      body: o.body !== undefined ? JSON.stringify(o.body) : undefined,
-      redirect: 'manual',
-    });
+    r = await pending;
   } catch (err) {
     throw new SetupError(`cannot reach the server at ${BASE_URL} (${(err as Error).message}); start it first (npm start)`);
   }
-  const text = await res.text();
-  let body: any = null;
-  try {
-    body = text ? JSON.parse(text) : null;
-  } catch {
-    body = text;
-  }
-  return { status: res.status, body, text };
+  return { status: r.response.status, body: r.data ?? r.error ?? null };
 }
 
 function expectStatus(a: Answer, status: number, what: string) {
@@ -169,32 +161,33 @@ const person = (who: string) => ({ email: `demo-${who}-${runTag}@example.test`, 
 async function cko03(doc: DemoDoc, rx: ReturnType<typeof startReceiver>) {
   section('CKO-03 marketplace checkout (session → complete)');
   const main = doc.providers.main;
-  const whs = { 'x-webhook-secret': main.webhook_secret };
+  const open = client();
+  const checkout = client({ webhookSecret: main.webhook_secret });
 
-  const created = await call('POST', '/external-checkout/sessions', {
+  const created = await answer(open.POST('/external-checkout/sessions', {
     body: { provider_id: main.id, plan_version_id: doc.plans.basic.plan_version_id, location_hash: doc.buildings.first_line.location_hash },
-  });
+  }));
   expectStatus(created, 201, 'create session');
   check(created.body.status === 'pending' && typeof created.body.checkout_url === 'string' && created.body.checkout_url.includes(created.body.session_id),
     'create session: pending, checkout_url carries session_id', created.body);
   const sessionId: string = created.body.session_id;
   ok(`session ${sessionId} created (pending), checkout_url ${created.body.checkout_url}`);
 
-  const read = await call('GET', `/external-checkout/sessions/${sessionId}`, { headers: whs });
+  const read = await answer(checkout.GET('/external-checkout/sessions/{session_id}', { params: { path: { session_id: sessionId } } }));
   expectStatus(read, 200, 'read session');
   check(read.body.status === 'redirected', 'first read moves the session to redirected', read.body.status);
   check(read.body.units?.buildings?.building_id === doc.buildings.first_line.id, 'session embeds unit with building', read.body.units);
   ok(`checkout page read the session: status ${read.body.status}, plan ${read.body.plan?.name}`);
 
-  const patched = await call('PATCH', `/external-checkout/sessions/${sessionId}`, {
-    headers: whs, body: { partner_reference: `demo-order-${runTag}`, plan_version_id: doc.plans.fast.plan_version_id },
-  });
+  const patched = await answer(checkout.PATCH('/external-checkout/sessions/{session_id}', {
+    params: { path: { session_id: sessionId } }, body: { partner_reference: `demo-order-${runTag}`, plan_version_id: doc.plans.fast.plan_version_id },
+  }));
   expectStatus(patched, 200, 'patch session');
   check(patched.body.partner_reference === `demo-order-${runTag}` && patched.body.plan_version_id === doc.plans.fast.plan_version_id,
     'patch sets partner_reference and the upsell plan', patched.body);
   ok(`patched: partner_reference ${patched.body.partner_reference}, upsell to ${patched.body.plan?.name}`);
 
-  const done = await call('POST', '/external-checkout/complete', { headers: whs, body: { session_id: sessionId, subscriber: person('cko03') } });
+  const done = await answer(checkout.POST('/external-checkout/complete', { body: { session_id: sessionId, subscriber: person('cko03') } }));
   if (done.status === 409) {
     throw new SetupError(`the demo port is taken (${done.body?.detail}); the demo runs once per freshly seeded database`);
   }
@@ -203,7 +196,7 @@ async function cko03(doc: DemoDoc, rx: ReturnType<typeof startReceiver>) {
   const subscriptionId: string = done.body.subscription_id;
   ok(`completed: subscription ${subscriptionId}, route ${done.body.route}, job ${done.body.job_id}`);
 
-  const status = await call('GET', `/external-checkout/sessions/${sessionId}/status`);
+  const status = await answer(open.GET('/external-checkout/sessions/{session_id}/status', { params: { path: { session_id: sessionId } } }));
   expectStatus(status, 200, 'session status');
   check(status.body.status === 'completed' && status.body.subscription_status === 'ACTIVE', 'status: completed, subscription ACTIVE', status.body);
   ok(`status endpoint (no auth): session ${status.body.status}, subscription_status ${status.body.subscription_status}`);
@@ -216,7 +209,7 @@ async function cko03(doc: DemoDoc, rx: ReturnType<typeof startReceiver>) {
   check(completed.data.job_id === done.body.job_id, 'provisioning.completed names the job', completed.data);
   ok(`webhooks received and verified: ${order.join(' → ')}`);
 
-  const replay = await call('POST', '/external-checkout/complete', { headers: whs, body: { session_id: sessionId, subscriber: person('cko03') } });
+  const replay = await answer(checkout.POST('/external-checkout/complete', { body: { session_id: sessionId, subscriber: person('cko03') } }));
   expectStatus(replay, 200, 'complete again');
   check(replay.body.subscription_id === subscriptionId && !('job_id' in replay.body), 'replay: same subscription, no job_id', replay.body);
   ok(`completing again is an idempotent replay: "${replay.body.message}"`);
@@ -224,17 +217,17 @@ async function cko03(doc: DemoDoc, rx: ReturnType<typeof startReceiver>) {
 
 async function cko04(doc: DemoDoc, rx: ReturnType<typeof startReceiver>) {
   section('CKO-04 provider-initiated provisioning (storefront)');
-  const key = { 'x-api-key': doc.providers.main.api_key };
+  const storefront = client({ apiKey: doc.providers.main.api_key });
   const first = doc.buildings.first_line;
 
   const q = first.address.slice(0, Math.max(6, first.address.indexOf(',')));
-  const ac = await call('GET', `/serviceability/autocomplete?q=${encodeURIComponent(q)}`, { headers: key });
+  const ac = await answer(storefront.GET('/serviceability/autocomplete', { params: { query: { q } } }));
   expectStatus(ac, 200, 'autocomplete');
   const suggestion = ac.body.suggestions.find((s: { building_id: string | null }) => s.building_id === first.id);
   check(suggestion, `autocomplete "${q}" suggests the first-line building`, ac.body.suggestions.map((s: { display: string }) => s.display));
   ok(`autocomplete "${q}": ${ac.body.suggestions.length} suggestion(s), "${suggestion.display}" orderable ${suggestion.orderable}`);
 
-  const chk = await call('POST', '/serviceability/check', { headers: key, body: { address: first.address } });
+  const chk = await answer(storefront.POST('/serviceability/check', { body: { address: first.address } }));
   expectStatus(chk, 200, 'serviceability check');
   check(chk.body.serviceable === true && chk.body.building_id === first.id, 'the address is serviceable in the first-line building', chk.body);
   const plan = chk.body.plans.find((p: { plan_version_id: string }) => p.plan_version_id === doc.plans.fast.plan_version_id);
@@ -244,7 +237,7 @@ async function cko04(doc: DemoDoc, rx: ReturnType<typeof startReceiver>) {
   const portHash = first.spare_location_hashes[0];
   check(portHash, 'the demo document lists a spare first-line port');
   const body = { plan_version_id: plan.plan_version_id, location_hash: portHash, subscriber: person('cko04'), mac_address: '02:00:5e:10:00:42' };
-  const created = await call('POST', '/provisioning/provider-initiated', { headers: key, body });
+  const created = await answer(storefront.POST('/provisioning/provider-initiated', { body }));
   if (created.status === 409) throw new SetupError(`the demo port is taken (${created.body?.detail}); the demo runs once per freshly seeded database`);
   expectStatus(created, 201, 'provider-initiated');
   check(created.body.route === 'provision' && typeof created.body.job_id === 'string', 'route provision with a job_id', created.body);
@@ -255,7 +248,7 @@ async function cko04(doc: DemoDoc, rx: ReturnType<typeof startReceiver>) {
   let job: Answer;
   const seen: string[] = [];
   for (;;) {
-    job = await call('GET', `/provisioning/jobs/${created.body.job_id}`, { headers: key });
+    job = await answer(storefront.GET('/provisioning/jobs/{job_id}', { params: { path: { job_id: created.body.job_id } } }));
     expectStatus(job, 200, 'poll job');
     if (seen[seen.length - 1] !== job.body.status) seen.push(job.body.status);
     if (job.body.status === 'succeeded' || job.body.status === 'failed' || Date.now() > deadline) break;
@@ -264,7 +257,7 @@ async function cko04(doc: DemoDoc, rx: ReturnType<typeof startReceiver>) {
   check(job.body.status === 'succeeded', 'the port job succeeded', job.body);
   ok(`job polled: ${seen.join(' → ')} after ${job.body.attempts} attempt(s)`);
 
-  const again = await call('POST', '/provisioning/provider-initiated', { headers: key, body });
+  const again = await answer(storefront.POST('/provisioning/provider-initiated', { body }));
   expectStatus(again, 200, 'provider-initiated again');
   check(again.body.subscription_id === subscriptionId && again.body.message === 'Subscription already exists (idempotent replay)', 'replay answers the same subscription', again.body);
   ok(`same request again: 200 "${again.body.message}"`);
@@ -272,9 +265,9 @@ async function cko04(doc: DemoDoc, rx: ReturnType<typeof startReceiver>) {
   const events = await rx.waitFor(subscriptionId, ['subscription.activated', 'provisioning.completed']);
   ok(`webhooks received and verified: ${events.map((e) => e.type).join(' → ')}`);
 
-  const install = await call('POST', '/provisioning/provider-initiated', {
-    headers: key, body: { plan_version_id: doc.plans.basic.plan_version_id, delivery_mode: 'home_drop', unit_id: doc.buildings.second_line.free_unit_id, subscriber: person('install') },
-  });
+  const install = await answer(storefront.POST('/provisioning/provider-initiated', {
+    body: { plan_version_id: doc.plans.basic.plan_version_id, delivery_mode: 'home_drop', unit_id: doc.buildings.second_line.free_unit_id, subscriber: person('install') },
+  }));
   if (install.status === 409) throw new SetupError(`the demo unit is taken (${install.body?.detail}); the demo runs once per freshly seeded database`);
   expectStatus(install, 201, 'provider-initiated (second-line unit)');
   check(install.body.route === 'install' && install.body.job_id === null, 'a second-line unit takes the install path (job_id null)', install.body);

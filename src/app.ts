@@ -6,6 +6,7 @@ import { migrate } from './db/migrate.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createContainer, type Deps, type DepsOverrides, type Services } from './container.js';
 import { genReqId } from './plugins/request-id.js';
+import { withNextStep } from './lib/error-next-steps.js';
 import { registerDocs } from './plugins/docs.js';
 import { registerPageHeaders } from './plugins/page-headers.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
@@ -77,7 +78,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       const reply = res as unknown as FastifyReply;
       const message = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is too long' : 'Malformed request URL';
       if (request.url.startsWith('/agent')) {
-        return reply.code(400).send({ error: { code: 'bad_request', message, request_id: String(request.id) } });
+        return reply.code(400).send({ error: { code: 'bad_request', message: withNextStep('bad_request', message), request_id: String(request.id) } });
       }
       return reply.code(400).send({ detail: message });
     },

@@ -4,6 +4,8 @@ import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import { deriveRouteContract } from './route-contract.js';
 import { DOCS_HEADERS } from './page-headers.js';
+import { NEXT_STEPS } from '../lib/error-next-steps.js';
+import type { ErrorCode } from '../lib/errors.js';
 
 type Spec = Record<string, any>;
 
@@ -35,6 +37,15 @@ const SECURITY_SCHEMES = {
   webhookSecret: { type: 'apiKey', in: 'header', name: 'X-Webhook-Secret' },
   bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
 };
+
+// The agent document's tags are the steps of a support conversation, in its order (Swagger UI lists them so).
+const AGENT_TAGS = [
+  { name: 'identify', description: 'Find who is calling: a masked search by name, email, phone, customer number or address.' },
+  { name: 'verify', description: 'Prove it is them: email a one-time code, check what they read back, get a 15-minute verified session.' },
+  { name: 'read', description: 'With the verified session: profile, billing summary, payments, network health and ticket history.' },
+  { name: 'change', description: 'Act on the verified account: preview then apply a plan change, edit contact details, resend an invoice, send a portal link, add a note.' },
+  { name: 'escalate', description: 'Hand over to a human: open a ticket in the provider\'s support queue (works for unverified callers too).' },
+];
 
 const isAgentPath = (p: string) => p === '/agent' || p.startsWith('/agent/');
 
@@ -70,7 +81,24 @@ function pick(spec: Spec, keep: (path: string) => boolean, info: Spec, servers: 
   };
 }
 
-export const agentSpec = (app: FastifyInstance): Spec => pick(app.swagger() as Spec, isAgentPath, AGENT_INFO, AGENT_SERVERS);
+/** The codes the agent document's error examples carry, each with its next step: one table an agent can read once. */
+function withNextSteps(spec: Spec): Spec {
+  const codes = new Set<ErrorCode>();
+  for (const item of Object.values<Spec>(spec.paths)) {
+    for (const op of Object.values<Spec>(item)) {
+      for (const response of Object.values<Spec>(op.responses ?? {})) {
+        for (const e of Object.values<Spec>(response.content?.['application/json']?.examples ?? {})) {
+          if (e.value?.error?.code) codes.add(e.value.error.code);
+        }
+      }
+    }
+  }
+  const rows = [...codes].sort().map((c) => `- \`${c}\` (${NEXT_STEPS[c].action.replace('_', ' ')}): ${NEXT_STEPS[c].text}`);
+  const table = `\n\nEvery error \`message\` ends with "Next step: ..." for its code. The codes and their next steps:\n${rows.join('\n')}`;
+  return { ...spec, info: { ...spec.info, description: spec.info.description + table } };
+}
+
+export const agentSpec = (app: FastifyInstance): Spec => withNextSteps(pick(app.swagger() as Spec, isAgentPath, AGENT_INFO, AGENT_SERVERS));
 export const partnerSpec = (app: FastifyInstance): Spec => pick(app.swagger() as Spec, (p) => !isAgentPath(p), PARTNER_INFO, PARTNER_SERVERS);
 
 // swagger-ui's own CSP (its inline scripts and styles by hash, assets from 'self'), tightened: no
@@ -99,6 +127,7 @@ export async function registerDocs(app: FastifyInstance) {
       openapi: '3.1.0',
       info: { title: 'netsvc API', version: '1.0.0' },
       components: { securitySchemes: SECURITY_SCHEMES as any },
+      tags: AGENT_TAGS,
     },
     transform: jsonSchemaTransform,
   });

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { AppError, RateLimitError, type ErrorCode, type NextStep, type ValidationDetail } from '../lib/errors.js';
+import { withNextStep } from '../lib/error-next-steps.js';
 
 // Connection-level database failures: the request fails cleanly with 503 and the pool recovers.
 const DB_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006', '53300']);
@@ -80,7 +81,7 @@ const AGENT_OPERATIONS: Record<NextStep['operation'], string> = {
   customerSearch: 'GET /agent/customers/search',
 };
 
-/** /agent: every error is `{error: {code, message, request_id, details?}}`. */
+/** /agent: every error is `{error: {code, message, request_id, details?}}`; `message` ends with the code's next step. */
 export function useAgentErrors(app: FastifyInstance) {
   app.setErrorHandler((err, request, reply) => {
     if (err instanceof RateLimitError) return sendRateLimit(err, reply);
@@ -88,11 +89,11 @@ export function useAgentErrors(app: FastifyInstance) {
     if (n.headers) reply.headers(n.headers);
     const message = n.next ? `${n.message}; ${n.next.say} ${AGENT_OPERATIONS[n.next.operation]}` : n.message;
     return plain(reply).code(n.status).send({
-      error: { code: n.code, message, request_id: String(request.id), ...(n.details ? { details: n.details } : {}) },
+      error: { code: n.code, message: withNextStep(n.code, message), request_id: String(request.id), ...(n.details ? { details: n.details } : {}) },
     });
   });
   app.setNotFoundHandler((request, reply) =>
-    plain(reply).code(404).send({ error: { code: 'not_found', message: `Route ${request.method} ${request.url.split('?')[0]} not found`, request_id: String(request.id) } }),
+    plain(reply).code(404).send({ error: { code: 'not_found', message: withNextStep('not_found', `Route ${request.method} ${request.url.split('?')[0]} not found`), request_id: String(request.id) } }),
   );
 }
 

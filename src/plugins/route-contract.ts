@@ -6,7 +6,7 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import { z } from 'zod';
 
 /** A credential check, as the OpenAPI security scheme (plugins/docs.ts) names it. */
-type Scheme = 'apiKey' | 'verifiedSession' | 'webhookSecret' | 'bearer';
+export type Scheme = 'apiKey' | 'verifiedSession' | 'webhookSecret' | 'bearer';
 
 export interface Credential {
   scheme: Scheme;

@@ -26,6 +26,20 @@ describe('request ids', () => {
 });
 
 describe('error shapes', () => {
+  it('an /agent error message ends with its code\'s next step; a partner {detail} is unchanged', async () => {
+    const p = await createProvider(t.db);
+    const noKey = await t.app.inject({ method: 'GET', url: '/agent/customers/search?q=ab' });
+    expect(noKey.json().error.message).toBe(
+      'The API key is missing, invalid, or its account is disabled. Next step: the integration\'s API key is missing, wrong or disabled: do not retry; hand the conversation to a human and tell the operator.',
+    );
+    const unknown = await t.app.inject({ method: 'GET', url: '/agent/customers/not-a-customer', headers: { 'x-api-key': p.apiKey } });
+    expect(unknown.json().error).toMatchObject({ code: 'customer_not_found', message: expect.stringMatching(/\. Next step: ask the caller for another detail and search again/) });
+    const invalid = await t.app.inject({ method: 'GET', url: '/agent/customers/search?q=a', headers: { 'x-api-key': p.apiKey } });
+    expect(invalid.json().error).toMatchObject({ code: 'validation_error', message: 'Request validation failed. Next step: correct the fields named in `details` and send again (ask the caller when the value came from them).' });
+    const partner = await t.app.inject({ method: 'GET', url: '/no-such-thing' });
+    expect(partner.json()).toEqual({ detail: 'Not Found' });
+  });
+
   it('an unknown /agent path answers 404 in the envelope; an unknown partner path 404 {detail}', async () => {
     const p = await createProvider(t.db);
     const a = await t.app.inject({ method: 'GET', url: '/agent/no-such-thing', headers: { 'x-api-key': p.apiKey } });

@@ -346,10 +346,10 @@ describe('agent plan-change: provider and customer scoping, verified session', (
     const neighbour = await createCustomer(t.db, w, { records: 'invoiced' });
     const r1 = await call('plan-change', me, { subscription_id: neighbour.subscriptionId, plan_version_id: w.plans.faster.id, confirm: true });
     expect(r1.statusCode).toBe(404);
-    expect(r1.json().error).toMatchObject({ code: 'not_found', message: 'Subscription not found' });
+    expect(r1.json().error).toMatchObject({ code: 'not_found', message: expect.stringMatching(/^Subscription not found\. Next step: take the id again/) });
     const r2 = await apply(me, other.plans.faster.id);
     expect(r2.statusCode).toBe(404);
-    expect(r2.json().error).toMatchObject({ code: 'not_found', message: 'Plan version not found' });
+    expect(r2.json().error).toMatchObject({ code: 'not_found', message: expect.stringMatching(/^Plan version not found\. Next step: /) });
     const r3 = await preview(me, '00000000-0000-4000-8000-000000000000');
     expect(r3.json().error.code).toBe('not_found');
     expect(await changesOf(me.subscriptionId)).toHaveLength(0);
@@ -399,7 +399,7 @@ describe('agent plan-change preview: one round trip', () => {
     const neighbour = await createCustomer(t.db, w, { records: 'invoiced' });
     const r = await call('plan-change/preview', me, { subscription_id: neighbour.subscriptionId, plan_version_id: w.plans.faster.id });
     expect(r.statusCode).toBe(404);
-    expect(r.json().error).toMatchObject({ code: 'not_found', message: 'Subscription not found' });
+    expect(r.json().error).toMatchObject({ code: 'not_found', message: expect.stringMatching(/^Subscription not found\. Next step: take the id again/) });
   });
 
   it('a body that is not two UUIDs is read without the snapshot and answers 400 validation_error', async () => {

@@ -122,7 +122,8 @@ if (usingPostgres()) {
         const r = await pending;
         expect(r.statusCode).toBe(409);
         expect(r.json().error).toMatchObject({
-          code: 'plan_change_limit', message: 'This customer already changed plan today (UTC calendar day); the next change is possible from tomorrow',
+          code: 'plan_change_limit',
+          message: 'This customer already changed plan today (UTC calendar day); the next change is possible from tomorrow. Next step: tell the customer the next plan change is possible from tomorrow (UTC); if it cannot wait, escalate by ticket.',
         });
       } finally {
         await other.end();

@@ -6,7 +6,7 @@ import { z } from 'zod';
 const ErrorEnvelope = z
   .object({
     error: z.object({
-      code: z.string().describe('Stable machine-readable code; branch on this, never on `message`').meta({ example: 'customer_not_found' }),
+      code: z.string().describe('Stable machine-readable code; branch on this, never on `message`. Each code\'s next step ends `message` and is listed in the API description'),
       message: z.string().describe('Human-readable explanation, safe to relay'),
       request_id: z.string().describe('Quote this to support; equals the x-request-id response header').meta({ example: 'req_3kZ8cW1q0b8JvA2x' }),
       details: z

@@ -19,7 +19,7 @@ export const customerReadRoutes: FastifyPluginAsyncZod = async (app) => {
     preValidation: [requireOwnedProfile],
     schema: {
       operationId: 'getCustomerProfile',
-      tags: ['customers'],
+      tags: ['read'],
       summary: 'Customer profile (verified)',
       description: describeRoute(
         'The slim profile: contract and invoice contacts, invoice address, service locations, subscriptions with plan name, price and status, and whether an online account exists.',
@@ -39,7 +39,7 @@ export const customerReadRoutes: FastifyPluginAsyncZod = async (app) => {
     ...common,
     schema: {
       operationId: 'getBillingSummary',
-      tags: ['billing'],
+      tags: ['read'],
       summary: 'Balance, open invoices, next invoice date, last payment (verified)',
       description: describeRoute(
         'What the customer owes (sum of open invoices), each open invoice with its `invoice_id` (to resend it), when the next monthly invoice goes out, and the last payment.',
@@ -55,7 +55,7 @@ export const customerReadRoutes: FastifyPluginAsyncZod = async (app) => {
     ...common,
     schema: {
       operationId: 'listPayments',
-      tags: ['billing'],
+      tags: ['read'],
       summary: 'Payments received (verified)',
       description: describeRoute(
         'Payments, derived from paid invoices (a paid invoice with its payment reference is the payment record), newest first, each with its `invoice_id`.',
@@ -72,7 +72,7 @@ export const customerReadRoutes: FastifyPluginAsyncZod = async (app) => {
     ...common,
     schema: {
       operationId: 'getNetworkHealth',
-      tags: ['network'],
+      tags: ['read'],
       summary: 'Service and modem status per subscription (verified, read-only)',
       description: describeRoute(
         'Per subscription: status, activation, provisioning state with the latest provisioning job, installation, last known modem status, and ongoing or recent incidents. Read-only: there is no switch control or live query. A "failed" provisioning state or an offline modem without an incident is a case for a ticket.',
@@ -88,7 +88,7 @@ export const customerReadRoutes: FastifyPluginAsyncZod = async (app) => {
     ...common,
     schema: {
       operationId: 'listCustomerTickets',
-      tags: ['tickets'],
+      tags: ['read'],
       summary: 'The customer\'s support tickets (verified)',
       description: describeRoute(
         'Tickets opened for this customer or with an email address on file (contract or invoice email), newest first. Internal comments (such as transcripts) are never included.',

@@ -38,7 +38,7 @@ export const customerWriteRoutes: FastifyPluginAsyncZod = async (app) => {
     preHandler: [requireVerifiedSession],
     schema: {
       operationId: 'updateCustomerContact',
-      tags: ['customers'],
+      tags: ['change'],
       summary: 'Change contact details (verified)',
       description: describeRoute(
         'Changes only the fields you send, immediately: read the new values back to the caller before calling. When something changed, a ' +
@@ -77,7 +77,7 @@ export const customerWriteRoutes: FastifyPluginAsyncZod = async (app) => {
     preHandler: [requireVerifiedSession],
     schema: {
       operationId: 'sendPortalLink',
-      tags: ['customers'],
+      tags: ['change'],
       summary: 'Email a password-reset or account set-up link (verified)',
       description: describeRoute(
         'action "password_reset" (default) emails a reset link valid 15 minutes to the online account\'s login email; 409 portal_account_missing when the customer has no online account (use resend_activation). ' +
@@ -108,7 +108,7 @@ export const customerWriteRoutes: FastifyPluginAsyncZod = async (app) => {
     preHandler: [requireVerifiedSession],
     schema: {
       operationId: 'resendInvoice',
-      tags: ['billing'],
+      tags: ['change'],
       summary: 'Email a copy of an invoice as PDF (verified)',
       description: describeRoute(
         'Emails a copy of the invoice, with the PDF attached, to the invoice email on file (else the contract email). Take `invoice_id` from billing-summary or payments. 404 not_found for an invoice that is not this customer\'s.',
@@ -134,7 +134,7 @@ export const customerWriteRoutes: FastifyPluginAsyncZod = async (app) => {
     preHandler: [requireVerifiedSession, idempotent],
     schema: {
       operationId: 'addCustomerNote',
-      tags: ['customers'],
+      tags: ['change'],
       summary: 'Add an internal note for the provider\'s staff (verified)',
       description: describeRoute(
         'Stores an internal note on the customer, attributed to the AI agent, for the provider\'s staff. It is never shown to the customer and never returned by this API (not even by this call). Accepts Idempotency-Key.',

@@ -2,6 +2,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import { useAgentErrors } from '../../plugins/error-handlers.js';
 import { agentApiKey } from '../../plugins/auth.js';
 import { recordScopeHook } from '../../plugins/route-contract.js';
+import { useExamples } from '../../plugins/openapi-examples.js';
+import { AGENT_EXAMPLES } from './agent.examples.js';
 import { agentPlanChangeRoutes } from './plan-change.routes.js';
 import { searchRoutes } from './search.routes.js';
 import { verifyRoutes } from './verify.routes.js';
@@ -16,6 +18,7 @@ export const agentSurface: FastifyPluginAsync = async (app) => {
   const apiKey = agentApiKey();
   app.addHook('onRequest', apiKey);
   recordScopeHook(app, apiKey);
+  useExamples(app, AGENT_EXAMPLES);
   await app.register(agentPlanChangeRoutes);
   await app.register(searchRoutes);
   await app.register(verifyRoutes);

@@ -56,7 +56,7 @@ export const agentPlanChangeRoutes: FastifyPluginAsyncZod = async (app) => {
     config: { rateLimit: limit('agent.read') },
     schema: {
       operationId: 'previewPlanChange',
-      tags: ['plan-change'],
+      tags: ['change'],
       summary: 'Quote a plan change for the rest of the current month (read-only)',
       description: describeRoute(
         'Step 4, before asking the customer to confirm: quotes changing `subscription_id` to `plan_version_id` today. Nothing is ' +
@@ -91,7 +91,7 @@ export const agentPlanChangeRoutes: FastifyPluginAsyncZod = async (app) => {
     config: { rateLimit: limit('agent.write') },
     schema: {
       operationId: 'applyPlanChange',
-      tags: ['plan-change'],
+      tags: ['change'],
       summary: 'Apply a plan change now, after the customer confirmed the previewed cost',
       description: describeRoute(
         'Applies the change immediately (a real, billing-affecting change; no sandbox). Send `confirm: true` only after ' +

@@ -37,7 +37,7 @@ export const searchRoutes: FastifyPluginAsyncZod = async (app) => {
     config: { rateLimit: limit('agent.search') },
     schema: {
       operationId: 'searchCustomers',
-      tags: ['customers'],
+      tags: ['identify'],
       summary: 'Identify the caller: masked customer search',
       description: describeRoute(
         'Finds customers of your provider by the contact\'s or invoice contact\'s name, email or phone, customer number ' +

@@ -28,7 +28,7 @@ export const ticketRoutes: FastifyPluginAsyncZod = async (app) => {
     preHandler: [idempotent],
     schema: {
       operationId: 'createTicket',
-      tags: ['tickets'],
+      tags: ['escalate'],
       summary: 'Escalate to a human: open a ticket in the provider\'s support queue',
       description: describeRoute(
         'The escalation path: works for unverified callers. Give customer_id (a customer of your provider; 404 customer_not_found otherwise) or contact_email (one of the two is required). ' +

@@ -18,7 +18,7 @@ export const verifyRoutes: FastifyPluginAsyncZod = async (app) => {
     config: { rateLimit: limit('agent.verify_issue') },
     schema: {
       operationId: 'issueVerificationCode',
-      tags: ['verification'],
+      tags: ['verify'],
       summary: 'Send the caller a one-time code',
       description: describeRoute(
         'Sends a 6-digit one-time code to the customer\'s contact email on file (or, with channel "sms", to the mobile number on file). ' +
@@ -58,7 +58,7 @@ export const verifyRoutes: FastifyPluginAsyncZod = async (app) => {
     config: { rateLimit: limit('agent.verify_check') },
     schema: {
       operationId: 'checkVerificationCode',
-      tags: ['verification'],
+      tags: ['verify'],
       summary: 'Check the code the caller read back; get a verified session',
       description: describeRoute(
         'Validates the 6-digit code. On success answers the `verified_session` token: send it as `X-Verified-Session` on the ' +

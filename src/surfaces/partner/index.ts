@@ -1,5 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { usePartnerErrors } from '../../plugins/error-handlers.js';
+import { useExamples } from '../../plugins/openapi-examples.js';
+import { PARTNER_EXAMPLES } from './examples/index.js';
 import { authRoutes } from './auth.routes.js';
 import { adminPlanChangeRoutes, partnerPlanChangeRoutes } from './plan-change.routes.js';
 import { serviceabilityRoutes } from './serviceability.routes.js';
@@ -28,6 +30,7 @@ export const partnerSurface: FastifyPluginAsync<{ mirror?: boolean }> = async (a
       route.schema = { ...(route.schema ?? {}), hide: true };
     });
   }
+  useExamples(app, PARTNER_EXAMPLES);
   await app.register(authRoutes);
   await app.register(partnerPlanChangeRoutes);
   await app.register(serviceabilityRoutes);
@@ -46,6 +49,7 @@ export const partnerSurface: FastifyPluginAsync<{ mirror?: boolean }> = async (a
 /** Internal API routes that exist only under /api/v1 (dashboard JWT). */
 export const internalSurface: FastifyPluginAsync = async (app) => {
   usePartnerErrors(app);
+  useExamples(app, PARTNER_EXAMPLES);
   await app.register(creditNoteRoutes);
   await app.register(cancellationRoutes);
   await app.register(staffRoutes);

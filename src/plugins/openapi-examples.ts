@@ -1,0 +1,130 @@
+// Every response an operation declares carries an example in its OpenAPI: a whole, realistic body for
+// a 2xx (shaped like the demo data, never generated from the schema's bounds), and one named example
+// per code for an error status. A surface keeps its examples in one map by operationId (next to its
+// routes) and registers `useExamples(app, map)`; statuses every route shares (the credential checks'
+// 401/403, 429, /agent's 500) fall back to the defaults below. test/foundation/openapi-examples.test.ts
+// fails when a declared status has no example or an example does not match its own schema.
+import type { FastifyInstance, RouteOptions } from 'fastify';
+import { z } from 'zod';
+import type { ErrorCode } from '../lib/errors.js';
+import { NEXT_STEPS, withNextStep } from '../lib/error-next-steps.js';
+import { routeCredentials, type Scheme } from './route-contract.js';
+
+/** An /agent error an operation can answer: a code (sent with its usual message) or a code with the message of this case. */
+export type AgentErrorCase = ErrorCode | { code: ErrorCode; message: string; details?: { field: string; message: string }[] };
+/** A partner error: a name for the case and what `detail` says (a string, or the nested object of a 410; an HTML page's text). */
+export interface PartnerErrorCase { name: string; detail: unknown }
+
+/** An operation's examples by status: the body of a 2xx; the cases of an error status. */
+export type OperationExamples = Record<number, unknown>;
+export type ExampleMap = Record<string, OperationExamples>;
+
+export const EXAMPLE_REQUEST_ID = 'req_Xb3kZ8cW1q0bJvA2';
+
+/** The message each /agent code usually carries (the one its most common source throws). */
+const USUAL_MESSAGE: Partial<Record<ErrorCode, string>> = {
+  validation_error: 'Request validation failed',
+  bad_request: 'Malformed JSON body',
+  invalid_api_key: 'The API key is missing, invalid, or its account is disabled',
+  feature_not_enabled: 'This API key does not have the agent_api_access feature',
+  verification_required: 'This call needs X-Verified-Session: verify the caller with POST /agent/verify/issue and POST /agent/verify/check',
+  session_invalid: 'The verified session is unknown or has expired (sessions last 15 minutes); verify the caller again',
+  session_customer_mismatch: 'The verified session belongs to another customer; verify this customer first',
+  customer_not_found: 'No customer with this id for your provider account; find the customer_id with GET /agent/customers/search',
+  idempotency_key_reused: 'This Idempotency-Key was already used with a different request',
+  idempotency_in_progress: 'A request with this Idempotency-Key is still in progress; retry shortly',
+  internal_error: 'Internal server error',
+  service_unavailable: 'Service temporarily unavailable, retry shortly',
+};
+
+const VALIDATION_DETAILS = [{ field: 'customer_id', message: 'must be a UUID' }];
+
+export function agentErrorBody(c: AgentErrorCase) {
+  const { code, message, details } = typeof c === 'string' ? { code: c, message: USUAL_MESSAGE[c], details: undefined } : c;
+  if (message === undefined) throw new Error(`openapi examples: give the message of ${code} (no usual one)`);
+  const d = details ?? (code === 'validation_error' ? VALIDATION_DETAILS : undefined);
+  return { error: { code, message: withNextStep(code, message), request_id: EXAMPLE_REQUEST_ID, ...(d ? { details: d } : {}) } };
+}
+
+const RATE_LIMITED = { statusCode: 429, error: 'Too Many Requests', message: 'Rate limit exceeded, retry in 1 minute' };
+
+/** What a credential check answers, per surface: the codes of /agent, the `detail` of the partner routes. */
+const AGENT_CREDENTIAL_CASES: Partial<Record<Scheme, Partial<Record<number, AgentErrorCase[]>>>> = {
+  apiKey: { 403: ['invalid_api_key', 'feature_not_enabled'] },
+  verifiedSession: { 401: ['verification_required', 'session_invalid'], 403: ['session_customer_mismatch'] },
+};
+const PARTNER_CREDENTIAL_CASES: Partial<Record<Scheme, Partial<Record<number, PartnerErrorCase[]>>>> = {
+  apiKey: {
+    401: [{ name: 'not_authenticated', detail: 'Not authenticated' }],
+    403: [{ name: 'invalid_credentials', detail: 'Invalid credentials' }],
+  },
+  webhookSecret: { 401: [{ name: 'not_authenticated', detail: 'Not authenticated' }], 403: [{ name: 'invalid_credentials', detail: 'Invalid credentials' }] },
+  bearer: {
+    401: [{ name: 'not_authenticated', detail: 'Not authenticated' }],
+    403: [{ name: 'invalid_credentials', detail: 'Invalid credentials' }, { name: 'forbidden', detail: 'Not permitted for this account' }],
+  },
+};
+
+function defaultCases(route: RouteOptions, status: number, agent: boolean): unknown[] | undefined {
+  if (agent && status === 500) return ['internal_error'];
+  const table = agent ? AGENT_CREDENTIAL_CASES : PARTNER_CREDENTIAL_CASES;
+  const cases = routeCredentials(route).flatMap((c) => {
+    const own = (table[c.scheme]?.[status] ?? []) as unknown[];
+    // A partner key checked for a scope says which in its 403 text (plugins/auth.ts).
+    const scope = agent ? null : /lacks the (\w+) scope/.exec(c.statuses[403] ?? '')?.[1];
+    return status === 403 && scope ? [...own, { name: 'feature_not_enabled', detail: `API key lacks the ${scope} scope` }] : own;
+  });
+  const seen = new Set<string>();
+  const unique = cases.filter((c) => {
+    const key = JSON.stringify(c);
+    return seen.has(key) ? false : (seen.add(key), true);
+  });
+  return unique.length ? unique : undefined;
+}
+
+type AnySchema = z.ZodType | Record<string, unknown>;
+const isZod = (s: AnySchema): s is z.ZodType => s instanceof z.ZodType;
+const isText = (s: AnySchema) => (isZod(s) ? s.def.type === 'string' : s.type === 'string');
+
+/** `schema` with `meta` added: a zod schema keeps its description (zod inherits it), a JSON schema is copied. */
+const annotate = (s: AnySchema, meta: Record<string, unknown>): AnySchema => (isZod(s) ? s.meta(meta) : { ...s, ...meta });
+
+function named(status: number, cases: unknown[] | undefined, agent: boolean, text: boolean): Record<string, { summary: string; value: unknown }> {
+  if (!cases) return { rate_limited: { summary: 'Rate limited: wait Retry-After seconds, then retry', value: RATE_LIMITED } };
+  return Object.fromEntries(
+    cases.map((c) => {
+      if (agent) {
+        const value = agentErrorBody(c as AgentErrorCase);
+        const step = NEXT_STEPS[value.error.code];
+        return [value.error.code, { summary: `${value.error.code}: ${step.action.replace('_', ' ')}, ${step.text}`, value }];
+      }
+      const p = c as PartnerErrorCase;
+      return [p.name, { summary: typeof p.detail === 'string' && !text ? p.detail : p.name.replaceAll('_', ' '), value: text ? p.detail : { detail: p.detail } }];
+    }),
+  );
+}
+
+/** Sets the examples of one route's responses from `map` (and the shared defaults). */
+export function applyExamples(route: RouteOptions, map: ExampleMap) {
+  const schema = route.schema as { hide?: boolean; operationId?: string; response?: Record<string, AnySchema> } | undefined;
+  if (!schema?.response || schema.hide || !schema.operationId) return;
+  const agent = route.url === '/agent' || route.url.startsWith('/agent/');
+  const own = map[schema.operationId] ?? {};
+  const response = { ...schema.response };
+  for (const [key, s] of Object.entries(response)) {
+    const status = Number(key);
+    if (status < 400) {
+      if (status in own) response[key] = annotate(s, { examples: [own[status]] });
+      continue;
+    }
+    // A 429 is the limiter's standard body unless the route says otherwise (a login lockout answers {detail}).
+    const cases = (own[status] as unknown[] | undefined) ?? defaultCases(route, status, agent);
+    if (cases || status === 429) response[key] = annotate(s, { 'x-examples': named(status, cases, agent, isText(s)) });
+  }
+  schema.response = response;
+}
+
+/** Applies `map` to every route registered in this scope from now on (after the route contract added its statuses). */
+export function useExamples(app: FastifyInstance, map: ExampleMap) {
+  app.addHook('onRoute', (route) => applyExamples(route, map));
+}
