@@ -101,7 +101,9 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   registerIdempotencyStore(app);
   await registerPageHeaders(app);
   await registerDocs(app);
-  await registerRateLimit(app, { enabled: config.RATE_LIMIT_ENABLED, store: config.RATE_LIMIT_STORE, db: deps.db });
+  await registerRateLimit(app, {
+    enabled: config.RATE_LIMIT_ENABLED, store: config.RATE_LIMIT_STORE, db: deps.db, redisUrl: config.REDIS_URL, redisKeyPrefix: config.REDIS_KEY_PREFIX,
+  });
 
   await app.register(agentSurface, { prefix: '/agent' });
   await app.register(partnerSurface, { prefix: '' });
