@@ -14,14 +14,15 @@ export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6
 /** Global setup: the URL when a PING answers within a second, else null and one loud line. */
 export async function probeRedis(): Promise<string | null> {
   const redis = new Redis(TEST_REDIS_URL, { lazyConnect: true, connectTimeout: 1000, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
-  redis.on('error', () => {});
+  let cause: Error | undefined;
+  redis.on('error', (err: Error) => (cause ??= err));
   try {
     await redis.connect();
     await redis.ping();
     return TEST_REDIS_URL;
   } catch (err) {
     process.stderr.write(
-      `\n###  SKIPPED: the Redis rate-limit store tests: no Redis answers at ${TEST_REDIS_URL} (${(err as Error).message}); ` +
+      `\n###  SKIPPED: the Redis rate-limit store tests: no Redis answers at ${TEST_REDIS_URL} (${(cause ?? (err as Error)).message}); ` +
         'start one (.ci/run does) or set TEST_REDIS_URL  ###\n\n',
     );
     return null;
