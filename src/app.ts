@@ -8,6 +8,7 @@ import { createContainer, type Deps, type DepsOverrides } from './container.js';
 import { genReqId } from './plugins/request-id.js';
 import { registerDocs } from './plugins/docs.js';
 import { registerPageHeaders } from './plugins/page-headers.js';
+import { registerLandingPage } from './plugins/landing-page.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
 import { registerIdempotencyStore } from './plugins/idempotency.js';
 import { agentSurface } from './surfaces/agent/index.js';
@@ -101,6 +102,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   registerIdempotencyStore(app);
   await registerPageHeaders(app);
   await registerDocs(app);
+  registerLandingPage(app);
   await registerRateLimit(app, {
     enabled: config.RATE_LIMIT_ENABLED, store: config.RATE_LIMIT_STORE, db: deps.db, redisUrl: config.REDIS_URL, redisKeyPrefix: config.REDIS_KEY_PREFIX,
   });

@@ -153,7 +153,7 @@ const MATRIX: Record<string, Entry> = {
   },
 };
 
-const SERVICE_ROUTES = new Set(['GET /openapi.json', 'GET /agent/openapi.json']);
+const SERVICE_ROUTES = new Set(['GET /openapi.json', 'GET /agent/openapi.json', 'GET /']);
 
 let t: TestApp;
 let w: World;
