@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 
 /**
@@ -11,4 +11,8 @@ export function registerBenchFloors(app: FastifyInstance) {
     const r = await sql<{ one: number }>`SELECT 1 AS one`.execute(app.deps.db);
     return { ok: r.rows[0].one === 1 };
   });
+  // The constant route behind a rate limit it never reaches (bench/rate-limit-stores.ts): what the
+  // configured store adds to a request. The bucket comes from a header, so a run spreads over many.
+  const rateLimit = { max: 1e9, timeWindow: 60_000, keyGenerator: (r: FastifyRequest) => `bench|${String(r.headers['x-bench-bucket'] ?? '')}` };
+  app.get('/__bench/limited', { schema: { hide: true }, config: { rateLimit } }, async () => ({ ok: true }));
 }
