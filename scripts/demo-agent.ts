@@ -16,7 +16,8 @@
  * var/outbox, where the server writes mail when SMTP_URL is not set). When the server sends real
  * mail (SMTP_URL set), the script asks for the code on the terminal, or takes DEMO_CODE.
  *
- * Environment: BASE_URL (default http://127.0.0.1:3000), DEMO_JSON (default var/demo.json),
+ * Environment: BASE_URL (default: the document's base_url, which npm start sets to the address it
+ * listens on; else http://127.0.0.1:3000), DEMO_JSON (default var/demo.json),
  * MAIL_OUTBOX_DIR (default var/outbox), SMTP_URL, DEMO_CODE, DEMO_TIMEOUT_MS (default 20000).
  * Exits 0 when every answer was the expected one, 1 on the first unexpected answer, 2 when the
  * setup is wrong (no server, no document, no mail). The plan change is real: a customer can change
@@ -27,21 +28,23 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { createAgentClient, type AgentClient } from '../clients/ts/src/index.js';
+import { DEFAULT_BASE_URL, demoBaseUrl, readDemoJson, DemoSetupError as SetupError } from './demo-target.js';
 
-const BASE_URL = (process.env.BASE_URL ?? 'http://127.0.0.1:3000').replace(/\/+$/, '');
+// Set from the demo document once it is read (scripts/demo-target.ts).
+let BASE_URL = DEFAULT_BASE_URL;
 const DEMO_JSON = process.env.DEMO_JSON ?? 'var/demo.json';
 const OUTBOX = process.env.MAIL_OUTBOX_DIR ?? 'var/outbox';
 const TIMEOUT_MS = Number(process.env.DEMO_TIMEOUT_MS ?? 20_000);
 
 interface DemoCustomer { id: string; name: string; email: string; unit_label?: string; subscription_id: string }
 interface DemoDoc {
+  base_url?: string;
   providers: { main: { api_key: string } };
   plans: { basic: { plan_version_id: string }; fast: { plan_version_id: string }; faster: { plan_version_id: string } };
   customers: { ambiguous: [DemoCustomer, DemoCustomer] };
 }
 
 class Unexpected extends Error {}
-class SetupError extends Error {}
 
 const tty = process.stdout.isTTY;
 const green = (s: string) => (tty ? `\x1b[32m${s}\x1b[0m` : s);
@@ -125,8 +128,8 @@ async function codeFromPrompt(email: string): Promise<string> {
 // ---- the conversation ---------------------------------------------------------------------------
 
 async function main() {
-  if (!existsSync(DEMO_JSON)) throw new SetupError(`${DEMO_JSON} not found: start the server once on an empty database (npm start) or run npm run seed:demo`);
-  const doc = JSON.parse(readFileSync(DEMO_JSON, 'utf8')) as DemoDoc;
+  const doc = readDemoJson<DemoDoc>(DEMO_JSON);
+  BASE_URL = demoBaseUrl(process.env, doc);
   agent = client(doc.providers.main.api_key);
   const [anna] = doc.customers.ambiguous;
   console.log(`Support agent demo against ${BASE_URL}`);

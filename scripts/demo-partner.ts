@@ -15,20 +15,22 @@
  *   DEMO_WEBHOOK_URL=http://127.0.0.1:4400/webhooks npm start        # empty database: seeds, writes var/demo.json
  *   npm run demo:partner                                               # in a second terminal
  *
- * Environment: BASE_URL (default http://127.0.0.1:3000), DEMO_JSON (default var/demo.json),
+ * Environment: BASE_URL (default: the document's base_url, which npm start sets to the address it
+ * listens on; else http://127.0.0.1:3000), DEMO_JSON (default var/demo.json),
  * DEMO_RECEIVER_PORT (default 4400), DEMO_TIMEOUT_MS (default 30000, per wait).
  * Exits 0 when every answer was the expected one, 1 on the first unexpected answer (or a webhook
  * that failed verification), 2 when the setup is wrong (no server, no document, webhook URL).
  * The demo uses the document's two free first-line ports and a free second-line unit: run it once
  * per freshly seeded database (a second run finds the ports taken and says so).
  */
-import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { createPartnerClient } from '../clients/ts/src/index.js';
+import { DEFAULT_BASE_URL, demoBaseUrl, readDemoJson, DemoSetupError as SetupError } from './demo-target.js';
 
-const BASE_URL = (process.env.BASE_URL ?? 'http://127.0.0.1:3000').replace(/\/+$/, '');
+// Set from the demo document once it is read (scripts/demo-target.ts).
+let BASE_URL = DEFAULT_BASE_URL;
 const DEMO_JSON = process.env.DEMO_JSON ?? 'var/demo.json';
 const RECEIVER_PORT = Number(process.env.DEMO_RECEIVER_PORT ?? 4400);
 const TIMEOUT_MS = Number(process.env.DEMO_TIMEOUT_MS ?? 30_000);
@@ -36,6 +38,7 @@ const RECEIVER_URL = `http://127.0.0.1:${RECEIVER_PORT}/webhooks`;
 
 interface Envelope { id: string; type: string; created_at: string; provider_id: string; data: Record<string, unknown> & { subscription_id: string } }
 interface DemoDoc {
+  base_url?: string;
   webhook_url: string | null;
   providers: { main: { id: string; api_key: string; webhook_secret: string; webhook_signing_secret: string } };
   plans: { basic: { plan_version_id: string }; fast: { plan_version_id: string } };
@@ -46,7 +49,6 @@ interface DemoDoc {
 }
 
 class Unexpected extends Error {}
-class SetupError extends Error {}
 
 const green = (s: string) => (process.stdout.isTTY ? `\x1b[32m${s}\x1b[0m` : s);
 const red = (s: string) => (process.stdout.isTTY ? `\x1b[31m${s}\x1b[0m` : s);
@@ -277,12 +279,8 @@ async function cko04(doc: DemoDoc, rx: ReturnType<typeof startReceiver>) {
 }
 
 async function main() {
-  let doc: DemoDoc;
-  try {
-    doc = JSON.parse(readFileSync(DEMO_JSON, 'utf8')) as DemoDoc;
-  } catch (err) {
-    throw new SetupError(`cannot read ${DEMO_JSON} (${(err as Error).message}); start the server on an empty database (npm start) or run npm run seed:demo -- --json > ${DEMO_JSON}`);
-  }
+  const doc = readDemoJson<DemoDoc>(DEMO_JSON);
+  BASE_URL = demoBaseUrl(process.env, doc);
   if (doc.webhook_url !== RECEIVER_URL) {
     throw new SetupError(
       `the demo provider's webhook URL is ${doc.webhook_url ?? '(none)'}, but this demo receives at ${RECEIVER_URL}.\n` +

@@ -1,6 +1,6 @@
 // `npm start`: the real server, with the demo dataset loaded into an empty database first
 // (see src/demo/startup.ts) and a banner saying how to call it.
-import { demoStartEnv, ensureDemo, type DemoAtStart } from '../src/demo/startup.js';
+import { demoStartEnv, ensureDemo, writeDemoDocument, type DemoAtStart } from '../src/demo/startup.js';
 import { loadConfigOrExit, startServer } from '../src/server.js';
 
 const { env, sandboxNote } = demoStartEnv(process.env);
@@ -11,6 +11,7 @@ const { baseUrl } = await startServer(config, {
     demo = await ensureDemo(app.deps);
   },
 });
+if (demo.document && demo.document.base_url !== baseUrl) demo.document = await writeDemoDocument(demo.document, baseUrl);
 
 const key = demo.document?.providers.main.api_key ?? '<your API key>';
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;

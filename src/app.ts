@@ -9,6 +9,7 @@ import { genReqId } from './plugins/request-id.js';
 import { withNextStep } from './lib/error-next-steps.js';
 import { registerDocs } from './plugins/docs.js';
 import { registerPageHeaders } from './plugins/page-headers.js';
+import { registerLandingPage } from './plugins/landing-page.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
 import { registerIdempotencyStore } from './plugins/idempotency.js';
 import { agentSurface } from './surfaces/agent/index.js';
@@ -117,7 +118,10 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   registerIdempotencyStore(app);
   await registerPageHeaders(app);
   await registerDocs(app);
-  await registerRateLimit(app, { enabled: config.RATE_LIMIT_ENABLED, store: config.RATE_LIMIT_STORE, counter: services.rateLimitCounter });
+  registerLandingPage(app);
+  await registerRateLimit(app, {
+    enabled: config.RATE_LIMIT_ENABLED, store: config.RATE_LIMIT_STORE, counter: services.rateLimitCounter, redisUrl: config.REDIS_URL, redisKeyPrefix: config.REDIS_KEY_PREFIX,
+  });
 
   await app.register(agentSurface, { prefix: '/agent' });
   await app.register(partnerSurface, { prefix: '' });

@@ -31,7 +31,9 @@ const schema = z.object({
   SCHEDULER_ENABLED: bool.default(true),
   RETENTION_DAYS: z.coerce.number().int().min(0).default(30),
   RATE_LIMIT_ENABLED: bool.default(true),
-  RATE_LIMIT_STORE: z.enum(['memory', 'postgres']).default('memory'),
+  RATE_LIMIT_STORE: z.enum(['memory', 'postgres', 'redis']).default('memory'),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
+  REDIS_KEY_PREFIX: z.string().min(1).max(100).default('netsvc:rate-limit:'),
   TRUST_PROXY: bool.default(false),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(15000),
   WEBHOOK_UNRESPONSIVE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),
@@ -70,6 +72,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // The sandbox page completes checkouts without a payment: never on a production server.
   if (c.NODE_ENV === 'production' && c.SANDBOX) {
     throw new ConfigError('invalid configuration: SANDBOX: must not be true when NODE_ENV=production');
+  }
+  if (c.RATE_LIMIT_STORE === 'redis' && !c.REDIS_URL) {
+    throw new ConfigError('invalid configuration: REDIS_URL: required when RATE_LIMIT_STORE=redis (e.g. redis://127.0.0.1:6379)');
   }
   let jwtSecret = c.JWT_SECRET;
   return {

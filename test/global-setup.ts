@@ -4,14 +4,18 @@ import { createDb } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
 import { adminUrl, embeddedTemplateFile, pgTemplateName, TEMPLATE_DIR } from './helpers/template.js';
 import { endCapture, scanCapturedResponses, startCapture } from './helpers/leaks.js';
+import { probeRedis } from './helpers/redis.js';
+import type { TestProject } from 'vitest/node';
 
 /**
  * Migrates one template database per run; every test file clones it. The teardown scans every
- * response the suite produced for internal fields and secrets (test/helpers/leaks.ts).
+ * response the suite produced for internal fields and secrets (test/helpers/leaks.ts). It also looks
+ * for the Redis of the Redis-store tests once (test/helpers/redis.ts).
  */
-export default async function setup() {
+export default async function setup(project: TestProject) {
   startCapture();
   await prepareTemplate();
+  project.provide('redisUrl', await probeRedis());
   return () => {
     const { scanned, leaks } = scanCapturedResponses();
     endCapture();

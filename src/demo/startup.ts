@@ -54,9 +54,20 @@ export async function ensureDemo(deps: EnsureDemoDeps, file = DEMO_DOCUMENT_FILE
     document = load.document;
     note = `demo dataset loaded in ${(load.ms / 1000).toFixed(1)} s; document written to ${file}`;
   }
+  document = await writeDemoDocument(document, config.publicBaseUrl, file);
+  return { document, note };
+}
+
+/**
+ * Writes the document with `base_url` set to where this server answers now (the stored document
+ * keeps the address of the start that loaded it; the demo scripts read it from the file). `npm start`
+ * writes it again after listening when the address was only known then (PORT=0, a wildcard HOST).
+ */
+export async function writeDemoDocument(document: DemoDocument, baseUrl: string, file = DEMO_DOCUMENT_FILE): Promise<DemoDocument> {
+  const current = { ...document, base_url: baseUrl };
   await mkdir(path.dirname(path.resolve(file)), { recursive: true });
   // The document holds the demo's secrets: readable by the owner only.
-  await writeFile(file, `${JSON.stringify(document, null, 2)}\n`, { mode: 0o600 });
+  await writeFile(file, `${JSON.stringify(current, null, 2)}\n`, { mode: 0o600 });
   await chmod(file, 0o600);
-  return { document, note };
+  return current;
 }

@@ -23,6 +23,19 @@ export interface MailerDeps {
 export const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 };
 
 /**
+ * The plain-text part of a mail written to the outbox folder, as it reads: 8bit, never
+ * quoted-printable, which folds lines at 76 characters and writes `=` as `=3D`, so a link with a
+ * token could not be found by grep in the .eml (nodemailer picks quoted-printable for any text
+ * with a long line or a character outside ASCII; its `textEncoding` offers only that or base64).
+ * A file on disk has no transport to carry it over; SMTP keeps nodemailer's own choice, which
+ * every relay accepts. RFC 5322 caps a line at 998 octets: a longer one keeps the default too.
+ */
+export function outboxText(text: string): string | { raw: string } {
+  if (text.split('\n').some((line) => Buffer.byteLength(line, 'utf8') > 998)) return text;
+  return { raw: `Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\n${text}` };
+}
+
+/**
  * SMTP when SMTP_URL is set; otherwise each message is written to the outbox folder as an .eml
  * file (and logged by tag and recipient, never by body: bodies hold codes and links).
  */
@@ -46,7 +59,7 @@ export function createMailer({ config, log, jobs }: MailerDeps): Mailer {
       from: config.MAIL_FROM,
       to: msg.to,
       subject: msg.subject,
-      text: msg.text,
+      text: config.SMTP_URL ? msg.text : outboxText(msg.text),
       html: msg.html,
       attachments: msg.attachments,
       headers: { 'X-Mail-Tag': msg.tag },

@@ -3,6 +3,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { RateLimitCounter } from '../modules/rate-limit/rate-limit.service.js';
 import { clientNetwork } from '../lib/client-network.js';
 import { RateLimitError } from '../lib/errors.js';
+import { createRateLimitStore, type RateLimitStoreKind } from './rate-limit-store.js';
 
 /**
  * Every per-route limit in one table (requests per minute). Buckets are the API-key prefix once an
@@ -73,41 +74,21 @@ export async function countRefusedKey(request: FastifyRequest, reply: FastifyRep
   await request.server.rateLimit(rateLimit).call(request.server, request, reply);
 }
 
-type IncrCallback = (err: Error | null, res?: { current: number; ttl: number }) => void;
-
-/** One store for all routes (memory for one process, Postgres for several sharing the budget). */
-function sharedStoreClass(backend: (key: string, windowMs: number) => Promise<{ current: number; ttl: number }>) {
-  return class SharedStore {
-    incr(key: string, cb: IncrCallback, timeWindow: number) {
-      backend(key, timeWindow).then((r) => cb(null, r), (err: Error) => cb(err));
-    }
-    child() {
-      return this;
-    }
-  };
+export interface RateLimitOptions {
+  enabled: boolean;
+  store: RateLimitStoreKind;
+  counter: RateLimitCounter;
+  redisUrl?: string;
+  redisKeyPrefix: string;
 }
 
-function memoryBackend() {
-  const buckets = new Map<string, { hits: number; endsAt: number }>();
-  let sweep = 0;
-  return async (key: string, windowMs: number) => {
-    const now = Date.now();
-    if (++sweep % 1000 === 0) for (const [k, b] of buckets) if (b.endsAt <= now) buckets.delete(k);
-    let b = buckets.get(key);
-    if (!b || b.endsAt <= now) {
-      b = { hits: 0, endsAt: now + windowMs };
-      buckets.set(key, b);
-    }
-    b.hits++;
-    return { current: b.hits, ttl: b.endsAt - now };
-  };
-}
-
-export async function registerRateLimit(app: FastifyInstance, opts: { enabled: boolean; store: 'memory' | 'postgres'; counter: RateLimitCounter }) {
+export async function registerRateLimit(app: FastifyInstance, opts: RateLimitOptions) {
   if (!opts.enabled) return;
+  const store = await createRateLimitStore({ ...opts, log: app.log });
+  app.addHook('onClose', store.close);
   await app.register(rateLimit, {
     global: false,
-    store: sharedStoreClass(opts.store === 'postgres' ? opts.counter : memoryBackend()) as never,
+    store: store.Store as never,
     // The rate-limit store being unreachable must not take the API down with it.
     skipOnError: true,
     // The documents: no X-RateLimit-* headers; Retry-After is kept (it is not an X- header).

@@ -30,7 +30,9 @@ describe('loadConfig', () => {
   it.each([
     [{ PORT: 'eighty' }, /^invalid configuration: PORT: /],
     [{ DATABASE_URL: 'mysql://x' }, /^invalid configuration: DATABASE_URL: must be a postgres:\/\/ URL$/],
-    [{ RATE_LIMIT_STORE: 'redis' }, /^invalid configuration: RATE_LIMIT_STORE: /],
+    [{ RATE_LIMIT_STORE: 'memcached' }, /^invalid configuration: RATE_LIMIT_STORE: /],
+    [{ RATE_LIMIT_STORE: 'redis' }, /^invalid configuration: REDIS_URL: required when RATE_LIMIT_STORE=redis /],
+    [{ RATE_LIMIT_STORE: 'redis', REDIS_URL: 'http://127.0.0.1:6379' }, /^invalid configuration: REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL$/],
     [{ JWT_SECRET: 'short' }, /^invalid configuration: JWT_SECRET: must be at least 32 bytes$/],
     [{ JWT_SECRET: 'x'.repeat(31) }, /^invalid configuration: JWT_SECRET: must be at least 32 bytes$/],
     [{ DEMO_SEED: 'maybe' }, /^invalid configuration: DEMO_SEED: /],

@@ -1,13 +1,16 @@
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createProvider, createUser } from '../helpers/factories.js';
 import { RATE_LIMITS } from '../../src/plugins/rate-limit.js';
+import { rateLimitStores } from '../helpers/redis.js';
 
-const LOGIN_LIMIT = RATE_LIMITS['auth.login'];
-// Small budgets for the bucket tests (the table is read when the routes register).
+// Small budgets for the bucket tests (the table is read when the routes register); a failed login
+// costs a password hash, and these tests run once per store.
 const SMALL = 4;
-for (const name of ['location.lookup', 'subscriber.write', 'serviceability.check', 'checkout.partner'] as const) (RATE_LIMITS as Record<string, number>)[name] = SMALL;
+for (const name of ['auth.login', 'location.lookup', 'subscriber.write', 'serviceability.check', 'checkout.partner'] as const) (RATE_LIMITS as Record<string, number>)[name] = SMALL;
+const LOGIN_LIMIT = RATE_LIMITS['auth.login'];
 
 // Another unknown email each time: 10 failures of one email would lock it (429 {detail}) before the limiter's 429.
 let logins = 0;
@@ -18,10 +21,11 @@ let invented = 0;
 const inventedKey = () => `sk_${(++invented).toString(36).padStart(8, 'z')}_${'x'.repeat(40)}`;
 const standard429 = { statusCode: 429, error: 'Too Many Requests', message: expect.stringMatching(/^Rate limit exceeded/) };
 
-describe('rate limits (memory store)', () => {
+// Every rule below holds on each store: memory (one process), postgres and redis (shared by processes).
+for (const store of rateLimitStores()) describe.skipIf(store.skip)(`rate limits (${store.store} store)`, () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await buildTestApp({ env: { RATE_LIMIT_ENABLED: 'true' } });
+    t = await buildTestApp({ env: { RATE_LIMIT_ENABLED: 'true', ...store.env() } });
   });
   afterAll(() => t.close());
 
@@ -111,25 +115,45 @@ describe('rate limits (memory store)', () => {
   });
 });
 
-describe('rate limits shared by several processes (postgres store)', () => {
-  it('two app instances on one database share one budget', async () => {
-    const a = await buildTestApp({ env: { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_STORE: 'postgres' } });
-    const b = await buildApp(a.config, { dbHandle: a.testDb.handle, clock: a.clock, migrate: false });
-    await b.ready();
-    try {
-      const codes: number[] = [];
-      for (let i = 0; i < LOGIN_LIMIT + 2; i++) {
-        const app = i % 2 ? b : a.app;
-        const payload = { email: `nobody-${i}@example.test`, password: 'irrelevant' };
-        codes.push((await app.inject({ method: 'POST', url: '/auth/login', payload, headers: { 'x-api-key': inventedKey() }, remoteAddress: '10.6.6.6' })).statusCode);
+/** What the store holds for one bucket: the Postgres row's hits, or the Redis counter. */
+async function hitsOf(a: TestApp, bucket: string): Promise<number | null> {
+  if (a.config.RATE_LIMIT_STORE === 'postgres') {
+    const row = await a.db.selectFrom('rate_limit_buckets').select('hits').where('bucket', '=', bucket).executeTakeFirst();
+    return row?.hits ?? null;
+  }
+  const redis = new Redis(a.config.REDIS_URL!);
+  try {
+    const v = await redis.get(`${a.config.REDIS_KEY_PREFIX}${bucket}`);
+    return v === null ? null : Number(v);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+for (const store of rateLimitStores().filter((s) => s.store !== 'memory')) {
+  describe.skipIf(store.skip)(`rate limits shared by several processes (${store.store} store)`, () => {
+    it('two app instances on one store share one budget, in one bucket per limit and client IP', async () => {
+      const a = await buildTestApp({ env: { RATE_LIMIT_ENABLED: 'true', ...store.env() } });
+      const b = await buildApp(a.config, { dbHandle: a.testDb.handle, clock: a.clock, migrate: false });
+      await b.ready();
+      try {
+        const codes: number[] = [];
+        for (let i = 0; i < LOGIN_LIMIT + 2; i++) {
+          const app = i % 2 ? b : a.app;
+          const payload = { email: `nobody-${i}@example.test`, password: 'irrelevant' };
+          codes.push((await app.inject({ method: 'POST', url: '/auth/login', payload, headers: { 'x-api-key': inventedKey() }, remoteAddress: '10.6.6.6' })).statusCode);
+        }
+        expect(codes.filter((c) => c === 401)).toHaveLength(LOGIN_LIMIT);
+        expect(codes.slice(LOGIN_LIMIT)).toEqual([429, 429]);
+        expect(await hitsOf(a, 'auth.login|ip:10.6.6.6')).toBe(LOGIN_LIMIT + 2);
+        if (store.store === 'postgres') {
+          const rows = await a.db.selectFrom('rate_limit_buckets').select('bucket').where('bucket', 'like', 'auth.login|%').execute();
+          expect(rows.map((r) => r.bucket)).toEqual(['auth.login|ip:10.6.6.6']);
+        }
+      } finally {
+        await b.close();
+        await a.close();
       }
-      expect(codes.filter((c) => c === 401)).toHaveLength(LOGIN_LIMIT);
-      expect(codes.slice(LOGIN_LIMIT)).toEqual([429, 429]);
-      const rows = await a.db.selectFrom('rate_limit_buckets').selectAll().where('bucket', 'like', 'auth.login|%').execute();
-      expect(rows.map((r) => [r.bucket, r.hits])).toEqual([['auth.login|ip:10.6.6.6', LOGIN_LIMIT + 2]]);
-    } finally {
-      await b.close();
-      await a.close();
-    }
+    });
   });
-});
+}

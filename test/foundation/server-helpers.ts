@@ -75,7 +75,7 @@ export function runScript(script: string, args: string[], cwd: string, env: Reco
 }
 
 /** Kills whatever child is still running (afterAll). */
-function killChildren() {
+export function killChildren() {
   for (const c of children) c.kill('SIGKILL');
 }
 

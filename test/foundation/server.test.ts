@@ -35,6 +35,8 @@ describe('npm start', () => {
       const file = path.join(childDb().dir, 'var/demo.json');
       const doc = JSON.parse(readFileSync(file, 'utf8'));
       expect(statSync(file).mode & 0o077).toBe(0); // secrets: owner only
+      // Where this server answers (PORT=0 here): what npm run demo:agent / demo:partner call.
+      expect(doc.base_url).toBe(p.url);
       const key = doc.providers.main.api_key;
       expect(p.out.stdout).toContain(`${p.url}/agent/docs`);
       expect(p.out.stdout).toContain(`${p.url}/docs`);
@@ -73,7 +75,9 @@ describe('npm start', () => {
     try {
       expect(p.out.stdout).toContain('demo dataset already loaded');
       expect(p.out.stdout).toContain(JSON.parse(before).providers.main.api_key);
-      expect(readFileSync(path.join(childDb().dir, 'var/demo.json'), 'utf8')).toBe(before);
+      // The same document, at this start's address.
+      const after = JSON.parse(readFileSync(path.join(childDb().dir, 'var/demo.json'), 'utf8'));
+      expect(after).toEqual({ ...JSON.parse(before), base_url: p.url });
       // The signing key survived the restart (the kept embedded secret, or the same JWT_SECRET).
       const staff = await fetch(`${p.url}/api/v1/provider/users`, { headers: { authorization: `Bearer ${firstStartToken}` } });
       expect(staff.status).toBe(200);

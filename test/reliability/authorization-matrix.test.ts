@@ -161,7 +161,7 @@ const MATRIX: Record<string, Entry> = {
 };
 
 // /metrics checks its own bearer token (METRICS_TOKEN; test/foundation/operations.test.ts).
-const SERVICE_ROUTES = new Set(['GET /openapi.json', 'GET /agent/openapi.json', 'GET /healthz', 'GET /readyz', 'GET /metrics']);
+const SERVICE_ROUTES = new Set(['GET /openapi.json', 'GET /agent/openapi.json', 'GET /', 'GET /healthz', 'GET /readyz', 'GET /metrics']);
 
 let t: TestApp;
 let w: World;

@@ -3,11 +3,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
+import { Redis } from 'ioredis';
 import { createTestDb, usingPostgres, type TestDb } from '../helpers/db.js';
 import { startServerProcess, type ServerProcess } from '../helpers/processes.js';
 import { createJobQueue } from '../../src/jobs/queue.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { RATE_LIMITS } from '../../src/plugins/rate-limit.js';
+import { rateLimitStores } from '../helpers/redis.js';
 import { createBuilding, createLocation, createPlanVersion, createProvider, createSubscriber, createSubscription } from '../helpers/factories.js';
 
 // Several processes need a database that admits several connections: real PostgreSQL only
@@ -53,20 +55,11 @@ describe.skipIf(!usingPostgres())('two server processes on one database behave a
     expect(files[1]).toBeGreaterThan(0);
   });
 
-  it('shares one rate-limit budget (postgres store)', async () => {
+  it('shares one rate-limit budget (postgres store): spent through either process, then both answer 429', async () => {
     const limit = RATE_LIMITS['auth.login'];
-    const codes: number[] = [];
-    for (let i = 0; i < limit + 1; i++) {
-      const r = await fetch(`${servers[i % 2].url}/auth/login`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': 'sk_mproctst_' + 'x'.repeat(40) },
-        // Another email each time: 10 failures of one would lock it (429 {detail}) before the limit.
-        body: JSON.stringify({ email: `nobody-${i}@example.test`, password: 'irrelevant' }),
-      });
-      codes.push(r.status);
-    }
+    const codes = await loginsAcross(servers, limit + 2, 'sk_mproctst_' + 'x'.repeat(40));
     expect(codes.slice(0, limit).every((c) => c === 401)).toBe(true);
-    expect(codes[limit]).toBe(429);
+    expect(codes.slice(limit)).toEqual([429, 429]);
   });
 
   it('holds the once-per-day plan-change rule across processes: one change, one 409', async () => {
@@ -110,5 +103,56 @@ describe.skipIf(!usingPostgres())('two server processes on one database behave a
     expect(replay.status).toBe(201);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(((await replay.json()) as { subscription_id: string }).subscription_id).toBe(subs[0].id);
+  });
+});
+
+/** N login attempts alternating between the servers, from one client: the status codes in order. */
+async function loginsAcross(servers: ServerProcess[], n: number, key: string): Promise<number[]> {
+  const codes: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const r = await fetch(`${servers[i % servers.length].url}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      // Another email each time: 10 failures of one would lock it (429 {detail}) before the limit.
+      body: JSON.stringify({ email: `nobody-${i}@example.test`, password: 'irrelevant' }),
+    });
+    codes.push(r.status);
+  }
+  return codes;
+}
+
+// The same two processes on the Redis store (the database still real PostgreSQL: the embedded one
+// admits one process).
+const redis = rateLimitStores().find((s) => s.store === 'redis')!;
+describe.skipIf(!usingPostgres() || redis.skip)('two server processes share one rate-limit budget (redis store)', () => {
+  let testDb: TestDb;
+  const servers: ServerProcess[] = [];
+  const store = redis.env();
+  beforeAll(async () => {
+    testDb = await createTestDb();
+    const env = { DATABASE_URL: testDb.url!, JOBS_ENABLED: 'false', RATE_LIMIT_ENABLED: 'true', LOG_LEVEL: 'warn', ...store };
+    for (let i = 0; i < 2; i++) servers.push(await startServerProcess(env));
+  }, 60_000);
+  afterAll(async () => {
+    for (const s of servers) expect(await s.stop()).toBe(0);
+    await testDb.drop();
+  });
+
+  it('the login budget is spent through either process, then both answer 429', async () => {
+    const limit = RATE_LIMITS['auth.login'];
+    const codes = await loginsAcross(servers, limit + 2, 'sk_mproctst_' + 'x'.repeat(40));
+    expect(codes.slice(0, limit).every((c) => c === 401)).toBe(true);
+    expect(codes.slice(limit)).toEqual([429, 429]);
+  });
+
+  it('the bucket is one Redis key for both processes, holding every attempt', async () => {
+    const client = new Redis(store.REDIS_URL);
+    try {
+      const keys = await client.keys(`${store.REDIS_KEY_PREFIX}*`);
+      expect(keys).toEqual([`${store.REDIS_KEY_PREFIX}auth.login|ip:127.0.0.1`]);
+      expect(Number(await client.get(keys[0]))).toBe(RATE_LIMITS['auth.login'] + 2);
+    } finally {
+      client.disconnect();
+    }
   });
 });
