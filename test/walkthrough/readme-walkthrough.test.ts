@@ -33,34 +33,37 @@ describe.skipIf(missing.length > 0)('README walkthrough against npm start', () =
       env: childEnv({ ...db.env, PORT: String(port), SANDBOX: 'true', LOG_LEVEL: 'warn', SEARCH_TIMEOUT_MS: '60000' }),
     });
     server = collect(child);
+    // Detached, so it would outlive an interrupted test run: take its group down with this process.
+    process.once('exit', () => killGroup(child.pid!, 'SIGKILL'));
     base = (await waitForOutput(server, /netsvc API ready at (\S+)/, 180_000))[1];
     doc = JSON.parse(readFileSync(path.join(db.dir, 'var/demo.json'), 'utf8'));
   });
 
   afterAll(async () => {
     const pid = server?.child.pid;
-    if (pid && server.child.exitCode === null) {
-      process.kill(-pid, 'SIGTERM');
-      const killer = setTimeout(() => process.kill(-pid, 'SIGKILL'), 10_000);
+    if (pid) {
+      killGroup(pid, 'SIGTERM');
+      const killer = setTimeout(() => killGroup(pid, 'SIGKILL'), 10_000);
       await server.done;
       clearTimeout(killer);
     }
     await db?.cleanup();
   });
 
-  function run(pass: number) {
+  // Asynchronous, so this process keeps reading the server's output meanwhile (a full pipe would stall it).
+  async function run(pass: number) {
     const log = path.join(db.dir, `walk-${pass}`);
     mkdirSync(log);
     const file = path.join(db.dir, 'walkthrough.sh');
     writeFileSync(file, walkthroughScript(walkthroughBlocks(readFileSync(path.join(ROOT, 'README.md'), 'utf8')), base));
-    const r = spawnSync('bash', [file], { cwd: db.dir, env: withoutViteEnv(childEnv({ WALK_LOG: log })), encoding: 'utf8', timeout: 180_000 });
-    return { ...r, calls: readCalls(log, base) };
+    const r = await collect(spawn('bash', [file], { cwd: db.dir, env: withoutViteEnv(childEnv({ WALK_LOG: log })), stdio: ['ignore', 'pipe', 'pipe'] })).done;
+    return { status: r.code, stderr: r.stderr, calls: readCalls(log, base) };
   }
 
-  const passes: ReturnType<typeof run>[] = [];
+  const passes: Awaited<ReturnType<typeof run>>[] = [];
   for (const pass of [1, 2]) {
-    it(`pass ${pass}: every block runs and every call answers as the README says`, () => {
-      const r = run(pass);
+    it(`pass ${pass}: every block runs and every call answers as the README says`, async () => {
+      const r = await run(pass);
       passes.push(r);
       expect(r.status, `bash exited ${r.status}; stderr:\n${r.stderr}`).toBe(0);
       expect(r.stderr).not.toMatch(/jq: error|parse error|command not found/);
@@ -86,6 +89,14 @@ describe.skipIf(missing.length > 0)('README walkthrough against npm start', () =
 
 if (missing.length > 0) {
   console.warn(`\n######## SKIPPED: the README walkthrough test needs ${missing.join(', ')} (apt-get install -y ${missing.join(' ')}) ########\n`);
+}
+
+function killGroup(pid: number, signal: NodeJS.Signals) {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    /* the group is gone already */
+  }
 }
 
 /** Vitest exports Vite's BASE_URL ('/'), which the demo scripts would take for the server's address. */
