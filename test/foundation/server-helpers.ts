@@ -24,7 +24,7 @@ export interface ChildDb {
  * A fresh, migrated, empty database for a child process: a clone of the run's template (real
  * Postgres when DATABASE_URL is set), or an embedded folder unpacked from the template.
  */
-async function childDb(): Promise<ChildDb> {
+export async function childDb(): Promise<ChildDb> {
   const dir = mkdtempSync(path.join(tmpdir(), 'netsvc-child-'));
   if (process.env.DATABASE_URL) {
     const db = await createTestDb();
