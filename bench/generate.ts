@@ -48,7 +48,13 @@ const rand = () => {
 };
 const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)];
 const uuid = (ns: number, i: number) => `${ns.toString(16).padStart(8, '0')}-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
-const ascii = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/ß/g, 'ss').replace(/[^A-Za-z0-9]/g, '').toLowerCase();
+const ascii = (s: string) =>
+  s
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/ß/g, 'ss')
+    .replace(/[^A-Za-z0-9]/g, '')
+    .toLowerCase();
 const LETTERS = 'ABCDEFGHJKLMNPQRSTUVWXYZ';
 function customerNumber(i: number) {
   // a bijection of 0..24^4*10^4-1, so numbers are unique and look random
@@ -68,19 +74,36 @@ function phone(i: number): { written: string; e164: string; other: string } {
     const area = ['416', '514', '604', '613'][i % 4];
     const local = n.slice(2);
     const e164 = `+1${area}${local}`;
-    const forms = [`+1 ${area}-${local.slice(0, 3)}-${local.slice(3)}`, `(${area}) ${local.slice(0, 3)}-${local.slice(3)}`, `${area}.${local.slice(0, 3)}.${local.slice(3)}`];
+    const forms = [
+      `+1 ${area}-${local.slice(0, 3)}-${local.slice(3)}`,
+      `(${area}) ${local.slice(0, 3)}-${local.slice(3)}`,
+      `${area}.${local.slice(0, 3)}.${local.slice(3)}`,
+    ];
     return { written: forms[i % 3], e164, other: forms[(i + 1) % 3] };
   }
   const e164 = `+4915${n}`;
   const nat = `015${n.slice(0, 1)}`;
   const rest = n.slice(1);
-  const forms = [`+49 15${n.slice(0, 1)} ${rest}`, `${nat} ${rest}`, `${nat}/${rest}`, e164, `(${nat}) ${rest.slice(0, 4)}-${rest.slice(4)}`];
+  const forms = [
+    `+49 15${n.slice(0, 1)} ${rest}`,
+    `${nat} ${rest}`,
+    `${nat}/${rest}`,
+    e164,
+    `(${nat}) ${rest.slice(0, 4)}-${rest.slice(4)}`,
+  ];
   return { written: forms[i % 5], e164, other: forms[(i + 2) % 5] };
 }
 
 const UNITS_PER_BUILDING = 40;
 const buildingsCount = Math.ceil(N / UNITS_PER_BUILDING);
-interface Building { street: string; house: string; postal: string; city: string; province: string | null; country: string }
+interface Building {
+  street: string;
+  house: string;
+  postal: string;
+  city: string;
+  province: string | null;
+  country: string;
+}
 function building(b: number): Building {
   if (b % 6 === 5) {
     const [city, prov, letter] = CA_CITIES[b % CA_CITIES.length];
@@ -89,7 +112,14 @@ function building(b: number): Building {
   }
   const [city, pre] = DE_CITIES[b % DE_CITIES.length];
   const suffix = b % 7 === 0 ? pick(['a', 'b', 'c']) : '';
-  return { street: DE_STREETS[b % DE_STREETS.length], house: `${1 + (b % 180)}${suffix}`, postal: `${pre}${String(100 + (b % 900)).padStart(3, '0')}`, city, province: null, country: 'DE' };
+  return {
+    street: DE_STREETS[b % DE_STREETS.length],
+    house: `${1 + (b % 180)}${suffix}`,
+    postal: `${pre}${String(100 + (b % 900)).padStart(3, '0')}`,
+    city,
+    province: null,
+    country: 'DE',
+  };
 }
 const unitLabel = (u: number) => `${1 + Math.floor(u / 4)}${'ABCD'[u % 4]}`;
 
@@ -102,14 +132,18 @@ async function main() {
   await handle.close();
 
   const client = await admin.connect();
-  const bars = new cliProgress.MultiBar({ format: ' {table} |{bar}| {value}/{total} rows | {duration}s', hideCursor: true, clearOnComplete: false }, cliProgress.Presets.shades_classic);
+  const bars = new cliProgress.MultiBar(
+    { format: ' {table} |{bar}| {value}/{total} rows | {duration}s', hideCursor: true, clearOnComplete: false },
+    cliProgress.Presets.shades_classic,
+  );
   // A live bar on a terminal; plain progress lines in a log (CI, redirected output).
   const bar = (table: string, total: number) => {
     if (!process.stderr.isTTY) {
       let done = 0;
       return (n: number) => {
         done += n;
-        if (done === total || Math.floor(done / 250_000) !== Math.floor((done - n) / 250_000)) process.stderr.write(`${table}: ${done}/${total}\n`);
+        if (done === total || Math.floor(done / 250_000) !== Math.floor((done - n) / 250_000))
+          process.stderr.write(`${table}: ${done}/${total}\n`);
       };
     }
     const b = bars.create(total, 0, { table: table.padEnd(20) });
@@ -120,129 +154,344 @@ async function main() {
   const bigTables = ['subscribers', 'subscriptions', 'invoices', 'coverage_addresses', 'units', 'locations'];
   const idx = await client.query<{ indexname: string; indexdef: string }>(
     `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename = ANY($1) AND indexname NOT LIKE '%_pkey'
-       AND indexname NOT IN (SELECT conname FROM pg_constraint WHERE contype IN ('u', 'p'))`, [bigTables]);
+       AND indexname NOT IN (SELECT conname FROM pg_constraint WHERE contype IN ('u', 'p'))`,
+    [bigTables],
+  );
   for (const r of idx.rows) await client.query(`DROP INDEX ${r.indexname}`);
 
   const providerId = uuid(1, 1);
   const key = newPrefixedSecret('sk');
   const whs = newPrefixedSecret('whs');
-  await client.query(`INSERT INTO providers (id, name, slug, support_email, webhook_secret_prefix, webhook_secret_hash, webhook_signing_secret, external_checkout_url, card_processor_account)
+  await client.query(
+    `INSERT INTO providers (id, name, slug, support_email, webhook_secret_prefix, webhook_secret_hash, webhook_signing_secret, external_checkout_url, card_processor_account)
     VALUES ($1, 'Bench Fibre', 'bench-fibre', 'support@bench.test', $2, $3, $4, 'https://checkout.bench.test/pay', 'acct_bench')`,
-    [providerId, whs.prefix, whs.hash, `whsec_${Buffer.from('bench-signing-secret-0123456789').toString('base64')}`]);
-  await client.query(`INSERT INTO api_keys (id, provider_id, prefix, key_hash, features) VALUES ($1, $2, $3, $4, $5)`,
-    [uuid(2, 1), providerId, key.prefix, key.hash, ['agent_api_access', 'provisioning:write', 'serviceability:read']]);
-  const plans = [['Basic 100', 2999, 100, 20], ['Fast 500', 3999, 500, 100], ['Faster 1000', 5999, 1000, 250]] as const;
+    [providerId, whs.prefix, whs.hash, `whsec_${Buffer.from('bench-signing-secret-0123456789').toString('base64')}`],
+  );
+  await client.query(`INSERT INTO api_keys (id, provider_id, prefix, key_hash, features) VALUES ($1, $2, $3, $4, $5)`, [
+    uuid(2, 1),
+    providerId,
+    key.prefix,
+    key.hash,
+    ['agent_api_access', 'provisioning:write', 'serviceability:read'],
+  ]);
+  const plans = [
+    ['Basic 100', 2999, 100, 20],
+    ['Fast 500', 3999, 500, 100],
+    ['Faster 1000', 5999, 1000, 250],
+  ] as const;
   const planVersionIds = plans.map((_, k) => uuid(3, k + 1));
   for (const [k, [name, price, down, up]] of plans.entries()) {
     await client.query(`INSERT INTO plans (id, provider_id, name) VALUES ($1, $2, $3)`, [uuid(4, k + 1), providerId, name]);
-    await client.query(`INSERT INTO plan_versions (id, plan_id, provider_id, name, monthly_price_cents, currency, store_product_id, download_mbps, upload_mbps)
-      VALUES ($1, $2, $3, $4, $5, 'EUR', $6, $7, $8)`, [planVersionIds[k], uuid(4, k + 1), providerId, name, price, `prod_${k}`, down, up]);
+    await client.query(
+      `INSERT INTO plan_versions (id, plan_id, provider_id, name, monthly_price_cents, currency, store_product_id, download_mbps, upload_mbps)
+      VALUES ($1, $2, $3, $4, $5, 'EUR', $6, $7, $8)`,
+      [planVersionIds[k], uuid(4, k + 1), providerId, name, price, `prod_${k}`, down, up],
+    );
   }
 
   await client.query('BEGIN');
-  await copyRows(client, 'buildings', ['id', 'provider_id', 'street', 'house_number', 'postal_code', 'city', 'province', 'country', 'line_type'],
+  await copyRows(
+    client,
+    'buildings',
+    ['id', 'provider_id', 'street', 'house_number', 'postal_code', 'city', 'province', 'country', 'line_type'],
     (function* () {
       for (let b = 0; b < buildingsCount; b++) {
         const a = building(b);
-        yield [uuid(5, b), providerId, a.street, a.house, a.postal, a.city, a.province, a.country, b % 10 < 7 ? 'first_line' : b % 10 < 9 ? 'second_line' : 'third_line'];
+        yield [
+          uuid(5, b),
+          providerId,
+          a.street,
+          a.house,
+          a.postal,
+          a.city,
+          a.province,
+          a.country,
+          b % 10 < 7 ? 'first_line' : b % 10 < 9 ? 'second_line' : 'third_line',
+        ];
       }
-    })(), bar('buildings', buildingsCount));
+    })(),
+    bar('buildings', buildingsCount),
+  );
   // Units 0..39 of each building hold the customers; FREE extra units (with ports) wait for provisioning.
   const freePerBuilding = Math.ceil(FREE / Math.max(1, Math.floor(buildingsCount * 0.7)));
   const freeLocations: string[] = [];
-  await copyRows(client, 'units', ['id', 'building_id', 'label'], (function* () {
-    for (let i = 0; i < N; i++) yield [uuid(6, i), uuid(5, Math.floor(i / UNITS_PER_BUILDING)), unitLabel(i % UNITS_PER_BUILDING)];
-    let f = 0;
-    for (let b = 0; b < buildingsCount && f < FREE; b++) {
-      if (b % 10 >= 7) continue;
-      for (let k = 0; k < freePerBuilding && f < FREE; k++, f++) yield [uuid(7, f), uuid(5, b), `F${k + 1}`];
-    }
-  })(), bar('units', N + FREE));
-  await copyRows(client, 'locations', ['id', 'provider_id', 'building_id', 'unit_id', 'location_hash', 'location_identifier', 'switch_id', 'switch_port', 'vlan_id'], (function* () {
-    for (let i = 0; i < N; i++) {
-      const b = Math.floor(i / UNITS_PER_BUILDING);
-      yield [uuid(8, i), providerId, uuid(5, b), uuid(6, i), `loc_${sha256(`l${i}`).toString('hex').slice(0, 24)}`, `LID-${i}`, `sw-${b % 500}`, `ge-0/0/${i % 48}`, 100 + (i % 3000)];
-    }
-    let f = 0;
-    for (let b = 0; b < buildingsCount && f < FREE; b++) {
-      if (b % 10 >= 7) continue;
-      for (let k = 0; k < freePerBuilding && f < FREE; k++, f++) {
-        const hash = `loc_${sha256(`f${f}`).toString('hex').slice(0, 24)}`;
-        freeLocations.push(hash);
-        yield [uuid(9, f), providerId, uuid(5, b), uuid(7, f), hash, `LIDF-${f}`, `sw-${b % 500}`, `ge-0/1/${k % 48}`, 100 + (f % 3000)];
+  await copyRows(
+    client,
+    'units',
+    ['id', 'building_id', 'label'],
+    (function* () {
+      for (let i = 0; i < N; i++) yield [uuid(6, i), uuid(5, Math.floor(i / UNITS_PER_BUILDING)), unitLabel(i % UNITS_PER_BUILDING)];
+      let f = 0;
+      for (let b = 0; b < buildingsCount && f < FREE; b++) {
+        if (b % 10 >= 7) continue;
+        for (let k = 0; k < freePerBuilding && f < FREE; k++, f++) yield [uuid(7, f), uuid(5, b), `F${k + 1}`];
       }
-    }
-  })(), bar('locations', N + FREE));
+    })(),
+    bar('units', N + FREE),
+  );
+  await copyRows(
+    client,
+    'locations',
+    ['id', 'provider_id', 'building_id', 'unit_id', 'location_hash', 'location_identifier', 'switch_id', 'switch_port', 'vlan_id'],
+    (function* () {
+      for (let i = 0; i < N; i++) {
+        const b = Math.floor(i / UNITS_PER_BUILDING);
+        yield [
+          uuid(8, i),
+          providerId,
+          uuid(5, b),
+          uuid(6, i),
+          `loc_${sha256(`l${i}`).toString('hex').slice(0, 24)}`,
+          `LID-${i}`,
+          `sw-${b % 500}`,
+          `ge-0/0/${i % 48}`,
+          100 + (i % 3000),
+        ];
+      }
+      let f = 0;
+      for (let b = 0; b < buildingsCount && f < FREE; b++) {
+        if (b % 10 >= 7) continue;
+        for (let k = 0; k < freePerBuilding && f < FREE; k++, f++) {
+          const hash = `loc_${sha256(`f${f}`).toString('hex').slice(0, 24)}`;
+          freeLocations.push(hash);
+          yield [uuid(9, f), providerId, uuid(5, b), uuid(7, f), hash, `LIDF-${f}`, `sw-${b % 500}`, `ge-0/1/${k % 48}`, 100 + (f % 3000)];
+        }
+      }
+    })(),
+    bar('locations', N + FREE),
+  );
 
   const queries: { class: string; q: string; expect_id: string }[] = [];
   const sample = (i: number) => i % Math.max(1, Math.floor(N / 4000)) === 0;
-  await copyRows(client, 'subscribers', ['id', 'provider_id', 'customer_number', 'first_name', 'last_name', 'email', 'phone', 'phone_e164',
-    'invoice_street', 'invoice_house_number', 'invoice_postal_code', 'invoice_city', 'invoice_country', 'created_at'], (function* () {
-    for (let i = 0; i < N; i++) {
-      const first = pick(FIRST);
-      const last = pick(LAST);
-      const email = `${ascii(first)}.${ascii(last)}${i}@${pick(['example.de', 'mail.test', 'post.example', 'web.example.ca'])}`;
-      const p = phone(i);
-      const b = building(Math.floor(i / UNITS_PER_BUILDING));
-      const id = uuid(10, i);
-      if (sample(i)) {
-        const k = queries.length % 10;
-        const cls = k < 4 ? 'name' : k < 6 ? 'email' : k < 8 ? 'phone' : k < 9 ? 'customer_number' : 'address';
-        const q = cls === 'name' ? `${first} ${last}` : cls === 'email' ? (k % 2 ? email.toUpperCase() : email)
-          : cls === 'phone' ? p.other : cls === 'customer_number' ? customerNumber(i)
-          : `${b.street} ${b.house} ${unitLabel(i % UNITS_PER_BUILDING)}`;
-        queries.push({ class: cls, q, expect_id: id });
+  await copyRows(
+    client,
+    'subscribers',
+    [
+      'id',
+      'provider_id',
+      'customer_number',
+      'first_name',
+      'last_name',
+      'email',
+      'phone',
+      'phone_e164',
+      'invoice_street',
+      'invoice_house_number',
+      'invoice_postal_code',
+      'invoice_city',
+      'invoice_country',
+      'created_at',
+    ],
+    (function* () {
+      for (let i = 0; i < N; i++) {
+        const first = pick(FIRST);
+        const last = pick(LAST);
+        const email = `${ascii(first)}.${ascii(last)}${i}@${pick(['example.de', 'mail.test', 'post.example', 'web.example.ca'])}`;
+        const p = phone(i);
+        const b = building(Math.floor(i / UNITS_PER_BUILDING));
+        const id = uuid(10, i);
+        if (sample(i)) {
+          const k = queries.length % 10;
+          const cls = k < 4 ? 'name' : k < 6 ? 'email' : k < 8 ? 'phone' : k < 9 ? 'customer_number' : 'address';
+          const q =
+            cls === 'name'
+              ? `${first} ${last}`
+              : cls === 'email'
+                ? k % 2
+                  ? email.toUpperCase()
+                  : email
+                : cls === 'phone'
+                  ? p.other
+                  : cls === 'customer_number'
+                    ? customerNumber(i)
+                    : `${b.street} ${b.house} ${unitLabel(i % UNITS_PER_BUILDING)}`;
+          queries.push({ class: cls, q, expect_id: id });
+        }
+        yield [
+          id,
+          providerId,
+          customerNumber(i),
+          first,
+          last,
+          email,
+          p.written,
+          p.e164,
+          b.street,
+          b.house,
+          b.postal,
+          b.city,
+          b.country,
+          new Date(Date.UTC(2024, 0, 1) + (i % 700) * 86_400_000),
+        ];
       }
-      yield [id, providerId, customerNumber(i), first, last, email, p.written, p.e164, b.street, b.house, b.postal, b.city, b.country, new Date(Date.UTC(2024, 0, 1) + (i % 700) * 86_400_000)];
-    }
-  })(), bar('subscribers', N));
+    })(),
+    bar('subscribers', N),
+  );
 
   const now = new Date();
   const thisMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   const billed = (i: number) => i % 4 === 0;
   const statusOf = (i: number) => (i % 33 === 7 ? 'SUSPENDED' : i % 20 === 3 ? 'CANCELLED' : 'ACTIVE');
-  await copyRows(client, 'subscriptions', ['id', 'provider_id', 'subscriber_id', 'plan_version_id', 'building_id', 'unit_id', 'location_id', 'status', 'service_billed', 'origin', 'activated_at', 'created_at', 'updated_at'],
+  await copyRows(
+    client,
+    'subscriptions',
+    [
+      'id',
+      'provider_id',
+      'subscriber_id',
+      'plan_version_id',
+      'building_id',
+      'unit_id',
+      'location_id',
+      'status',
+      'service_billed',
+      'origin',
+      'activated_at',
+      'created_at',
+      'updated_at',
+    ],
     (function* () {
       for (let i = 0; i < N; i++) {
         const t = new Date(Date.UTC(2024, 0, 1) + (i % 700) * 86_400_000);
-        yield [uuid(11, i), providerId, uuid(10, i), planVersionIds[i % 2], uuid(5, Math.floor(i / UNITS_PER_BUILDING)), uuid(6, i), uuid(8, i), statusOf(i), billed(i), 'seed', t, t, t];
+        yield [
+          uuid(11, i),
+          providerId,
+          uuid(10, i),
+          planVersionIds[i % 2],
+          uuid(5, Math.floor(i / UNITS_PER_BUILDING)),
+          uuid(6, i),
+          uuid(8, i),
+          statusOf(i),
+          billed(i),
+          'seed',
+          t,
+          t,
+          t,
+        ];
       }
-    })(), bar('subscriptions', N));
+    })(),
+    bar('subscriptions', N),
+  );
 
   // A year of monthly invoices for the service-billed quarter; the current month is open.
   const invoiceCount = Math.ceil(N / 4) * 12;
-  await copyRows(client, 'invoices', ['id', 'provider_id', 'subscriber_id', 'subscription_id', 'invoice_number', 'kind', 'period_start', 'invoice_date', 'due_date', 'currency', 'total_cents', 'status', 'paid_at', 'payment_method', 'payment_intent_id', 'payment_reference'],
+  await copyRows(
+    client,
+    'invoices',
+    [
+      'id',
+      'provider_id',
+      'subscriber_id',
+      'subscription_id',
+      'invoice_number',
+      'kind',
+      'period_start',
+      'invoice_date',
+      'due_date',
+      'currency',
+      'total_cents',
+      'status',
+      'paid_at',
+      'payment_method',
+      'payment_intent_id',
+      'payment_reference',
+    ],
     (function* () {
       for (let i = 0; i < N; i += 4) {
         for (let m = 11; m >= 0; m--) {
           const month = new Date(Date.UTC(thisMonth.getUTCFullYear(), thisMonth.getUTCMonth() - m, 1));
           const day = month.toISOString().slice(0, 10);
           const open = m === 0;
-          yield [uuid(12, i * 12 + m), providerId, uuid(10, i), uuid(11, i), `INV-${i}-${11 - m}`, 'monthly', day, day, new Date(month.getTime() + 14 * 86_400_000).toISOString().slice(0, 10),
-            'EUR', i % 2 ? 3999 : 2999, open ? 'open' : 'paid', open ? null : new Date(month.getTime() + 3 * 86_400_000), open ? null : 'card', open ? null : `pi_${i}_${m}`, open ? null : `PAY-${i}-${m}`];
+          yield [
+            uuid(12, i * 12 + m),
+            providerId,
+            uuid(10, i),
+            uuid(11, i),
+            `INV-${i}-${11 - m}`,
+            'monthly',
+            day,
+            day,
+            new Date(month.getTime() + 14 * 86_400_000).toISOString().slice(0, 10),
+            'EUR',
+            i % 2 ? 3999 : 2999,
+            open ? 'open' : 'paid',
+            open ? null : new Date(month.getTime() + 3 * 86_400_000),
+            open ? null : 'card',
+            open ? null : `pi_${i}_${m}`,
+            open ? null : `PAY-${i}-${m}`,
+          ];
         }
       }
-    })(), bar('invoices', invoiceCount));
-  await copyRows(client, 'billing_documents', ['id', 'provider_id', 'subscription_id', 'period_start', 'invoice_id', 'external_document_id'], (function* () {
-    for (let i = 0; i < N; i += 4) yield [uuid(13, i), providerId, uuid(11, i), thisMonth.toISOString().slice(0, 10), uuid(12, i * 12), `bd_${i}`];
-  })(), bar('billing_documents', Math.ceil(N / 4)));
+    })(),
+    bar('invoices', invoiceCount),
+  );
+  await copyRows(
+    client,
+    'billing_documents',
+    ['id', 'provider_id', 'subscription_id', 'period_start', 'invoice_id', 'external_document_id'],
+    (function* () {
+      for (let i = 0; i < N; i += 4)
+        yield [uuid(13, i), providerId, uuid(11, i), thisMonth.toISOString().slice(0, 10), uuid(12, i * 12), `bd_${i}`];
+    })(),
+    bar('billing_documents', Math.ceil(N / 4)),
+  );
 
   const autocomplete: string[] = [];
-  await copyRows(client, 'coverage_addresses', ['id', 'provider_id', 'building_id', 'street', 'house_number', 'house_number_norm', 'postal_code', 'city', 'province', 'country', 'display', 'search_key', 'orderable'],
+  await copyRows(
+    client,
+    'coverage_addresses',
+    [
+      'id',
+      'provider_id',
+      'building_id',
+      'street',
+      'house_number',
+      'house_number_norm',
+      'postal_code',
+      'city',
+      'province',
+      'country',
+      'display',
+      'search_key',
+      'orderable',
+    ],
     (function* () {
       for (let a = 0; a < ADDRESSES; a++) {
         // the first buildingsCount rows are the buildings themselves; the rest is the wider coverage index
         const inBuilding = a < buildingsCount;
-        const b = inBuilding ? building(a) : building(a % 997 + Math.floor(a / 997) * 6);
+        const b = inBuilding ? building(a) : building((a % 997) + Math.floor(a / 997) * 6);
         const house = inBuilding ? b.house : `${1 + (a % 250)}${a % 9 === 0 ? pick(['a', 'b', ' A', 'c']) : ''}`;
-        const k = coverageKeys({ street: b.street, house_number: house, postal_code: b.postal, city: b.city, country: b.country, province: b.province });
+        const k = coverageKeys({
+          street: b.street,
+          house_number: house,
+          postal_code: b.postal,
+          city: b.city,
+          country: b.country,
+          province: b.province,
+        });
         if (a % Math.max(1, Math.floor(ADDRESSES / 2000)) === 0) {
           const words = `${b.street} ${house}`;
           autocomplete.push(words.slice(0, Math.max(3, Math.min(words.length, 4 + (a % 12)))));
         }
-        yield [uuid(14, a), providerId, inBuilding ? uuid(5, a) : null, b.street, house, k.house_number_norm, b.postal, b.city, b.province, b.country, k.display, k.search_key, true];
+        yield [
+          uuid(14, a),
+          providerId,
+          inBuilding ? uuid(5, a) : null,
+          b.street,
+          house,
+          k.house_number_norm,
+          b.postal,
+          b.city,
+          b.province,
+          b.country,
+          k.display,
+          k.search_key,
+          true,
+        ];
       }
-    })(), bar('coverage_addresses', ADDRESSES));
+    })(),
+    bar('coverage_addresses', ADDRESSES),
+  );
   await client.query('COMMIT');
   bars.stop();
 
@@ -252,25 +501,41 @@ async function main() {
   // Verified sessions for the profile and preview scenarios (tokens as the agent surface hashes them).
   const sessions: { customer_id: string; subscription_id: string; token: string }[] = [];
   for (let s = 0; s < SESSIONS; s++) {
-    const i = (s * 4 * 997) % N - ((s * 4 * 997) % N) % 4; // a service-billed customer
+    const i = ((s * 4 * 997) % N) - (((s * 4 * 997) % N) % 4); // a service-billed customer
     const token = `vs_${sha256(`bench-session-${s}`).toString('base64url')}`; // the format the agent surface issues
     sessions.push({ customer_id: uuid(10, i), subscription_id: uuid(11, i), token });
   }
-  await client.query(`INSERT INTO verified_sessions (id, provider_id, subscriber_id, token_hash, expires_at)
+  await client.query(
+    `INSERT INTO verified_sessions (id, provider_id, subscriber_id, token_hash, expires_at)
     SELECT gen_random_uuid(), $1, s.cid::uuid, decode(s.h, 'hex'), now() + interval '30 days'
-    FROM unnest($2::text[], $3::text[]) AS s(cid, h)`, [providerId, sessions.map((s) => s.customer_id), sessions.map((s) => sha256(s.token).toString('hex'))]);
+    FROM unnest($2::text[], $3::text[]) AS s(cid, h)`,
+    [providerId, sessions.map((s) => s.customer_id), sessions.map((s) => sha256(s.token).toString('hex'))],
+  );
   // VACUUM as well as ANALYZE: it sets the visibility map, without which every index-only scan
   // visits the heap (a cluster with autovacuum off would never set it).
   await client.query('VACUUM (ANALYZE)');
   client.release();
   await admin.end();
 
-  writeFileSync(args.out, JSON.stringify({
-    generated_at: new Date().toISOString(), customers: N, addresses: ADDRESSES,
-    provider_id: providerId, api_key: key.secret, webhook_secret: whs.secret, plan_version_ids: planVersionIds,
-    queries, sessions, autocomplete, free_locations: freeLocations,
-  }));
-  process.stderr.write(`loaded ${N} customers and ${ADDRESSES} addresses in ${Math.round((Date.now() - started) / 1000)} s; wrote ${args.out}\n`);
+  writeFileSync(
+    args.out,
+    JSON.stringify({
+      generated_at: new Date().toISOString(),
+      customers: N,
+      addresses: ADDRESSES,
+      provider_id: providerId,
+      api_key: key.secret,
+      webhook_secret: whs.secret,
+      plan_version_ids: planVersionIds,
+      queries,
+      sessions,
+      autocomplete,
+      free_locations: freeLocations,
+    }),
+  );
+  process.stderr.write(
+    `loaded ${N} customers and ${ADDRESSES} addresses in ${Math.round((Date.now() - started) / 1000)} s; wrote ${args.out}\n`,
+  );
 }
 
 await main();

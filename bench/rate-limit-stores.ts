@@ -23,7 +23,9 @@ const { values: args } = parseArgs({
 const DATABASE_URL = process.env.DATABASE_URL;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 if (!DATABASE_URL) {
-  console.error('npm run bench:rate-limit needs DATABASE_URL (any migrated or empty database: the servers migrate it; only rate_limit_buckets is written)');
+  console.error(
+    'npm run bench:rate-limit needs DATABASE_URL (any migrated or empty database: the servers migrate it; only rate_limit_buckets is written)',
+  );
   process.exit(1);
 }
 const ROUNDS = Number(args.rounds);
@@ -35,15 +37,28 @@ const STORES = [
   { name: 'off', env: { RATE_LIMIT_ENABLED: 'false' } },
   { name: 'memory', env: { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_STORE: 'memory' } },
   { name: 'postgres', env: { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_STORE: 'postgres' } },
-  { name: 'redis', env: { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_STORE: 'redis', REDIS_URL, REDIS_KEY_PREFIX: `bench:${randomBytes(4).toString('hex')}:` } },
+  {
+    name: 'redis',
+    env: { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_STORE: 'redis', REDIS_URL, REDIS_KEY_PREFIX: `bench:${randomBytes(4).toString('hex')}:` },
+  },
 ] as const;
 type StoreName = (typeof STORES)[number]['name'];
 
 function start(port: number, env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, [...SERVER_NODE_FLAGS, '--import', 'tsx', 'src/server.ts'], {
     env: {
-      ...process.env, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', BENCH_ROUTES: 'true', DATABASE_URL,
-      JOBS_ENABLED: 'false', SCHEDULER_ENABLED: 'false', DEMO_SEED: 'false', JWT_SECRET: randomBytes(32).toString('base64url'), ...env,
+      ...process.env,
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      BENCH_ROUTES: 'true',
+      DATABASE_URL,
+      JOBS_ENABLED: 'false',
+      SCHEDULER_ENABLED: 'false',
+      DEMO_SEED: 'false',
+      JWT_SECRET: randomBytes(32).toString('base64url'),
+      ...env,
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -65,8 +80,16 @@ async function ready(url: string) {
 async function window(url: string) {
   let n = 0;
   const r = (await autocannon({
-    url, connections: CONNECTIONS, duration: SECONDS,
-    requests: [{ method: 'GET', path: '/__bench/limited', setupRequest: (req: any) => ({ ...req, headers: { ...req.headers, 'x-bench-bucket': String(n++ % BUCKETS) } }) }],
+    url,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    requests: [
+      {
+        method: 'GET',
+        path: '/__bench/limited',
+        setupRequest: (req: any) => ({ ...req, headers: { ...req.headers, 'x-bench-bucket': String(n++ % BUCKETS) } }),
+      },
+    ],
   } as never)) as unknown as autocannon.Result;
   return { rps: r.requests.total / r.duration, bad: r.non2xx + r.errors + r.timeouts };
 }
@@ -101,15 +124,19 @@ async function main() {
     }
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     const off = mean(runs.off);
-    console.log(`\n${new Date().toISOString()} ${os.cpus().length} cores (${os.cpus()[0]?.model}), Node ${process.version}; ` +
-      `${ROUNDS} rounds x ${SECONDS} s per store, interleaved in shuffled order; ${CONNECTIONS} connections; ${BUCKETS} buckets; non-2xx/errors: ${bad}\n`);
+    console.log(
+      `\n${new Date().toISOString()} ${os.cpus().length} cores (${os.cpus()[0]?.model}), Node ${process.version}; ` +
+        `${ROUNDS} rounds x ${SECONDS} s per store, interleaved in shuffled order; ${CONNECTIONS} connections; ${BUCKETS} buckets; non-2xx/errors: ${bad}\n`,
+    );
     console.log('| store | req/s (mean) | of "off" | per-round ratio to that round\'s "off", lowest-highest | extra per request |');
     console.log('|---|---|---|---|---|');
     for (const s of STORES) {
       const rps = mean(runs[s.name]);
       const ratios = runs[s.name].map((r, k) => r / runs.off[k]).sort((a, b) => a - b);
       const extraUs = (1 / rps - 1 / off) * 1e6;
-      console.log(`| ${s.name} | ${Math.round(rps)} | ${Math.round((rps / off) * 100)}% | ${Math.round(ratios[0] * 100)}%-${Math.round(ratios.at(-1)! * 100)}% | ${s.name === 'off' ? '-' : `${Math.round(extraUs)} µs`} |`);
+      console.log(
+        `| ${s.name} | ${Math.round(rps)} | ${Math.round((rps / off) * 100)}% | ${Math.round(ratios[0] * 100)}%-${Math.round(ratios.at(-1)! * 100)}% | ${s.name === 'off' ? '-' : `${Math.round(extraUs)} µs`} |`,
+      );
     }
   } finally {
     for (const s of servers) s.proc.kill('SIGTERM');

@@ -52,9 +52,18 @@ function startServer(): ChildProcess {
     env: {
       // Not NODE_ENV=production: production refuses webhook targets on loopback (decisions.md, Safety), and the
       // drain's receiver is on this machine. On the server NODE_ENV only gates start-up checks and that refusal.
-      ...process.env, NODE_ENV: 'development', PORT: args.port, HOST: '127.0.0.1', LOG_LEVEL: 'warn', BENCH_ROUTES: 'true',
-      RATE_LIMIT_ENABLED: 'false', SCHEDULER_ENABLED: 'false', DEMO_SEED: 'false', JOBS_CONCURRENCY: process.env.JOBS_CONCURRENCY ?? '16',
-      JWT_SECRET: randomBytes(32).toString('base64url'), DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE ?? '20',
+      ...process.env,
+      NODE_ENV: 'development',
+      PORT: args.port,
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      BENCH_ROUTES: 'true',
+      RATE_LIMIT_ENABLED: 'false',
+      SCHEDULER_ENABLED: 'false',
+      DEMO_SEED: 'false',
+      JOBS_CONCURRENCY: process.env.JOBS_CONCURRENCY ?? '16',
+      JWT_SECRET: randomBytes(32).toString('base64url'),
+      DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE ?? '20',
       MAIL_OUTBOX_DIR: 'var/bench-outbox',
     },
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -99,14 +108,21 @@ function rssPhase(): () => number {
   return () => Math.round(phaseMax);
 }
 
-interface Measured { rps: number; p50_ms: number; p99_ms: number; errors: number }
+interface Measured {
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+  errors: number;
+}
 type Load = Pick<Scenario, 'requests'> & { connections?: number };
 const FLOOR: Load = { requests: [{ method: 'GET', path: '/__bench/select1' }] };
 
 /** One autocannon run of `seconds`, its histograms kept for aggregating (autocannon.aggregateResult). */
 async function window(s: Load, seconds: number) {
   const opts = { url: base, connections: s.connections ?? CONNECTIONS, duration: seconds, requests: s.requests as never };
-  const r = await autocannon({ ...opts, skipAggregateResult: true } as never) as unknown as autocannon.Result & { totalCompletedRequests: number };
+  const r = (await autocannon({ ...opts, skipAggregateResult: true } as never)) as unknown as autocannon.Result & {
+    totalCompletedRequests: number;
+  };
   return { opts, r, seconds: (Date.parse(String(r.finish)) - Date.parse(String(r.start))) / 1000 };
 }
 
@@ -115,7 +131,10 @@ const aggregateResult = (autocannon as unknown as { aggregateResult(results: unk
 
 /** Windows of one load as one measurement: requests over the time they took, latencies from the merged histograms. */
 function measured(ws: Awaited<ReturnType<typeof window>>[]): Measured {
-  const a = aggregateResult(ws.map((w) => w.r), ws[0].opts);
+  const a = aggregateResult(
+    ws.map((w) => w.r),
+    ws[0].opts,
+  );
   const done = ws.reduce((n, w) => n + w.r.totalCompletedRequests, 0);
   const seconds = ws.reduce((n, w) => n + w.seconds, 0);
   return { rps: Math.round(done / seconds), p50_ms: a.latency.p50, p99_ms: a.latency.p99, errors: a.errors + a.timeouts + a.non2xx };
@@ -156,15 +175,23 @@ async function main() {
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   const receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
-  const { webhook_url: urlBefore } = await db.selectFrom('providers').select('webhook_url').where('id', '=', dataset.provider_id).executeTakeFirstOrThrow();
+  const { webhook_url: urlBefore } = await db
+    .selectFrom('providers')
+    .select('webhook_url')
+    .where('id', '=', dataset.provider_id)
+    .executeTakeFirstOrThrow();
   await db.updateTable('providers').set({ webhook_url: receiverUrl }).where('id', '=', dataset.provider_id).execute();
 
   // The settings that shape the numbers, recorded with them. On a cluster without autovacuum the
   // queue tables keep every dead row of earlier scenarios and runs, which the next claims step over
   // (migration 1380); a production cluster's autovacuum would have visited them within its minute.
-  const pgSettings = Object.fromEntries((await sql<{ name: string; setting: string }>`
+  const pgSettings = Object.fromEntries(
+    (
+      await sql<{ name: string; setting: string }>`
     SELECT name, current_setting(name) AS setting FROM pg_settings
-    WHERE name IN ('shared_buffers', 'work_mem', 'synchronous_commit', 'autovacuum', 'max_connections')`.execute(db)).rows.map((r) => [r.name, r.setting]));
+    WHERE name IN ('shared_buffers', 'work_mem', 'synchronous_commit', 'autovacuum', 'max_connections')`.execute(db)
+    ).rows.map((r) => [r.name, r.setting]),
+  );
   const vacuumQueues = pgSettings.autovacuum === 'off';
   const server = startServer();
   const rssTimer = sampleRss(server.pid!);
@@ -189,15 +216,27 @@ async function main() {
       const check = s.check ? await s.check() : undefined;
       const alternate = !s.custom && !s.background;
       const p = alternate ? await paired(s) : undefined;
-      const floor = p?.floor ?? await load(FLOOR);
+      const floor = p?.floor ?? (await load(FLOOR));
       const m = p?.m ?? (s.custom ? await s.custom() : await load(s));
       const ratio = Math.round((m.rps / floor.rps) * 1000) / 1000;
       const met = s.meets(m, ratio, check);
       const rss = rssOf();
       const floorMeasured = p ? `interleaved, ${PAIRS} windows each` : 'just before';
-      results.push({ name: s.name, ...m, floor_select1_rps: floor.rps, floor_measured: floorMeasured, ratio,
-        ...(p ? { ratio_pairs: p.pairs } : {}), target: s.target, met, rss_max_mb: rss, ...(check ? { check } : {}) });
-      console.error(`${s.name}: ${m.rps} req/s (${pct(ratio)} of the SELECT 1 floor ${floor.rps}, ${floorMeasured}${p ? `; pairs ${pairsRange(p.pairs)}` : ''}) p50 ${m.p50_ms} ms p99 ${m.p99_ms} ms errors ${m.errors} ${met ? 'MET' : 'MISSED'}; server RSS max ${rss} MB`);
+      results.push({
+        name: s.name,
+        ...m,
+        floor_select1_rps: floor.rps,
+        floor_measured: floorMeasured,
+        ratio,
+        ...(p ? { ratio_pairs: p.pairs } : {}),
+        target: s.target,
+        met,
+        rss_max_mb: rss,
+        ...(check ? { check } : {}),
+      });
+      console.error(
+        `${s.name}: ${m.rps} req/s (${pct(ratio)} of the SELECT 1 floor ${floor.rps}, ${floorMeasured}${p ? `; pairs ${pairsRange(p.pairs)}` : ''}) p50 ${m.p50_ms} ms p99 ${m.p99_ms} ms errors ${m.errors} ${met ? 'MET' : 'MISSED'}; server RSS max ${rss} MB`,
+      );
     }
     const commit = (() => {
       try {
@@ -207,8 +246,15 @@ async function main() {
       }
     })();
     const summary = {
-      machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? 'unknown', memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version, postgres: (await sql<{ v: string }>`SELECT current_setting('server_version') AS v`.execute(db)).rows[0].v,
-        postgres_settings: pgSettings, queue_tables_vacuumed_before_each_scenario: vacuumQueues },
+      machine: {
+        cpus: os.cpus().length,
+        cpu_model: os.cpus()[0]?.model ?? 'unknown',
+        memory_gb: Math.round(os.totalmem() / 2 ** 30),
+        node: process.version,
+        postgres: (await sql<{ v: string }>`SELECT current_setting('server_version') AS v`.execute(db)).rows[0].v,
+        postgres_settings: pgSettings,
+        queue_tables_vacuumed_before_each_scenario: vacuumQueues,
+      },
       commit,
       run_at: new Date().toISOString(),
       dataset: { customers: dataset.customers, addresses: dataset.addresses },
@@ -240,11 +286,21 @@ const pct = (x: number) => `${Math.round(x * 100)}%`;
 const pairsRange = (pairs: number[]) => `${pct(pairs[0])}–${pct(pairs[pairs.length - 1])}`;
 
 function markdown(s: any): string {
-  const rows = s.scenarios.map((r: any) => `| ${r.name} | ${r.rps} | ${r.p50_ms} | ${r.p99_ms} | ${r.errors} | ${r.floor_select1_rps} (${r.floor_measured ?? 'just before'}) | ${pct(r.ratio)} | ${r.ratio_pairs ? pairsRange(r.ratio_pairs) : ''} | ${r.target} | ${r.met ? 'met' : '**missed**'} | ${r.rss_max_mb} |`);
+  const rows = s.scenarios.map(
+    (r: any) =>
+      `| ${r.name} | ${r.rps} | ${r.p50_ms} | ${r.p99_ms} | ${r.errors} | ${r.floor_select1_rps} (${r.floor_measured ?? 'just before'}) | ${pct(r.ratio)} | ${r.ratio_pairs ? pairsRange(r.ratio_pairs) : ''} | ${r.target} | ${r.met ? 'met' : '**missed**'} | ${r.rss_max_mb} |`,
+  );
   return [
     `Run ${s.run_at} at ${s.commit} on ${s.machine.cpus} cores (${s.machine.cpu_model}), Node ${s.machine.node}, PostgreSQL ${s.machine.postgres}; ${s.dataset.customers} customers, ${s.dataset.addresses} addresses; ${s.settings.duration_s} s per scenario${s.settings.pairs ? ` in ${s.settings.pairs} windows alternating with as many of the SELECT 1 floor` : ''}, ${s.settings.connections} connections.`,
     ...(s.machine.postgres_settings
-      ? ['', `PostgreSQL settings: ${Object.entries(s.machine.postgres_settings).map(([k, v]) => `${k} ${v}`).join(', ')}${s.machine.queue_tables_vacuumed_before_each_scenario ? '; autovacuum being off, the harness vacuumed jobs and webhook_deliveries before each scenario' : ''}.`]
+      ? [
+          '',
+          `PostgreSQL settings: ${Object.entries(s.machine.postgres_settings)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(
+              ', ',
+            )}${s.machine.queue_tables_vacuumed_before_each_scenario ? '; autovacuum being off, the harness vacuumed jobs and webhook_deliveries before each scenario' : ''}.`,
+        ]
       : []),
     '',
     `Floors at the start: bare route ${s.floors.bare_rps} req/s, SELECT 1 ${s.floors.select1_rps} req/s (server RSS max ${s.floors.rss_max_mb} MB); each scenario's ratio is to the SELECT 1 floor measured again with it: in windows alternating with the scenario's (requests over requests in equal time; each pair's own ratio gives the spread), or right before a scenario that leaves background work or measures itself. Server RSS max ${s.rss_max_mb} MB (target <= 300 MB in every scenario: ${s.rss_target_met ? 'met' : '**missed**'}).`,

@@ -13,7 +13,13 @@ export interface Dataset {
   free_locations: string[];
 }
 
-export interface Measured { rps: number; p50_ms: number; p99_ms: number; errors: number; max_ms?: number }
+export interface Measured {
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+  errors: number;
+  max_ms?: number;
+}
 
 export interface Scenario {
   name: string;
@@ -29,7 +35,11 @@ export interface Scenario {
   meets(m: Measured, ratio: number, check?: Record<string, unknown>): boolean;
 }
 
-interface Ctx { base: string; db: Kysely<DB>; receiverCount: () => number }
+interface Ctx {
+  base: string;
+  db: Kysely<DB>;
+  receiverCount: () => number;
+}
 
 function cycle<T>(xs: T[]) {
   let i = 0;
@@ -48,7 +58,13 @@ export function scenarios(d: Dataset, ctx: Ctx): Scenario[] {
     {
       name: 'agent_search_mixed',
       target: '>= 25% of SELECT 1 floor, p99 <= 20 ms, source row found >= 99%',
-      requests: [{ method: 'GET', headers: key, setupRequest: (req: any) => ({ ...req, path: `/agent/customers/search?q=${encodeURIComponent(nextQuery().q)}` }) }],
+      requests: [
+        {
+          method: 'GET',
+          headers: key,
+          setupRequest: (req: any) => ({ ...req, path: `/agent/customers/search?q=${encodeURIComponent(nextQuery().q)}` }),
+        },
+      ],
       async check() {
         const byClass: Record<string, { n: number; found: number }> = {};
         for (const q of d.queries.slice(0, 2000)) {
@@ -76,13 +92,15 @@ export function scenarios(d: Dataset, ctx: Ctx): Scenario[] {
     {
       name: 'agent_profile_verified',
       target: '>= 40% of SELECT 1 floor',
-      requests: [{
-        method: 'GET',
-        setupRequest: (req: any) => {
-          const s = nextSession();
-          return { ...req, path: `/agent/customers/${s.customer_id}`, headers: { ...key, 'x-verified-session': s.token } };
+      requests: [
+        {
+          method: 'GET',
+          setupRequest: (req: any) => {
+            const s = nextSession();
+            return { ...req, path: `/agent/customers/${s.customer_id}`, headers: { ...key, 'x-verified-session': s.token } };
+          },
         },
-      }],
+      ],
       meets: (m, ratio) => ratio >= 0.4 && m.errors === 0,
     },
     (() => {
@@ -95,24 +113,38 @@ export function scenarios(d: Dataset, ctx: Ctx): Scenario[] {
         name: 'plan_change_preview',
         target: '>= 30% of SELECT 1 floor',
         async check() {
-          const active = await ctx.db.selectFrom('subscriptions').select('id')
-            .where('id', 'in', d.sessions.map((x) => x.subscription_id)).where('status', '=', 'ACTIVE').execute();
+          const active = await ctx.db
+            .selectFrom('subscriptions')
+            .select('id')
+            .where(
+              'id',
+              'in',
+              d.sessions.map((x) => x.subscription_id),
+            )
+            .where('status', '=', 'ACTIVE')
+            .execute();
           const ids = new Set(active.map((r) => r.id));
           previewable = d.sessions.filter((x) => ids.has(x.subscription_id));
-          return { sessions: d.sessions.length, previewed: previewable.length, left_out_not_active: d.sessions.length - previewable.length };
+          return {
+            sessions: d.sessions.length,
+            previewed: previewable.length,
+            left_out_not_active: d.sessions.length - previewable.length,
+          };
         },
-        requests: [{
-          method: 'POST',
-          setupRequest: (req: any) => {
-            const s = previewable[k++ % previewable.length];
-            return {
-              ...req,
-              path: `/agent/customers/${s.customer_id}/plan-change/preview`,
-              headers: { ...key, 'x-verified-session': s.token },
-              body: JSON.stringify({ subscription_id: s.subscription_id, plan_version_id: d.plan_version_ids[2] }),
-            };
+        requests: [
+          {
+            method: 'POST',
+            setupRequest: (req: any) => {
+              const s = previewable[k++ % previewable.length];
+              return {
+                ...req,
+                path: `/agent/customers/${s.customer_id}/plan-change/preview`,
+                headers: { ...key, 'x-verified-session': s.token },
+                body: JSON.stringify({ subscription_id: s.subscription_id, plan_version_id: d.plan_version_ids[2] }),
+              };
+            },
           },
-        }],
+        ],
         meets: (m, ratio) => ratio >= 0.3 && m.errors === 0,
       };
       return s;
@@ -120,7 +152,13 @@ export function scenarios(d: Dataset, ctx: Ctx): Scenario[] {
     {
       name: 'serviceability_autocomplete',
       target: '>= 30% of SELECT 1 floor, p99 <= 20 ms',
-      requests: [{ method: 'GET', headers: key, setupRequest: (req: any) => ({ ...req, path: `/serviceability/autocomplete?q=${encodeURIComponent(nextPrefix())}` }) }],
+      requests: [
+        {
+          method: 'GET',
+          headers: key,
+          setupRequest: (req: any) => ({ ...req, path: `/serviceability/autocomplete?q=${encodeURIComponent(nextPrefix())}` }),
+        },
+      ],
       meets: (m, ratio) => ratio >= 0.3 && m.p99_ms <= 20 && m.errors === 0,
     },
     (() => {
@@ -134,29 +172,35 @@ export function scenarios(d: Dataset, ctx: Ctx): Scenario[] {
         background: true,
         async check() {
           // Earlier runs used some ports: take only those still free.
-          const taken = await ctx.db.selectFrom('subscriptions').innerJoin('locations', 'locations.id', 'subscriptions.location_id')
-            .select('locations.location_hash').where('locations.location_hash', 'in', d.free_locations)
-            .where('subscriptions.status', 'in', ['PENDING', 'PENDING_INSTALL', 'ACTIVE', 'SUSPENDED']).execute();
+          const taken = await ctx.db
+            .selectFrom('subscriptions')
+            .innerJoin('locations', 'locations.id', 'subscriptions.location_id')
+            .select('locations.location_hash')
+            .where('locations.location_hash', 'in', d.free_locations)
+            .where('subscriptions.status', 'in', ['PENDING', 'PENDING_INSTALL', 'ACTIVE', 'SUSPENDED'])
+            .execute();
           const used = new Set(taken.map((t) => t.location_hash));
           free = d.free_locations.filter((h) => !used.has(h));
           return { free_ports: free.length };
         },
-        requests: [{
-          method: 'POST',
-          headers: key,
-          path: '/provisioning/provider-initiated',
-          setupRequest: (req: any) => {
-            const i = n++;
-            return {
-              ...req,
-              body: JSON.stringify({
-                plan_version_id: d.plan_version_ids[i % 3],
-                location_hash: free[i % free.length],
-                subscriber: { email: `bench-${stamp}-${i}@load.test`, first_name: 'Load', last_name: `Test${i}` },
-              }),
-            };
+        requests: [
+          {
+            method: 'POST',
+            headers: key,
+            path: '/provisioning/provider-initiated',
+            setupRequest: (req: any) => {
+              const i = n++;
+              return {
+                ...req,
+                body: JSON.stringify({
+                  plan_version_id: d.plan_version_ids[i % 3],
+                  location_hash: free[i % free.length],
+                  subscriber: { email: `bench-${stamp}-${i}@load.test`, first_name: 'Load', last_name: `Test${i}` },
+                }),
+              };
+            },
           },
-        }],
+        ],
         meets: (m, ratio) => ratio >= 0.03 && m.errors === 0,
       };
       return s;

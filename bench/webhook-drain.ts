@@ -28,10 +28,19 @@ const STATS_SETTLE_MS = 11_000;
 export async function drainRate(ctx: { db: Kysely<DB> }, d: Dataset, count: number): Promise<Measured> {
   const entered = Date.now();
   // This container only queues events and signs no token, but a DATABASE_URL config wants a JWT key.
-  const config = loadConfig({ JWT_SECRET: randomBytes(32).toString('base64url'), ...process.env, LOG_LEVEL: 'silent', JOBS_ENABLED: 'false' });
+  const config = loadConfig({
+    JWT_SECRET: randomBytes(32).toString('base64url'),
+    ...process.env,
+    LOG_LEVEL: 'silent',
+    JOBS_ENABLED: 'false',
+  });
   const handle = await createDb({ databaseUrl: config.DATABASE_URL, poolSize: 4 });
   const { deps } = createContainer(config, handle, systemClock, pino({ level: 'silent' }));
-  const provider = await ctx.db.selectFrom('providers').select(['webhook_url', 'webhook_signing_secret']).where('id', '=', d.provider_id).executeTakeFirstOrThrow();
+  const provider = await ctx.db
+    .selectFrom('providers')
+    .select(['webhook_url', 'webhook_signing_secret'])
+    .where('id', '=', d.provider_id)
+    .executeTakeFirstOrThrow();
   if (!provider.webhook_signing_secret) throw new Error('the bench provider has no webhook signing secret');
   const key = Buffer.from(provider.webhook_signing_secret.replace(/^whsec_/, ''), 'base64');
 
@@ -54,7 +63,9 @@ export async function drainRate(ctx: { db: Kysely<DB> }, d: Dataset, count: numb
       }
       const ts = String(req.headers['webhook-timestamp'] ?? '');
       const expected = Buffer.from(`v1,${createHmac('sha256', key).update(`${id}.${ts}.`).update(Buffer.concat(chunks)).digest('base64')}`);
-      const sigs = String(req.headers['webhook-signature'] ?? '').split(' ').map((s) => Buffer.from(s));
+      const sigs = String(req.headers['webhook-signature'] ?? '')
+        .split(' ')
+        .map((s) => Buffer.from(s));
       const fresh = Math.abs(at / 1000 - Number(ts)) <= 300;
       if (!fresh || !sigs.some((s) => s.length === expected.length && timingSafeEqual(s, expected))) {
         badSignature++;
@@ -75,17 +86,34 @@ export async function drainRate(ctx: { db: Kysely<DB> }, d: Dataset, count: numb
   // Transactions of the whole database while it drains (the server's and nobody else's during the
   // scenario): with autocommit statements, about the statements the server sends per delivery.
   const xacts = async () =>
-    Number((await sql<{ n: string }>`SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()`.execute(ctx.db)).rows[0].n);
+    Number(
+      (
+        await sql<{ n: string }>`SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()`.execute(
+          ctx.db,
+        )
+      ).rows[0].n,
+    );
 
   try {
-    const subs = await ctx.db.selectFrom('subscriptions').select(['id', 'subscriber_id']).where('provider_id', '=', d.provider_id).limit(count).execute();
+    const subs = await ctx.db
+      .selectFrom('subscriptions')
+      .select(['id', 'subscriber_id'])
+      .where('provider_id', '=', d.provider_id)
+      .limit(count)
+      .execute();
     const emitStarted = Date.now();
     let xactsBefore = 0;
     let emitted = 0;
     await handle.db.transaction().execute(async (trx) => {
       for (let k = 0; k < count; k++) {
         const s = subs[k % subs.length];
-        const { id } = await deps.webhooks.emit(trx, { providerId: d.provider_id, type: 'subscription.plan_changed', subscriptionId: s.id, subscriberId: s.subscriber_id, data: { bench: true } });
+        const { id } = await deps.webhooks.emit(trx, {
+          providerId: d.provider_id,
+          type: 'subscription.plan_changed',
+          subscriptionId: s.id,
+          subscriberId: s.subscriber_id,
+          data: { bench: true },
+        });
         ours.add(id);
       }
       emitted = Date.now();

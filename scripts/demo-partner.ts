@@ -36,7 +36,13 @@ const RECEIVER_PORT = Number(process.env.DEMO_RECEIVER_PORT ?? 4400);
 const TIMEOUT_MS = Number(process.env.DEMO_TIMEOUT_MS ?? 30_000);
 const RECEIVER_URL = `http://127.0.0.1:${RECEIVER_PORT}/webhooks`;
 
-interface Envelope { id: string; type: string; created_at: string; provider_id: string; data: Record<string, unknown> & { subscription_id: string } }
+interface Envelope {
+  id: string;
+  type: string;
+  created_at: string;
+  provider_id: string;
+  data: Record<string, unknown> & { subscription_id: string };
+}
 interface DemoDoc {
   base_url?: string;
   webhook_url: string | null;
@@ -61,10 +67,14 @@ function check(cond: unknown, what: string, got?: unknown): asserts cond {
 
 // ---- HTTP -------------------------------------------------------------------------------------
 
-interface Answer { status: number; body: any }
+interface Answer {
+  status: number;
+  body: any;
+}
 
 // The typed client (clients/ts): paths, parameters and bodies are checked against openapi/partner.json.
-const client = (credentials: { apiKey?: string; webhookSecret?: string } = {}) => createPartnerClient({ baseUrl: BASE_URL, redirect: 'manual', ...credentials });
+const client = (credentials: { apiKey?: string; webhookSecret?: string } = {}) =>
+  createPartnerClient({ baseUrl: BASE_URL, redirect: 'manual', ...credentials });
 
 async function answer(pending: Promise<{ data?: unknown; error?: unknown; response: Response }>): Promise<Answer> {
   let r: Awaited<typeof pending>;
@@ -113,14 +123,18 @@ function startReceiver(signingSecret: string) {
   return {
     events,
     rejected,
-    listen: () => new Promise<void>((resolve, reject) => {
-      server.once('error', (err) => reject(new SetupError(`cannot listen on 127.0.0.1:${RECEIVER_PORT} (${err.message}); set DEMO_RECEIVER_PORT`)));
-      server.listen(RECEIVER_PORT, '127.0.0.1', () => resolve());
-    }),
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    listen: () =>
+      new Promise<void>((resolve, reject) => {
+        server.once('error', (err) =>
+          reject(new SetupError(`cannot listen on 127.0.0.1:${RECEIVER_PORT} (${err.message}); set DEMO_RECEIVER_PORT`)),
+        );
+        server.listen(RECEIVER_PORT, '127.0.0.1', () => resolve());
+      }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
     /** Resolves with the events of a subscription once `types` all arrived (in any order). */
     waitFor(subscriptionId: string, types: string[]): Promise<Envelope[]> {
       const mine = () => events.filter((e) => e.data.subscription_id === subscriptionId);
@@ -130,7 +144,13 @@ function startReceiver(signingSecret: string) {
         if (done()) return resolve(mine());
         const timer = setTimeout(() => {
           waiters.delete(onEvent);
-          reject(new Unexpected(`webhooks ${types.join(' + ')} for subscription ${subscriptionId} did not all arrive within ${TIMEOUT_MS} ms; got [${mine().map((e) => e.type).join(', ')}]`));
+          reject(
+            new Unexpected(
+              `webhooks ${types.join(' + ')} for subscription ${subscriptionId} did not all arrive within ${TIMEOUT_MS} ms; got [${mine()
+                .map((e) => e.type)
+                .join(', ')}]`,
+            ),
+          );
         }, TIMEOUT_MS);
         const onEvent = () => {
           if (rejected.length) {
@@ -158,7 +178,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // ---- The flows ---------------------------------------------------------------------------------
 
 const runTag = randomBytes(3).toString('hex');
-const person = (who: string) => ({ email: `demo-${who}-${runTag}@example.test`, first_name: 'Demo', last_name: who.toUpperCase(), phone: '030 1234567' });
+const person = (who: string) => ({
+  email: `demo-${who}-${runTag}@example.test`,
+  first_name: 'Demo',
+  last_name: who.toUpperCase(),
+  phone: '030 1234567',
+});
 
 async function cko03(doc: DemoDoc, rx: ReturnType<typeof startReceiver>) {
   section('CKO-03 marketplace checkout (session → complete)');
@@ -166,12 +191,23 @@ async function cko03(doc: DemoDoc, rx: ReturnType<typeof startReceiver>) {
   const open = client();
   const checkout = client({ webhookSecret: main.webhook_secret });
 
-  const created = await answer(open.POST('/external-checkout/sessions', {
-    body: { provider_id: main.id, plan_version_id: doc.plans.basic.plan_version_id, location_hash: doc.buildings.first_line.location_hash },
-  }));
+  const created = await answer(
+    open.POST('/external-checkout/sessions', {
+      body: {
+        provider_id: main.id,
+        plan_version_id: doc.plans.basic.plan_version_id,
+        location_hash: doc.buildings.first_line.location_hash,
+      },
+    }),
+  );
   expectStatus(created, 201, 'create session');
-  check(created.body.status === 'pending' && typeof created.body.checkout_url === 'string' && created.body.checkout_url.includes(created.body.session_id),
-    'create session: pending, checkout_url carries session_id', created.body);
+  check(
+    created.body.status === 'pending' &&
+      typeof created.body.checkout_url === 'string' &&
+      created.body.checkout_url.includes(created.body.session_id),
+    'create session: pending, checkout_url carries session_id',
+    created.body,
+  );
   const sessionId: string = created.body.session_id;
   ok(`session ${sessionId} created (pending), checkout_url ${created.body.checkout_url}`);
 
@@ -181,12 +217,18 @@ async function cko03(doc: DemoDoc, rx: ReturnType<typeof startReceiver>) {
   check(read.body.units?.buildings?.building_id === doc.buildings.first_line.id, 'session embeds unit with building', read.body.units);
   ok(`checkout page read the session: status ${read.body.status}, plan ${read.body.plan?.name}`);
 
-  const patched = await answer(checkout.PATCH('/external-checkout/sessions/{session_id}', {
-    params: { path: { session_id: sessionId } }, body: { partner_reference: `demo-order-${runTag}`, plan_version_id: doc.plans.fast.plan_version_id },
-  }));
+  const patched = await answer(
+    checkout.PATCH('/external-checkout/sessions/{session_id}', {
+      params: { path: { session_id: sessionId } },
+      body: { partner_reference: `demo-order-${runTag}`, plan_version_id: doc.plans.fast.plan_version_id },
+    }),
+  );
   expectStatus(patched, 200, 'patch session');
-  check(patched.body.partner_reference === `demo-order-${runTag}` && patched.body.plan_version_id === doc.plans.fast.plan_version_id,
-    'patch sets partner_reference and the upsell plan', patched.body);
+  check(
+    patched.body.partner_reference === `demo-order-${runTag}` && patched.body.plan_version_id === doc.plans.fast.plan_version_id,
+    'patch sets partner_reference and the upsell plan',
+    patched.body,
+  );
   ok(`patched: partner_reference ${patched.body.partner_reference}, upsell to ${patched.body.plan?.name}`);
 
   const done = await answer(checkout.POST('/external-checkout/complete', { body: { session_id: sessionId, subscriber: person('cko03') } }));
@@ -194,24 +236,38 @@ async function cko03(doc: DemoDoc, rx: ReturnType<typeof startReceiver>) {
     throw new SetupError(`the demo port is taken (${done.body?.detail}); the demo runs once per freshly seeded database`);
   }
   expectStatus(done, 201, 'complete');
-  check(done.body.route === 'provision' && typeof done.body.job_id === 'string', 'complete on a first-line port: route provision with a job_id', done.body);
+  check(
+    done.body.route === 'provision' && typeof done.body.job_id === 'string',
+    'complete on a first-line port: route provision with a job_id',
+    done.body,
+  );
   const subscriptionId: string = done.body.subscription_id;
   ok(`completed: subscription ${subscriptionId}, route ${done.body.route}, job ${done.body.job_id}`);
 
   const status = await answer(open.GET('/external-checkout/sessions/{session_id}/status', { params: { path: { session_id: sessionId } } }));
   expectStatus(status, 200, 'session status');
-  check(status.body.status === 'completed' && status.body.subscription_status === 'ACTIVE', 'status: completed, subscription ACTIVE', status.body);
+  check(
+    status.body.status === 'completed' && status.body.subscription_status === 'ACTIVE',
+    'status: completed, subscription ACTIVE',
+    status.body,
+  );
   ok(`status endpoint (no auth): session ${status.body.status}, subscription_status ${status.body.subscription_status}`);
 
   const events = await rx.waitFor(subscriptionId, ['subscription.activated', 'provisioning.completed']);
   const order = events.map((e) => e.type);
-  check(order.indexOf('subscription.activated') < order.indexOf('provisioning.completed'), 'subscription.activated arrives before provisioning.completed', order);
+  check(
+    order.indexOf('subscription.activated') < order.indexOf('provisioning.completed'),
+    'subscription.activated arrives before provisioning.completed',
+    order,
+  );
   check(!order.includes('provisioning.failed'), 'no provisioning.failed', order);
   const completed = events.find((e) => e.type === 'provisioning.completed')!;
   check(completed.data.job_id === done.body.job_id, 'provisioning.completed names the job', completed.data);
   ok(`webhooks received and verified: ${order.join(' → ')}`);
 
-  const replay = await answer(checkout.POST('/external-checkout/complete', { body: { session_id: sessionId, subscriber: person('cko03') } }));
+  const replay = await answer(
+    checkout.POST('/external-checkout/complete', { body: { session_id: sessionId, subscriber: person('cko03') } }),
+  );
   expectStatus(replay, 200, 'complete again');
   check(replay.body.subscription_id === subscriptionId && !('job_id' in replay.body), 'replay: same subscription, no job_id', replay.body);
   ok(`completing again is an idempotent replay: "${replay.body.message}"`);
@@ -226,21 +282,35 @@ async function cko04(doc: DemoDoc, rx: ReturnType<typeof startReceiver>) {
   const ac = await answer(storefront.GET('/serviceability/autocomplete', { params: { query: { q } } }));
   expectStatus(ac, 200, 'autocomplete');
   const suggestion = ac.body.suggestions.find((s: { building_id: string | null }) => s.building_id === first.id);
-  check(suggestion, `autocomplete "${q}" suggests the first-line building`, ac.body.suggestions.map((s: { display: string }) => s.display));
+  check(
+    suggestion,
+    `autocomplete "${q}" suggests the first-line building`,
+    ac.body.suggestions.map((s: { display: string }) => s.display),
+  );
   ok(`autocomplete "${q}": ${ac.body.suggestions.length} suggestion(s), "${suggestion.display}" orderable ${suggestion.orderable}`);
 
   const chk = await answer(storefront.POST('/serviceability/check', { body: { address: first.address } }));
   expectStatus(chk, 200, 'serviceability check');
-  check(chk.body.serviceable === true && chk.body.building_id === first.id, 'the address is serviceable in the first-line building', chk.body);
+  check(
+    chk.body.serviceable === true && chk.body.building_id === first.id,
+    'the address is serviceable in the first-line building',
+    chk.body,
+  );
   const plan = chk.body.plans.find((p: { plan_version_id: string }) => p.plan_version_id === doc.plans.fast.plan_version_id);
   check(plan, 'the check lists the "fast" plan', chk.body.plans);
   ok(`check: serviceable, ${chk.body.plans.length} plan(s), ordering "${plan.name}" (${plan.monthly_price} ${plan.currency})`);
 
   const portHash = first.spare_location_hashes[0];
   check(portHash, 'the demo document lists a spare first-line port');
-  const body = { plan_version_id: plan.plan_version_id, location_hash: portHash, subscriber: person('cko04'), mac_address: '02:00:5e:10:00:42' };
+  const body = {
+    plan_version_id: plan.plan_version_id,
+    location_hash: portHash,
+    subscriber: person('cko04'),
+    mac_address: '02:00:5e:10:00:42',
+  };
   const created = await answer(storefront.POST('/provisioning/provider-initiated', { body }));
-  if (created.status === 409) throw new SetupError(`the demo port is taken (${created.body?.detail}); the demo runs once per freshly seeded database`);
+  if (created.status === 409)
+    throw new SetupError(`the demo port is taken (${created.body?.detail}); the demo runs once per freshly seeded database`);
   expectStatus(created, 201, 'provider-initiated');
   check(created.body.route === 'provision' && typeof created.body.job_id === 'string', 'route provision with a job_id', created.body);
   const subscriptionId: string = created.body.subscription_id;
@@ -261,20 +331,40 @@ async function cko04(doc: DemoDoc, rx: ReturnType<typeof startReceiver>) {
 
   const again = await answer(storefront.POST('/provisioning/provider-initiated', { body }));
   expectStatus(again, 200, 'provider-initiated again');
-  check(again.body.subscription_id === subscriptionId && again.body.message === 'Subscription already exists (idempotent replay)', 'replay answers the same subscription', again.body);
+  check(
+    again.body.subscription_id === subscriptionId && again.body.message === 'Subscription already exists (idempotent replay)',
+    'replay answers the same subscription',
+    again.body,
+  );
   ok(`same request again: 200 "${again.body.message}"`);
 
   const events = await rx.waitFor(subscriptionId, ['subscription.activated', 'provisioning.completed']);
   ok(`webhooks received and verified: ${events.map((e) => e.type).join(' → ')}`);
 
-  const install = await answer(storefront.POST('/provisioning/provider-initiated', {
-    body: { plan_version_id: doc.plans.basic.plan_version_id, delivery_mode: 'home_drop', unit_id: doc.buildings.second_line.free_unit_id, subscriber: person('install') },
-  }));
-  if (install.status === 409) throw new SetupError(`the demo unit is taken (${install.body?.detail}); the demo runs once per freshly seeded database`);
+  const install = await answer(
+    storefront.POST('/provisioning/provider-initiated', {
+      body: {
+        plan_version_id: doc.plans.basic.plan_version_id,
+        delivery_mode: 'home_drop',
+        unit_id: doc.buildings.second_line.free_unit_id,
+        subscriber: person('install'),
+      },
+    }),
+  );
+  if (install.status === 409)
+    throw new SetupError(`the demo unit is taken (${install.body?.detail}); the demo runs once per freshly seeded database`);
   expectStatus(install, 201, 'provider-initiated (second-line unit)');
-  check(install.body.route === 'install' && install.body.job_id === null, 'a second-line unit takes the install path (job_id null)', install.body);
+  check(
+    install.body.route === 'install' && install.body.job_id === null,
+    'a second-line unit takes the install path (job_id null)',
+    install.body,
+  );
   const pending = await rx.waitFor(install.body.subscription_id, ['subscription.pending_install']);
-  check(!pending.some((e) => e.type === 'subscription.activated'), 'no subscription.activated on the install path', pending.map((e) => e.type));
+  check(
+    !pending.some((e) => e.type === 'subscription.activated'),
+    'no subscription.activated on the install path',
+    pending.map((e) => e.type),
+  );
   ok(`second-line unit: route install (PENDING_INSTALL, CPE shipment), webhook ${pending.map((e) => e.type).join(', ')}`);
 }
 
@@ -284,10 +374,13 @@ async function main() {
   if (doc.webhook_url !== RECEIVER_URL) {
     throw new SetupError(
       `the demo provider's webhook URL is ${doc.webhook_url ?? '(none)'}, but this demo receives at ${RECEIVER_URL}.\n` +
-      `  Seed the database with DEMO_WEBHOOK_URL=${RECEIVER_URL} (e.g. DEMO_WEBHOOK_URL=${RECEIVER_URL} npm start on an empty database),\n` +
-      '  or set DEMO_RECEIVER_PORT to the port of the seeded URL.');
+        `  Seed the database with DEMO_WEBHOOK_URL=${RECEIVER_URL} (e.g. DEMO_WEBHOOK_URL=${RECEIVER_URL} npm start on an empty database),\n` +
+        '  or set DEMO_RECEIVER_PORT to the port of the seeded URL.',
+    );
   }
-  console.log(`Partner demo against ${BASE_URL}; webhook receiver on ${RECEIVER_URL} (signatures verified with the main provider's signing secret)`);
+  console.log(
+    `Partner demo against ${BASE_URL}; webhook receiver on ${RECEIVER_URL} (signatures verified with the main provider's signing secret)`,
+  );
   const rx = startReceiver(doc.providers.main.webhook_signing_secret);
   await rx.listen();
   try {

@@ -13,7 +13,9 @@ export function readDemoJson<T>(file: string): T {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new DemoSetupError(`cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): start the server once (npm start), which writes it, or run npm run seed:demo -- --json > ${file}`);
+    throw new DemoSetupError(
+      `cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): start the server once (npm start), which writes it, or run npm run seed:demo -- --json > ${file}`,
+    );
   }
   try {
     return JSON.parse(text) as T;

@@ -23,7 +23,10 @@ const DEMO_JSON = process.env.DEMO_JSON ?? 'var/demo.json';
 const OUTBOX = process.env.MAIL_OUTBOX_DIR ?? 'var/outbox';
 const TIMEOUT_MS = Number(process.env.DEMO_TIMEOUT_MS ?? 20_000);
 
-interface DemoCustomer { id: string; email: string }
+interface DemoCustomer {
+  id: string;
+  email: string;
+}
 interface DemoDoc {
   base_url?: string;
   providers: { main: { api_key: string }; other: { api_key: string } };
@@ -46,7 +49,11 @@ function pick(doc: DemoDoc, name: string): DemoCustomer {
 async function post(base: string, apiKey: string, urlPath: string, body: unknown): Promise<{ status: number; json: any }> {
   let res: Response;
   try {
-    res = await fetch(`${base}${urlPath}`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    res = await fetch(`${base}${urlPath}`, {
+      method: 'POST',
+      headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   } catch (err) {
     throw new Fail(`cannot reach the server at ${base} (${(err as Error).message}); start it first (npm start)`);
   }
@@ -63,13 +70,18 @@ async function codeFromOutbox(email: string, before: Set<string>): Promise<strin
       seen.add(f);
       // Parsed rather than grepped: the text part may be quoted-printable, folded or base64.
       const mail = await simpleParser(readFileSync(path.join(OUTBOX, f)));
-      const to = [mail.to].flat().flatMap((a) => a?.value ?? []).map((a) => a.address?.toLowerCase());
+      const to = [mail.to]
+        .flat()
+        .flatMap((a) => a?.value ?? [])
+        .map((a) => a.address?.toLowerCase());
       const code = /Verification code:\s*(\d{6})/.exec(mail.text ?? '')?.[1];
       if (code && to.includes(email.toLowerCase())) return code;
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Fail(`no verification mail for ${email} appeared in ${path.resolve(OUTBOX)} within ${TIMEOUT_MS} ms (is the server's MAIL_OUTBOX_DIR this one, and SMTP_URL unset?)`);
+  throw new Fail(
+    `no verification mail for ${email} appeared in ${path.resolve(OUTBOX)} within ${TIMEOUT_MS} ms (is the server's MAIL_OUTBOX_DIR this one, and SMTP_URL unset?)`,
+  );
 }
 
 async function main() {

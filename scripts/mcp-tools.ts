@@ -18,8 +18,10 @@ export async function renderToolTable(app: FastifyInstance): Promise<string> {
   const rows = toolOperations(app).map((op) => {
     const spec = TOOLS[op.operationId]!;
     const a = spec.annotations;
-    const session = op.verified ? 'required' : spec.session ?? 'no';
-    const hints = a.readOnlyHint ? 'read-only' : [a.destructiveHint ? 'destructive' : 'not destructive', a.idempotentHint ? 'idempotent' : ''].filter(Boolean).join(', ');
+    const session = op.verified ? 'required' : (spec.session ?? 'no');
+    const hints = a.readOnlyHint
+      ? 'read-only'
+      : [a.destructiveHint ? 'destructive' : 'not destructive', a.idempotentHint ? 'idempotent' : ''].filter(Boolean).join(', ');
     return `| \`${op.tool}\` | ${op.title} | ${session} | ${hints} | \`${op.method} ${op.url}\` |`;
   });
   return [START, '| Tool | What it does | `verified_session` | Hints | Same as |', '|---|---|---|---|---|', ...rows, END].join('\n');

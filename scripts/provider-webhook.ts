@@ -13,7 +13,8 @@ import { systemClock } from '../src/lib/clock.js';
 import { configureWebhookEndpoint, EndpointError } from '../src/webhooks/endpoint.js';
 import { createWebhooks } from '../src/webhooks/outbox.js';
 
-const USAGE = 'usage: npm run provider:webhook -- --provider <provider id> (--url <https URL; http only on loopback outside production> [--rotate-secret] | --clear)';
+const USAGE =
+  'usage: npm run provider:webhook -- --provider <provider id> (--url <https URL; http only on loopback outside production> [--rotate-secret] | --clear)';
 
 function fail(message: string, code = 1): never {
   console.error(message);
@@ -42,7 +43,10 @@ const handle = await createDb({ databaseUrl: config.DATABASE_URL, embeddedDir: c
 try {
   const jobs = createJobQueue({ db: handle.db, clock: systemClock, log: pino({ level: 'silent' }), config });
   const webhooks = createWebhooks({ jobs, clock: systemClock });
-  const r = await configureWebhookEndpoint({ db: handle.db, webhooks, production: config.NODE_ENV === 'production' }, args.provider, { url: args.clear ? null : args.url!, rotateSecret: args['rotate-secret'] });
+  const r = await configureWebhookEndpoint({ db: handle.db, webhooks, production: config.NODE_ENV === 'production' }, args.provider, {
+    url: args.clear ? null : args.url!,
+    rotateSecret: args['rotate-secret'],
+  });
   console.log(`provider ${r.providerName} (${r.providerId})`);
   console.log(r.url ? `webhook URL: ${r.url}` : 'webhook URL removed: deliveries wait in the outbox until one is set');
   if (r.newSecret) console.log(`new signing secret (shown once; the receiver verifies signatures with it): ${r.newSecret}`);

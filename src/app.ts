@@ -79,7 +79,9 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       const reply = res as unknown as FastifyReply;
       const message = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is too long' : 'Malformed request URL';
       if (request.url.startsWith('/agent')) {
-        return reply.code(400).send({ error: { code: 'bad_request', message: withNextStep('bad_request', message), request_id: String(request.id) } });
+        return reply
+          .code(400)
+          .send({ error: { code: 'bad_request', message: withNextStep('bad_request', message), request_id: String(request.id) } });
       }
       return reply.code(400).send({ detail: message });
     },
@@ -89,7 +91,9 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   app.setSerializerCompiler(serializerCompiler);
 
   const ownsDb = !opts.dbHandle;
-  const dbHandle = opts.dbHandle ?? (await createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, embeddedDir: config.EMBEDDED_DB_DIR }));
+  const dbHandle =
+    opts.dbHandle ??
+    (await createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, embeddedDir: config.EMBEDDED_DB_DIR }));
   if (opts.migrate !== false) await migrate(dbHandle);
   const { deps, services } = createContainer(config, dbHandle, opts.clock ?? systemClock, app.log, opts);
   app.decorate('deps', deps);
@@ -120,7 +124,11 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await registerDocs(app);
   registerLandingPage(app);
   await registerRateLimit(app, {
-    enabled: config.RATE_LIMIT_ENABLED, store: config.RATE_LIMIT_STORE, counter: services.rateLimitCounter, redisUrl: config.REDIS_URL, redisKeyPrefix: config.REDIS_KEY_PREFIX,
+    enabled: config.RATE_LIMIT_ENABLED,
+    store: config.RATE_LIMIT_STORE,
+    counter: services.rateLimitCounter,
+    redisUrl: config.REDIS_URL,
+    redisKeyPrefix: config.REDIS_KEY_PREFIX,
   });
 
   await app.register(agentSurface, { prefix: '/agent' });

@@ -4,9 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { FAULT_SPEC_RE } from './adapters/fault-spec.js';
 
-const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
 
 const MIN_SECRET_BYTES = 32;
 
@@ -16,12 +14,21 @@ const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   PUBLIC_BASE_URL: z.url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   EMBEDDED_DB_DIR: z.string().min(1).default('var/db'),
-  JWT_SECRET: z.string().refine((v) => Buffer.byteLength(v, 'utf8') >= MIN_SECRET_BYTES, 'must be at least 32 bytes').optional(),
+  JWT_SECRET: z
+    .string()
+    .refine((v) => Buffer.byteLength(v, 'utf8') >= MIN_SECRET_BYTES, 'must be at least 32 bytes')
+    .optional(),
   JWT_TTL_SECONDS: z.coerce.number().int().min(60).default(3600),
-  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
+    .optional(),
   MAIL_FROM: z.string().min(3).default('Support <support@netsvc.local>'),
   MAIL_OUTBOX_DIR: z.string().min(1).default('var/outbox'),
   JOBS_ENABLED: bool.default(true),
@@ -32,7 +39,10 @@ const schema = z.object({
   RETENTION_DAYS: z.coerce.number().int().min(0).default(30),
   RATE_LIMIT_ENABLED: bool.default(true),
   RATE_LIMIT_STORE: z.enum(['memory', 'postgres', 'redis']).default('memory'),
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+    .optional(),
   REDIS_KEY_PREFIX: z.string().min(1).max(100).default('netsvc:rate-limit:'),
   TRUST_PROXY: bool.default(false),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(15000),
@@ -96,7 +106,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 function missingJwtSecret(c: { DATABASE_URL?: string; EMBEDDED_DB_DIR: string }): string {
   if (c.DATABASE_URL) {
-    throw new ConfigError('invalid configuration: JWT_SECRET: required with DATABASE_URL (at least 32 random bytes, e.g. openssl rand -base64 48)');
+    throw new ConfigError(
+      'invalid configuration: JWT_SECRET: required with DATABASE_URL (at least 32 random bytes, e.g. openssl rand -base64 48)',
+    );
   }
   return embeddedJwtSecret(c.EMBEDDED_DB_DIR);
 }

@@ -80,7 +80,7 @@ export type DepsOverrides = Partial<Pick<Deps, 'clock' | 'adapters' | 'mailer'>>
  * Every service, built once (the partner routes are mounted twice and share these). Routes and
  * plugins reach the business rules only through this object (`app.services.planChange`).
  */
-export function createServices(deps: Deps) {
+function createServices(deps: Deps) {
   const { config } = deps;
   const subscribers = createSubscriberService(deps);
   const provisioning = createProvisioningService(deps);

@@ -38,12 +38,16 @@ async function prepareTemplate() {
       const hourAgo = Math.floor(Date.now() / 1000) - 3600;
       for (const r of stale.rows) {
         const born = Number(r.datname.split('_')[2]);
-        if (Number.isFinite(born) && born < hourAgo) await admin.query(`DROP DATABASE IF EXISTS "${r.datname}" WITH (FORCE)`).catch(() => undefined);
+        if (Number.isFinite(born) && born < hourAgo)
+          await admin.query(`DROP DATABASE IF EXISTS "${r.datname}" WITH (FORCE)`).catch(() => undefined);
       }
       const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [tpl]);
       if (exists.rowCount === 0) {
         // Another run may create it at the same moment: the loser waits for the winner's migration.
-        const created = await admin.query(`CREATE DATABASE "${tpl}"`).then(() => true, () => false);
+        const created = await admin.query(`CREATE DATABASE "${tpl}"`).then(
+          () => true,
+          () => false,
+        );
         if (!created) return waitForTemplate(admin, tpl);
         const h = await createDb({ databaseUrl: adminUrl(url, tpl), poolSize: 2 });
         try {

@@ -8,15 +8,19 @@ import type { Measured } from '../scenarios.js';
 
 const corpus: string[] = JSON.parse(readFileSync(new URL('./adversarial.json', import.meta.url), 'utf8'));
 
-export async function adversarialSearch(base: string, apiKey: string): Promise<Measured & { max_ms: number; slowest: { q: string; ms: number; status: number }[] }> {
+export async function adversarialSearch(
+  base: string,
+  apiKey: string,
+): Promise<Measured & { max_ms: number; slowest: { q: string; ms: number; status: number }[] }> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const get = (path: string) => new Promise<number>((resolve, reject) => {
-    const req = http.get(`${base}${path}`, { agent, headers: { 'x-api-key': apiKey } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
+  const get = (path: string) =>
+    new Promise<number>((resolve, reject) => {
+      const req = http.get(`${base}${path}`, { agent, headers: { 'x-api-key': apiKey } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
     });
-    req.on('error', reject);
-  });
   const times: { q: string; ms: number; status: number }[] = [];
   let errors = 0;
   const started = performance.now();
@@ -43,6 +47,9 @@ export async function adversarialSearch(base: string, apiKey: string): Promise<M
     p99_ms: round(at(0.99)),
     max_ms: round(sorted[sorted.length - 1]),
     errors,
-    slowest: [...times].sort((a, b) => b.ms - a.ms).slice(0, 5).map((t) => ({ ...t, ms: round(t.ms) })),
+    slowest: [...times]
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, 5)
+      .map((t) => ({ ...t, ms: round(t.ms) })),
   };
 }

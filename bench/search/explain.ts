@@ -32,7 +32,8 @@ await client.query(`SET auto_explain.log_buffers = on`);
 await client.query(`SET auto_explain.log_nested_statements = on`);
 
 const version = (await client.query('SELECT version() AS v')).rows[0].v as string;
-const counts = (await client.query(`SELECT (SELECT count(*) FROM subscribers) AS customers, (SELECT count(*) FROM buildings) AS buildings`)).rows[0];
+const counts = (await client.query(`SELECT (SELECT count(*) FROM subscribers) AS customers, (SELECT count(*) FROM buildings) AS buildings`))
+  .rows[0];
 
 async function capture(file: string, title: string, text: string, values: unknown[]) {
   await client.query({ text, values }); // compiles the function and caches its plans on this connection
@@ -54,7 +55,8 @@ async function capture(file: string, title: string, text: string, values: unknow
   console.log(`${file}: ${r.rowCount} rows, ${ms.toFixed(2)} ms`);
 }
 
-const SEARCH = 'SELECT * FROM agent_customer_search($1::uuid, $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::integer, $8::integer)';
+const SEARCH =
+  'SELECT * FROM agent_customer_search($1::uuid, $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::integer, $8::integer)';
 const probeArgs = (probes: Probe[]) => [
   d.provider_id,
   probes.map((p) => p.kind),
@@ -70,9 +72,19 @@ const sample = (cls: string) => d.queries.find((q) => q.class === cls)!.q;
 
 for (const cls of ['name', 'email', 'phone', 'customer_number', 'address']) {
   const q = sample(cls);
-  await capture(`search-${cls}.txt`, `agent search, class ${cls}: "${q}" (first pass, one call)`, SEARCH, probeArgs(structuredProbes(planSearch(q, regions))));
+  await capture(
+    `search-${cls}.txt`,
+    `agent search, class ${cls}: "${q}" (first pass, one call)`,
+    SEARCH,
+    probeArgs(structuredProbes(planSearch(q, regions))),
+  );
 }
-await capture('search-name-plus-unit.txt', 'agent search: a name narrowed by its unit ("Anna Schmidt 1A")', SEARCH, probeArgs(structuredProbes(planSearch('Anna Schmidt 1A', regions))));
+await capture(
+  'search-name-plus-unit.txt',
+  'agent search: a name narrowed by its unit ("Anna Schmidt 1A")',
+  SEARCH,
+  probeArgs(structuredProbes(planSearch('Anna Schmidt 1A', regions))),
+);
 
 // The verified reads as the routes send them: ownership, the X-Verified-Session row and the answer
 // (the profile; the preview's snapshot) in one statement.
@@ -80,14 +92,29 @@ const compiler = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new pg.Po
 const s = d.sessions.find((x) => x.customer_id && x.subscription_id)!;
 const tokenHash = sessionTokenHash(s.token) ?? null;
 const profile = ownedWithSessionSql(d.provider_id, s.customer_id, tokenHash, 'agent_customer_profile').compile(compiler);
-await capture('profile.txt', 'verified profile read: ownership, session and profile in one statement (agent_customer_profile)', profile.sql, [...profile.parameters]);
+await capture(
+  'profile.txt',
+  'verified profile read: ownership, session and profile in one statement (agent_customer_profile)',
+  profile.sql,
+  [...profile.parameters],
+);
 const today = new Date().toISOString().slice(0, 10);
 const snapshot = previewSnapshotCall({
-  providerId: d.provider_id, subscriptionId: s.subscription_id, subscriberId: s.customer_id, planVersionId: d.plan_version_ids[2], today, month: `${today.slice(0, 7)}-01`,
+  providerId: d.provider_id,
+  subscriptionId: s.subscription_id,
+  subscriberId: s.customer_id,
+  planVersionId: d.plan_version_ids[2],
+  today,
+  month: `${today.slice(0, 7)}-01`,
   perSubscription: false,
 });
 const preview = ownedWithSessionSql(d.provider_id, s.customer_id, tokenHash, 'agent_owned_customer', snapshot).compile(compiler);
-await capture('plan-change-preview.txt', 'plan-change preview: ownership, session and the snapshot in one statement (plan_change_preview_snapshot)', preview.sql, [...preview.parameters]);
+await capture(
+  'plan-change-preview.txt',
+  'plan-change preview: ownership, session and the snapshot in one statement (plan_change_preview_snapshot)',
+  preview.sql,
+  [...preview.parameters],
+);
 
 // The second pass (every word against every field), run when the first finds nothing: its SQL is
 // built per query, so it is explained directly (JIT off, as the repository runs it).
@@ -97,13 +124,16 @@ for (const [file, q] of [['search-second-pass.txt', 'Anna Berlin 4B']] as const)
   const c = searchSql(d.provider_id, plan, 25, false, driver).compile(compiler);
   await client.query('SET jit = off');
   const r = await client.query({ text: `EXPLAIN (ANALYZE, BUFFERS) ${c.sql}`, values: [...c.parameters] });
-  writeFileSync(`${out}/${file}`, [
-    `# agent search, second pass: "${q}" (no first-pass reading matches; word ${driver + 1} drives: the fewest matches)`,
-    `# ${version}; ${counts.customers} customers, ${counts.buildings} buildings`,
-    '',
-    ...r.rows.map((row) => row['QUERY PLAN']),
-    '',
-  ].join('\n'));
+  writeFileSync(
+    `${out}/${file}`,
+    [
+      `# agent search, second pass: "${q}" (no first-pass reading matches; word ${driver + 1} drives: the fewest matches)`,
+      `# ${version}; ${counts.customers} customers, ${counts.buildings} buildings`,
+      '',
+      ...r.rows.map((row) => row['QUERY PLAN']),
+      '',
+    ].join('\n'),
+  );
   console.log(`${file}: explained`);
 }
 await compiler.destroy();

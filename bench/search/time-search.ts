@@ -30,7 +30,11 @@ if (!url) throw new Error('DATABASE_URL is required');
 const d = JSON.parse(readFileSync(args.dataset, 'utf8')) as Dataset;
 const handle = await createDb({ databaseUrl: url, poolSize: 1 });
 // The server's time bound on a search, and a logger that stays quiet.
-const search = createCustomerSearchService({ db: handle.db, config: loadConfig({ ...process.env, NODE_ENV: 'test' }), log: pino({ level: 'silent' }) });
+const search = createCustomerSearchService({
+  db: handle.db,
+  config: loadConfig({ ...process.env, NODE_ENV: 'test' }),
+  log: pino({ level: 'silent' }),
+});
 const limit = Number(args.limit);
 // A search stopped at its bound answers `incomplete: true` with no match: it counts as "not found".
 const run = (q: string) => search.search(d.provider_id, q, limit);
@@ -42,8 +46,13 @@ for (const q of d.queries.slice(-Number(args.warmup))) await run(q.q);
 
 const pct = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 const byClass = new Map<string, { ms: number[]; found: number; counts: number[]; narrowed: number; narrowedFound: number }>();
-const unitOf = async (customerId: string) => (await sql<{ label: string | null }>`
-  SELECT u.label FROM subscriptions s JOIN units u ON u.id = s.unit_id WHERE s.subscriber_id = ${customerId} ORDER BY s.created_at LIMIT 1`.execute(handle.db)).rows[0]?.label;
+const unitOf = async (customerId: string) =>
+  (
+    await sql<{ label: string | null }>`
+  SELECT u.label FROM subscriptions s JOIN units u ON u.id = s.unit_id WHERE s.subscriber_id = ${customerId} ORDER BY s.created_at LIMIT 1`.execute(
+      handle.db,
+    )
+  ).rows[0]?.label;
 const slow: { ms: number; cls: string; q: string; count: number }[] = [];
 const all: number[] = [];
 for (const q of qs) {
@@ -71,14 +80,24 @@ const row = (name: string, ms: number[], found: number, counts: number[]) => {
   const s = [...ms].sort((a, b) => a - b);
   const f = (x: number) => x.toFixed(2).padStart(8);
   const mc = [...counts].sort((a, b) => a - b);
-  return `${name.padEnd(16)} n=${String(ms.length).padStart(5)} p50${f(pct(s, 50))} p95${f(pct(s, 95))} p99${f(pct(s, 99))} max${f(s[s.length - 1])} mean${f(s.reduce((a, b) => a + b, 0) / s.length)}  found ${(found / ms.length * 100).toFixed(2)}%  match_count p50 ${pct(mc, 50)} max ${mc[mc.length - 1]}`;
+  return `${name.padEnd(16)} n=${String(ms.length).padStart(5)} p50${f(pct(s, 50))} p95${f(pct(s, 95))} p99${f(pct(s, 99))} max${f(s[s.length - 1])} mean${f(s.reduce((a, b) => a + b, 0) / s.length)}  found ${((found / ms.length) * 100).toFixed(2)}%  match_count p50 ${pct(mc, 50)} max ${mc[mc.length - 1]}`;
 };
 for (const [cls, c] of byClass) {
   console.log(row(cls, c.ms, c.found, c.counts));
-  if (c.narrowed) console.log(`${''.padEnd(16)} missed among more than ${limit} matches: ${c.narrowed}; found after appending the unit: ${c.narrowedFound}`);
+  if (c.narrowed)
+    console.log(
+      `${''.padEnd(16)} missed among more than ${limit} matches: ${c.narrowed}; found after appending the unit: ${c.narrowedFound}`,
+    );
 }
 const found = [...byClass.values()].reduce((a, c) => a + c.found, 0);
-console.log(row('ALL', all, found, [...byClass.values()].flatMap((c) => c.counts)));
+console.log(
+  row(
+    'ALL',
+    all,
+    found,
+    [...byClass.values()].flatMap((c) => c.counts),
+  ),
+);
 slow.sort((a, b) => b.ms - a.ms);
 if (slow.length) console.log(`slower than ${args.slow} ms: ${slow.length}`, slow.slice(0, 15));
 await handle.close();

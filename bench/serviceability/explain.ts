@@ -11,10 +11,20 @@ import type { DB } from '../../src/db/types.js';
 import { searchKey } from '../../src/modules/serviceability/address-normalize.js';
 import { autocompleteFuzzySql, prefixUpperBound } from '../../src/modules/serviceability/serviceability.repository.js';
 
-const { values: args } = parseArgs({ options: { dataset: { type: 'string', default: 'bench/dataset-serv.json' }, out: { type: 'string', default: 'bench/serviceability/plans-1m.txt' } } });
+const { values: args } = parseArgs({
+  options: {
+    dataset: { type: 'string', default: 'bench/dataset-serv.json' },
+    out: { type: 'string', default: 'bench/serviceability/plans-1m.txt' },
+  },
+});
 const url = process.env.DATABASE_URL;
 if (!url) throw new Error('DATABASE_URL of a loaded benchmark database is required');
-const d = JSON.parse(readFileSync(args.dataset, 'utf8')) as { provider_id: string; plan_version_ids: string[]; free_locations: string[]; addresses: number };
+const d = JSON.parse(readFileSync(args.dataset, 'utf8')) as {
+  provider_id: string;
+  plan_version_ids: string[];
+  free_locations: string[];
+  addresses: number;
+};
 
 const client = new pg.Client({ connectionString: url });
 await client.connect();
@@ -39,7 +49,10 @@ async function nested(title: string, why: string, text: string, values: unknown[
   const ms = performance.now() - t0;
   await client.query(`SET client_min_messages = warning`);
   header(title, why);
-  out.push(`-- call: ${text}  ${JSON.stringify(values)}`, `-- round trip ${ms.toFixed(2)} ms; answer: ${JSON.stringify(r.rows[0]).slice(0, 300)}`);
+  out.push(
+    `-- call: ${text}  ${JSON.stringify(values)}`,
+    `-- round trip ${ms.toFixed(2)} ms; answer: ${JSON.stringify(r.rows[0]).slice(0, 300)}`,
+  );
   // The first logged plan is the statement inside the function; the second, the outer call.
   for (const n of notices) out.push(n.replace(/^duration: /, '-- duration: '));
 }
@@ -65,24 +78,31 @@ const classes: [string, string][] = [
 ];
 for (const [label, q] of classes) {
   const key = searchKey(q);
-  await nested(`autocomplete candidates — ${label}: q=${JSON.stringify(q)} (key ${JSON.stringify(key)})`,
+  await nested(
+    `autocomplete candidates — ${label}: q=${JSON.stringify(q)} (key ${JSON.stringify(key)})`,
     'One call per keystroke: two index-only range scans stopped by their LIMIT (limit 15 + 5), buildings of those rows only.',
-    'SELECT coverage_autocomplete_candidates($1, $2, $3, $4) AS rows', [P, key, prefixUpperBound(key), 20]);
+    'SELECT coverage_autocomplete_candidates($1, $2, $3, $4) AS rows',
+    [P, key, prefixUpperBound(key), 20],
+  );
 }
 
 const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1 }) }) });
 for (const q of ['Hauptstrase 12', '10115 berlin']) {
   const c = autocompleteFuzzySql(P, searchKey(q), 20).compile(db);
-  await explain(`autocomplete fallback (trigram GIN) — q=${JSON.stringify(q)}`,
+  await explain(
+    `autocomplete fallback (trigram GIN) — q=${JSON.stringify(q)}`,
     'Only when both prefix ranges are empty. Reads every trigram match of the provider, scores it, keeps the best 20 (top-N sort), then their buildings.',
-    c.sql, c.parameters as unknown[]);
+    c.sql,
+    c.parameters as unknown[],
+  );
 }
 
 // Before (the statement this replaced, for the record): DISTINCT ON (display) over the whole range.
 for (const key of ['haup']) {
-  await explain(`BEFORE (commit c9f3600) — DISTINCT ON over the whole range: key ${JSON.stringify(key)}`,
+  await explain(
+    `BEFORE (commit c9f3600) — DISTINCT ON over the whole range: key ${JSON.stringify(key)}`,
     'The old statement sorted and deduplicated every row of the range before its LIMIT (and joined buildings by a hash of all of them). ' +
-    'Shown warm (run once before) on today\'s indexes; cold, at the start of this work, it took 383 ms with 16,077 buffers read.',
+      "Shown warm (run once before) on today's indexes; cold, at the start of this work, it took 383 ms with 16,077 buffers read.",
     `SELECT * FROM (
       SELECT DISTINCT ON (c.display) c.id, c.building_id, c.street, c.house_number, c.house_number_norm, c.postal_code,
         c.city, c.province, c.country, c.display, c.orderable, c.search_key, b.in_coverage AS building_in_coverage
@@ -92,23 +112,36 @@ for (const key of ['haup']) {
       ORDER BY c.display, c.orderable DESC, (c.building_id IS NULL), c.id
     ) d
     ORDER BY d.search_key COLLATE "C", d.display
-    LIMIT 15`, [P, key, prefixUpperBound(key)]);
+    LIMIT 15`,
+    [P, key, prefixUpperBound(key)],
+  );
 }
 
 // Provider-initiated provisioning: the one read before the transaction.
 const hash = d.free_locations[d.free_locations.length - 1];
-await nested('provisioning read — provider-initiated, delivery_mode direct, new subscriber',
+await nested(
+  'provisioning read — provider-initiated, delivery_mode direct, new subscriber',
   'Plan, port with its building, subscriber of the email, idempotency key and occupancy in one statement (five before).',
-  'SELECT * FROM provisioning_explicit_snapshot($1, $2, $3, $4, $5, $6)', [P, d.plan_version_ids[0], hash, null, 'explain-probe@load.test', new Date().toISOString().slice(0, 10)]);
+  'SELECT * FROM provisioning_explicit_snapshot($1, $2, $3, $4, $5, $6)',
+  [P, d.plan_version_ids[0], hash, null, 'explain-probe@load.test', new Date().toISOString().slice(0, 10)],
+);
 
 const version = (await client.query(`SELECT current_setting('server_version') AS v, current_setting('shared_buffers') AS sb`)).rows[0];
-const sizes = (await client.query(`SELECT relname, pg_size_pretty(pg_relation_size(oid)) AS size FROM pg_class WHERE relname IN ('coverage_addresses', 'coverage_prefix_idx', 'coverage_street_first_idx', 'coverage_trgm_idx') ORDER BY relname`)).rows;
-writeFileSync(args.out, [
-  `EXPLAIN (ANALYZE, BUFFERS) at ${d.addresses} coverage addresses, PostgreSQL ${version.v} (shared_buffers ${version.sb}), ${new Date().toISOString()}`,
-  `Sizes: ${sizes.map((s: { relname: string; size: string }) => `${s.relname} ${s.size}`).join(', ')}`,
-  'Generated by bench/serviceability/explain.ts; timings are of one run on a shared 2-core machine.',
-  ...out, '',
-].join('\n'));
+const sizes = (
+  await client.query(
+    `SELECT relname, pg_size_pretty(pg_relation_size(oid)) AS size FROM pg_class WHERE relname IN ('coverage_addresses', 'coverage_prefix_idx', 'coverage_street_first_idx', 'coverage_trgm_idx') ORDER BY relname`,
+  )
+).rows;
+writeFileSync(
+  args.out,
+  [
+    `EXPLAIN (ANALYZE, BUFFERS) at ${d.addresses} coverage addresses, PostgreSQL ${version.v} (shared_buffers ${version.sb}), ${new Date().toISOString()}`,
+    `Sizes: ${sizes.map((s: { relname: string; size: string }) => `${s.relname} ${s.size}`).join(', ')}`,
+    'Generated by bench/serviceability/explain.ts; timings are of one run on a shared 2-core machine.',
+    ...out,
+    '',
+  ].join('\n'),
+);
 console.log(`wrote ${args.out}`);
 await client.end();
 await db.destroy();

@@ -94,7 +94,8 @@ export function createCardSimulator({ clock, timeoutMs }: { clock: Clock; timeou
   }
 
   function requireString(name: string, v: unknown, max = 500) {
-    if (typeof v !== 'string' || v.length === 0 || v.length > max) throw new CardRequestError('invalid_request', `${name} must be a non-empty string`);
+    if (typeof v !== 'string' || v.length === 0 || v.length > max)
+      throw new CardRequestError('invalid_request', `${name} must be a non-empty string`);
   }
 
   return {
@@ -129,7 +130,8 @@ export function createCardSimulator({ clock, timeoutMs }: { clock: Clock; timeou
         // Confirming twice (a retried request) answers the card saved the first time.
         if (setup.status === 'succeeded') return { ...accountCards(req.account).get(setup.payment_method_id!)!.card };
         const number = (req.cardNumber ?? TEST_CARDS.succeeds).replace(/[\s-]/g, '');
-        if (!/^\d{12,19}$/.test(number) || !luhnValid(number)) throw new CardRequestError('incorrect_number', 'The card number is incorrect');
+        if (!/^\d{12,19}$/.test(number) || !luhnValid(number))
+          throw new CardRequestError('incorrect_number', 'The card number is incorrect');
         if (number === TEST_CARDS.declined) throw new CardRequestError('card_declined', 'The card was declined');
         const card: SavedCard = {
           payment_method_id: `pm_${randomAlnum(24)}`,
@@ -154,8 +156,10 @@ export function createCardSimulator({ clock, timeoutMs }: { clock: Clock; timeou
         requireString('account', req?.account);
         requireString('paymentMethodId', req.paymentMethodId);
         requireString('idempotencyKey', req.idempotencyKey, 255);
-        if (!Number.isSafeInteger(req.amountCents) || req.amountCents <= 0) throw new CardRequestError('invalid_request', 'amountCents must be a positive integer');
-        if (typeof req.currency !== 'string' || !/^[A-Za-z]{3}$/.test(req.currency)) throw new CardRequestError('invalid_request', 'currency must be an ISO 4217 code');
+        if (!Number.isSafeInteger(req.amountCents) || req.amountCents <= 0)
+          throw new CardRequestError('invalid_request', 'amountCents must be a positive integer');
+        if (typeof req.currency !== 'string' || !/^[A-Za-z]{3}$/.test(req.currency))
+          throw new CardRequestError('invalid_request', 'currency must be an ISO 4217 code');
         const currency = req.currency.toUpperCase();
 
         const key = `${req.account}\n${req.idempotencyKey}`;

@@ -1,7 +1,8 @@
 import type { Adapters, FaultMode } from './types.js';
 
 const SYSTEMS = { switch: 'switchController', billing: 'billingSystem', card: 'cardProcessor', sms: 'sms' } as const;
-export const FAULT_SPEC_RE = /^((switch|billing|card|sms)=(unreachable|slow|failing)(:\d{1,6})?)(,(switch|billing|card|sms)=(unreachable|slow|failing)(:\d{1,6})?)*$/;
+export const FAULT_SPEC_RE =
+  /^((switch|billing|card|sms)=(unreachable|slow|failing)(:\d{1,6})?)(,(switch|billing|card|sms)=(unreachable|slow|failing)(:\d{1,6})?)*$/;
 
 /**
  * SIMULATOR_FAULTS, e.g. "switch=slow:3000,billing=unreachable": faults a started server applies to

@@ -1,7 +1,7 @@
 // The simulators' own stores (the sim_* tables plus credit_notes, which plays
 // the billing system's store). Executor first, like every repository.
 import { sql, type Insertable, type Selectable } from 'kysely';
-import type { DB, SimSwitchPorts } from '../db/types.js';
+import type { SimSwitchPorts } from '../db/types.js';
 import type { Executor } from '../db/executor.js';
 
 export type SwitchPortRow = Selectable<SimSwitchPorts>;
@@ -12,7 +12,8 @@ export type SwitchAction = 'provision_port' | 'captive_portal' | 'reset_port' | 
  * set up on (null when the switch never touched it); undefined when the location is unknown.
  */
 export function findLocationPort(db: Executor, locationId: string) {
-  return db.selectFrom('locations as l')
+  return db
+    .selectFrom('locations as l')
     .leftJoin('sim_switch_ports as p', 'p.location_id', 'l.id')
     .select(['l.id', 'l.switch_id', 'l.switch_port', 'l.vlan_id', 'p.switch_id as port_switch_id'])
     .where('l.id', '=', locationId)
@@ -43,11 +44,25 @@ export type PortChange = Omit<Insertable<SimSwitchPorts>, 'location_id' | 'opera
  * key taken, so an operation is applied at most once. The change travels as one JSON parameter,
  * typed column by column by jsonb_populate_record against the table itself.
  */
-export async function claimAndApply(db: Executor, op: {
-  key: string; locationId: string; action: SwitchAction; at: Date; result: Record<string, unknown>; insertMode: string; change: PortChange;
-}): Promise<{ known: boolean; claimed: boolean }> {
+export async function claimAndApply(
+  db: Executor,
+  op: {
+    key: string;
+    locationId: string;
+    action: SwitchAction;
+    at: Date;
+    result: Record<string, unknown>;
+    insertMode: string;
+    change: PortChange;
+  },
+): Promise<{ known: boolean; claimed: boolean }> {
   const row: Record<string, unknown> = {
-    ...op.change, mode: op.change.mode ?? op.insertMode, location_id: op.locationId, operations: 1, last_operation_key: op.key, updated_at: op.at,
+    ...op.change,
+    mode: op.change.mode ?? op.insertMode,
+    location_id: op.locationId,
+    operations: 1,
+    last_operation_key: op.key,
+    updated_at: op.at,
   };
   const columns = Object.keys(row);
   const updated = [...Object.keys(op.change), 'last_operation_key', 'updated_at'];

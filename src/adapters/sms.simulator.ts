@@ -25,7 +25,8 @@ export function createSmsSimulator({ clock, timeoutMs }: { clock: Clock; timeout
     sent,
     send(req) {
       return simulateCall('sms', faults, async () => {
-        if (typeof req?.to !== 'string' || !E164.test(req.to)) throw new AdapterError('sms', 'failed', 'destination must be an E.164 number like +4930123456');
+        if (typeof req?.to !== 'string' || !E164.test(req.to))
+          throw new AdapterError('sms', 'failed', 'destination must be an E.164 number like +4930123456');
         if (typeof req.text !== 'string' || req.text.length === 0 || req.text.length > 1600) {
           throw new AdapterError('sms', 'failed', 'text must be 1 to 1600 characters');
         }

@@ -38,7 +38,8 @@ function refused(message: string): AdapterError {
 }
 
 function checkKey(key: unknown, locationId: unknown) {
-  if (typeof key !== 'string' || key.length === 0 || key.length > 200) throw refused('operationKey must be a string of 1 to 200 characters');
+  if (typeof key !== 'string' || key.length === 0 || key.length > 200)
+    throw refused('operationKey must be a string of 1 to 200 characters');
   if (typeof locationId !== 'string' || !isUuid(locationId)) throw refused('locationId must be a UUID');
 }
 
@@ -79,7 +80,15 @@ export function createSwitchSimulator({ db, clock, timeoutMs }: { db: Db; clock:
       } else {
         p = plan;
       }
-      const r = await claimAndApply(db, { key, locationId, action, at: clock.now(), result: p.result, insertMode: p.insertMode, change: p.change });
+      const r = await claimAndApply(db, {
+        key,
+        locationId,
+        action,
+        at: clock.now(),
+        result: p.result,
+        insertMode: p.insertMode,
+        change: p.change,
+      });
       if (!r.known) throw unknown();
       if (r.claimed) return p.result;
       const prior = (await findOperation(db, key))!;
@@ -157,7 +166,12 @@ export function createSwitchSimulator({ db, clock, timeoutMs }: { db: Db; clock:
         return {
           insertMode: 'provisioned',
           change: held
-            ? { switch_id: loc.switch_id, port: loc.switch_port, pending_download_mbps: req.downloadMbps, pending_upload_mbps: req.uploadMbps }
+            ? {
+                switch_id: loc.switch_id,
+                port: loc.switch_port,
+                pending_download_mbps: req.downloadMbps,
+                pending_upload_mbps: req.uploadMbps,
+              }
             : {
                 switch_id: loc.switch_id,
                 port: loc.switch_port,

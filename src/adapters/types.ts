@@ -14,7 +14,11 @@ export type AdapterFailure = 'unreachable' | 'timeout' | 'failed';
 
 /** Any adapter call that did not succeed. Services map it to 502/503 or a job retry. */
 export class AdapterError extends Error {
-  constructor(readonly system: 'switch' | 'billing' | 'card' | 'sms', readonly failure: AdapterFailure, message: string) {
+  constructor(
+    readonly system: 'switch' | 'billing' | 'card' | 'sms',
+    readonly failure: AdapterFailure,
+    message: string,
+  ) {
     super(message);
     this.name = 'AdapterError';
   }
@@ -22,12 +26,7 @@ export class AdapterError extends Error {
 
 /** Why the card processor refused a request on its merits (not an outage). */
 export type CardRequestErrorCode =
-  | 'card_declined'
-  | 'incorrect_number'
-  | 'setup_not_found'
-  | 'payment_method_not_found'
-  | 'idempotency_key_reused'
-  | 'invalid_request';
+  'card_declined' | 'incorrect_number' | 'setup_not_found' | 'payment_method_not_found' | 'idempotency_key_reused' | 'invalid_request';
 
 /**
  * The card processor answered, and said no: a declined or wrong card number, an unknown setup or
@@ -35,7 +34,10 @@ export type CardRequestErrorCode =
  * service should answer these with a 4xx (e.g. 402/422) rather than 502: retrying will not help.
  */
 export class CardRequestError extends AdapterError {
-  constructor(readonly code: CardRequestErrorCode, message: string) {
+  constructor(
+    readonly code: CardRequestErrorCode,
+    message: string,
+  ) {
     super('card', 'failed', message);
     this.name = 'CardRequestError';
   }
@@ -59,7 +61,12 @@ export interface SwitchController {
   setCaptivePortal(req: { operationKey: string; locationId: string }): Promise<void>;
   resetPort(req: { operationKey: string; locationId: string }): Promise<void>;
   /** applied false: the switch accepted the change for operator confirmation (not an error). */
-  updateBandwidth(req: { operationKey: string; locationId: string; downloadMbps: number; uploadMbps: number }): Promise<{ applied: boolean }>;
+  updateBandwidth(req: {
+    operationKey: string;
+    locationId: string;
+    downloadMbps: number;
+    uploadMbps: number;
+  }): Promise<{ applied: boolean }>;
 }
 
 export interface BillingCreditNote {

@@ -9,7 +9,9 @@ import type { DbHandle } from './database.js';
 // The SQL files stay at the repository root: two levels up from src/db/ (tsx), three from the
 // compiled dist/src/db/ (`npm run build`), so one copy serves both.
 const here = path.dirname(fileURLToPath(import.meta.url));
-export const MIGRATIONS_DIR = [path.resolve(here, '../../migrations'), path.resolve(here, '../../../migrations')].find((d) => existsSync(d)) ?? path.resolve(here, '../../migrations');
+export const MIGRATIONS_DIR =
+  [path.resolve(here, '../../migrations'), path.resolve(here, '../../../migrations')].find((d) => existsSync(d)) ??
+  path.resolve(here, '../../migrations');
 
 const MIGRATION_LOCK = 727_001; // an arbitrary constant shared by every process of this service
 const SAFE_NAME = /^[\w.-]+$/;
@@ -59,7 +61,9 @@ export async function migrate(handle: DbHandle, dir = MIGRATIONS_DIR): Promise<s
     const known = await sql<{ name: string; checksum: string }>`SELECT name, checksum FROM schema_functions`.execute(handle.db);
     const applied = new Map(known.rows.map((r) => [r.name, r.checksum]));
     const texts = await Promise.all(functionFiles.map((f) => readFile(path.join(functionsDir, f), 'utf8')));
-    const changed = functionFiles.map((f, i) => ({ file: f, text: texts[i]!, sum: checksum(texts[i]!) })).filter((f) => applied.get(f.file) !== f.sum);
+    const changed = functionFiles
+      .map((f, i) => ({ file: f, text: texts[i]!, sum: checksum(texts[i]!) }))
+      .filter((f) => applied.get(f.file) !== f.sum);
     if (changed.length > 0) {
       const allFunctions = texts.flatMap(definedFunctions);
       const statements = changed.map(

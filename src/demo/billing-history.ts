@@ -21,7 +21,8 @@ export function createBillingHistory({ rows, rng, now }: { rows: Pick<Rows, Seed
   const latest = Math.min(10, day);
   const earliest = Math.min(latest, Math.max(1, day - PAYMENT_TERM_DAYS));
   const billingDay = () => rng.int(earliest, latest);
-  const at = (date: string, hour = 9) => new Date(`${date}T${String(hour).padStart(2, '0')}:${String(rng.int(0, 59)).padStart(2, '0')}:00.000Z`);
+  const at = (date: string, hour = 9) =>
+    new Date(`${date}T${String(hour).padStart(2, '0')}:${String(rng.int(0, 59)).padStart(2, '0')}:00.000Z`);
   const never = (d: Date) => (d > now ? now : d);
 
   function invoiceMonth(c: CustomerRef, month: string, paid: boolean, withDocument = true) {
@@ -61,7 +62,14 @@ export function createBillingHistory({ rows, rng, now }: { rows: Pick<Rows, Seed
   }
 
   function billingDocument(c: CustomerRef, month: string, invoiceId: string | null): Insertable<DB['billing_documents']> {
-    return { id: newId(), provider_id: c.spec.providerId, subscription_id: c.subscription_id, period_start: month, invoice_id: invoiceId, external_document_id: externalDocumentId() };
+    return {
+      id: newId(),
+      provider_id: c.spec.providerId,
+      subscription_id: c.subscription_id,
+      period_start: month,
+      invoice_id: invoiceId,
+      external_document_id: externalDocumentId(),
+    };
   }
 
   /** A year of monthly invoices (from activation on): past months paid, the current one as asked. */
@@ -84,7 +92,16 @@ export function createBillingHistory({ rows, rng, now }: { rows: Pick<Rows, Seed
     }
   }
 
-  function creditNote(c: CustomerRef, o: { state: 'open' | 'applied' | 'refunded' | 'paid_out'; amountCents: number; reason: string; daysAgo: number; appliedInvoiceId?: string | null }) {
+  function creditNote(
+    c: CustomerRef,
+    o: {
+      state: 'open' | 'applied' | 'refunded' | 'paid_out';
+      amountCents: number;
+      reason: string;
+      daysAgo: number;
+      appliedInvoiceId?: string | null;
+    },
+  ) {
     rows.credit_notes.push({
       id: newId(),
       provider_id: c.spec.providerId,

@@ -7,8 +7,7 @@ import { locationRow, type BuiltBuilding } from './places.js';
 import type { Rng } from './random.js';
 import { emptyRows } from './rows.js';
 
-export type { CurrentMonth, CustomerRef, CustomerSpec, PlanRef, SubStatus } from './customer.js';
-
+export type { CustomerRef, CustomerSpec, PlanRef, SubStatus } from './customer.js';
 
 /** Collects the rows of the whole dataset in memory; seed.ts inserts them in one transaction. */
 export function createBuilder(now: Date, rng: Rng) {
@@ -33,7 +32,12 @@ export function createBuilder(now: Date, rng: Rng) {
     for (let m = first; m <= currentMonth; m = addMonths(m, 1)) {
       const share = m === currentMonth ? now.getUTCDate() / daysInMonth(now) : 1;
       const down = Math.round(rng.int(120, 700) * gbScale * share * 1e9);
-      rows.usage_monthly.push({ subscription_id: c.subscription_id, month: m, download_bytes: down, upload_bytes: Math.round(down * (0.08 + rng.next() * 0.2)) });
+      rows.usage_monthly.push({
+        subscription_id: c.subscription_id,
+        month: m,
+        download_bytes: down,
+        upload_bytes: Math.round(down * (0.08 + rng.next() * 0.2)),
+      });
     }
   }
 
@@ -46,13 +50,25 @@ export function createBuilder(now: Date, rng: Rng) {
         subscriber_id: c.id,
         subscription_id: c.subscription_id,
         kind,
-        description: { outage: 'Loss of connectivity in the building', degraded: 'Reduced throughput on the uplink', maintenance: 'Planned switch maintenance' }[kind],
+        description: {
+          outage: 'Loss of connectivity in the building',
+          degraded: 'Reduced throughput on the uplink',
+          maintenance: 'Planned switch maintenance',
+        }[kind],
         started_at: start,
         resolved_at: new Date(start.getTime() + rng.int(20, 240) * 60_000),
       });
     }
     if (ongoing) {
-      rows.status_events.push({ id: newId(), subscriber_id: c.id, subscription_id: c.subscription_id, kind: 'degraded', description: 'Reduced throughput on the uplink', started_at: new Date(now.getTime() - 95 * 60_000), resolved_at: null });
+      rows.status_events.push({
+        id: newId(),
+        subscriber_id: c.id,
+        subscription_id: c.subscription_id,
+        kind: 'degraded',
+        description: 'Reduced throughput on the uplink',
+        started_at: new Date(now.getTime() - 95 * 60_000),
+        resolved_at: null,
+      });
     }
   }
 
@@ -150,7 +166,8 @@ export function createBuilder(now: Date, rng: Rng) {
       rows.modem_status.push({
         subscription_id: subscriptionId,
         state: s.modem,
-        last_seen_at: s.modem === 'offline' ? new Date(now.getTime() - rng.int(2, 48) * 3_600_000) : new Date(now.getTime() - rng.int(10, 300) * 1000),
+        last_seen_at:
+          s.modem === 'offline' ? new Date(now.getTime() - rng.int(2, 48) * 3_600_000) : new Date(now.getTime() - rng.int(10, 300) * 1000),
         signal_dbm: (-(12 + rng.next() * 14)).toFixed(2),
         uptime_seconds: s.modem === 'offline' ? 0 : rng.int(3_600, 40 * 86_400),
         firmware: rng.pick(['4.2.1', '4.2.3', '4.3.0']),
@@ -164,7 +181,19 @@ export function createBuilder(now: Date, rng: Rng) {
     return Array.from({ length: 6 }, (_, i) => (i === 0 ? 0x02 : rng.int(0, 255)).toString(16).padStart(2, '0').toUpperCase()).join(':');
   }
 
-  return { rows, uniq, now, today, currentMonth, rng, port, customer, statusEvents, creditNote: billing.creditNote, invoiceOf: billing.invoiceOf };
+  return {
+    rows,
+    uniq,
+    now,
+    today,
+    currentMonth,
+    rng,
+    port,
+    customer,
+    statusEvents,
+    creditNote: billing.creditNote,
+    invoiceOf: billing.invoiceOf,
+  };
 }
 
 export type Builder = ReturnType<typeof createBuilder>;

@@ -19,7 +19,7 @@ export type SubStatus = 'PENDING_INSTALL' | 'ACTIVE' | 'SUSPENDED' | 'CANCELLED'
  * open/paid = invoice and billing document; none = neither (case a); no_document = invoice without
  * its billing-document row (case b); no_invoice = billing-document row without invoice (case c).
  */
-export type CurrentMonth = 'open' | 'paid' | 'none' | 'no_document' | 'no_invoice';
+type CurrentMonth = 'open' | 'paid' | 'none' | 'no_document' | 'no_invoice';
 
 export interface CustomerSpec {
   providerId: string;
@@ -44,7 +44,10 @@ export interface CustomerSpec {
 }
 
 /** A built customer: the document's fields plus what the rest of the builder needs. */
-export type CustomerRef = Pick<DemoCustomer, 'id' | 'customer_number' | 'email' | 'name' | 'first_name' | 'last_name' | 'phone' | 'subscription_id' | 'unit_id' | 'unit_label'> & {
+export type CustomerRef = Pick<
+  DemoCustomer,
+  'id' | 'customer_number' | 'email' | 'name' | 'first_name' | 'last_name' | 'phone' | 'subscription_id' | 'unit_id' | 'unit_label'
+> & {
   location_hash: string;
   billing_day: number;
   spec: CustomerSpec;

@@ -3,7 +3,15 @@ import { newId } from '../lib/ids.js';
 import { calendarPosition, proratedDifferenceCents } from '../modules/plan-change/plan-change.quote.js';
 import { createBuilder, type Builder, type CustomerRef, type CustomerSpec } from './builder.js';
 import type { DemoBuilding, DemoCustomer, DemoDocument } from './document.js';
-import { MAIN_BUILDINGS, OTHER_BUILDING, LOOSE_COVERAGE, buildingRows, coverageRow, REGION_TIME_ZONES, type BuiltBuilding } from './places.js';
+import {
+  MAIN_BUILDINGS,
+  OTHER_BUILDING,
+  LOOSE_COVERAGE,
+  buildingRows,
+  coverageRow,
+  REGION_TIME_ZONES,
+  type BuiltBuilding,
+} from './places.js';
 import { ALL_FEATURES, addPlan, addProvider, addUser } from './providers.js';
 import { seededRng } from './random.js';
 import { addVolumeCustomers } from './volume.js';
@@ -27,20 +35,88 @@ export async function buildDemoDataset(o: DatasetOptions) {
   const occupancy = o.occupancy ?? 0.8;
 
   // Providers ---------------------------------------------------------------------------------
-  const main = addProvider(b, { slug: 'nordlicht-fibre', name: 'Nordlicht Fibre', features: ALL_FEATURES, cardProcessor: true, webhookUrl: o.webhookUrl, externalCheckoutUrl: o.externalCheckoutUrl });
-  const other = addProvider(b, { slug: 'kiez-net', name: 'Kiez Net', features: ALL_FEATURES, cardProcessor: true, externalCheckoutUrl: o.externalCheckoutUrl });
-  const noAgent = addProvider(b, { slug: 'storefront-only', name: 'Storefront Only GmbH', features: ['provisioning:write', 'serviceability:read'], externalCheckoutUrl: o.externalCheckoutUrl });
+  const main = addProvider(b, {
+    slug: 'nordlicht-fibre',
+    name: 'Nordlicht Fibre',
+    features: ALL_FEATURES,
+    cardProcessor: true,
+    webhookUrl: o.webhookUrl,
+    externalCheckoutUrl: o.externalCheckoutUrl,
+  });
+  const other = addProvider(b, {
+    slug: 'kiez-net',
+    name: 'Kiez Net',
+    features: ALL_FEATURES,
+    cardProcessor: true,
+    externalCheckoutUrl: o.externalCheckoutUrl,
+  });
+  const noAgent = addProvider(b, {
+    slug: 'storefront-only',
+    name: 'Storefront Only GmbH',
+    features: ['provisioning:write', 'serviceability:read'],
+    externalCheckoutUrl: o.externalCheckoutUrl,
+  });
   const disabled = addProvider(b, { slug: 'closed-account', name: 'Closed Account AG', features: ALL_FEATURES, disabled: true });
 
-  const admin = await addUser(b, { email: 'admin@nordlicht-fibre.example', role: 'service_provider', spRole: 'sp_admin', providerId: main.id, first: 'Alex', last: 'Admin', withPassword: true });
-  const support = await addUser(b, { email: 'support@nordlicht-fibre.example', role: 'service_provider', spRole: 'support', providerId: main.id, first: 'Sam', last: 'Support', withPassword: true });
-  const platform = await addUser(b, { email: 'platform@netsvc.example', role: 'platform_admin', first: 'Pat', last: 'Platform', withPassword: true });
+  const admin = await addUser(b, {
+    email: 'admin@nordlicht-fibre.example',
+    role: 'service_provider',
+    spRole: 'sp_admin',
+    providerId: main.id,
+    first: 'Alex',
+    last: 'Admin',
+    withPassword: true,
+  });
+  const support = await addUser(b, {
+    email: 'support@nordlicht-fibre.example',
+    role: 'service_provider',
+    spRole: 'support',
+    providerId: main.id,
+    first: 'Sam',
+    last: 'Support',
+    withPassword: true,
+  });
+  const platform = await addUser(b, {
+    email: 'platform@netsvc.example',
+    role: 'platform_admin',
+    first: 'Pat',
+    last: 'Platform',
+    withPassword: true,
+  });
 
   // Plans (ascending monthly price) ---------------------------------------------------------------
-  const basic = addPlan(b, main.id, { name: 'Fibre Basic 100', priceCents: 2999, currency: 'EUR', down: 100, up: 20, storeProductId: 'nl-basic-100' });
-  const fast = addPlan(b, main.id, { name: 'Fibre Fast 500', priceCents: 4499, currency: 'EUR', down: 500, up: 100, storeProductId: 'nl-fast-500' });
-  const faster = addPlan(b, main.id, { name: 'Fibre Faster 1000', priceCents: 6999, currency: 'EUR', down: 1000, up: 300, storeProductId: 'nl-faster-1000' });
-  const otherPlan = addPlan(b, other.id, { name: 'Kiez Fibre 300', priceCents: 3900, currency: 'EUR', down: 300, up: 60, storeProductId: 'kiez-300' });
+  const basic = addPlan(b, main.id, {
+    name: 'Fibre Basic 100',
+    priceCents: 2999,
+    currency: 'EUR',
+    down: 100,
+    up: 20,
+    storeProductId: 'nl-basic-100',
+  });
+  const fast = addPlan(b, main.id, {
+    name: 'Fibre Fast 500',
+    priceCents: 4499,
+    currency: 'EUR',
+    down: 500,
+    up: 100,
+    storeProductId: 'nl-fast-500',
+  });
+  const faster = addPlan(b, main.id, {
+    name: 'Fibre Faster 1000',
+    priceCents: 6999,
+    currency: 'EUR',
+    down: 1000,
+    up: 300,
+    storeProductId: 'nl-faster-1000',
+  });
+  const otherPlan = addPlan(b, other.id, {
+    name: 'Kiez Fibre 300',
+    priceCents: 3900,
+    currency: 'EUR',
+    down: 300,
+    up: 60,
+    storeProductId: 'kiez-300',
+  });
   const mainPlans = [basic.ref, fast.ref, faster.ref];
 
   // Buildings and coverage -----------------------------------------------------------------------
@@ -88,13 +164,33 @@ export async function buildDemoDataset(o: DatasetOptions) {
   }
 
   // Named customers ----------------------------------------------------------------------------
-  const base = (firstName: string, last: string, phone: string, unit: BuiltBuilding['units'][number], extra: Partial<CustomerSpec>): CustomerSpec => ({
-    providerId: main.id, first: firstName, last, phone, country: 'DE', building: first, unit,
-    plan: fast.ref, status: 'ACTIVE', serviceBilled: true, activatedAt: new Date(now.getTime() - 400 * DAY),
-    card: true, currentMonth: 'open', modem: 'online', ...extra,
+  const base = (
+    firstName: string,
+    last: string,
+    phone: string,
+    unit: BuiltBuilding['units'][number],
+    extra: Partial<CustomerSpec>,
+  ): CustomerSpec => ({
+    providerId: main.id,
+    first: firstName,
+    last,
+    phone,
+    country: 'DE',
+    building: first,
+    unit,
+    plan: fast.ref,
+    status: 'ACTIVE',
+    serviceBilled: true,
+    activatedAt: new Date(now.getTime() - 400 * DAY),
+    card: true,
+    currentMonth: 'open',
+    modem: 'online',
+    ...extra,
   });
 
-  const invoiced = b.customer(base('Helga', 'Brandt', '0151 24681357', take(first, 6), { operatorNotes: 'internal: asked twice about a static IP' }));
+  const invoiced = b.customer(
+    base('Helga', 'Brandt', '0151 24681357', take(first, 6), { operatorNotes: 'internal: asked twice about a static IP' }),
+  );
   b.statusEvents(invoiced, 2);
   // not_invoiced and missing_invoice were activated today, after this month's billing date: the
   // monthly billing run leaves their month alone ("starts with the next month"), so cases (a) and
@@ -104,26 +200,95 @@ export async function buildDemoDataset(o: DatasetOptions) {
     billingDay: now.getUTCDate() === 1 ? 10 : 1,
     activatedAt: new Date(Math.max(todayStart.getTime(), now.getTime() - 3 * HOUR)),
   };
-  const notInvoiced = b.customer(base('Otto', 'Nowak', '(030) 44556677', take(first, 7), { ...activatedToday, currentMonth: 'none', plan: basic.ref }));
+  const notInvoiced = b.customer(
+    base('Otto', 'Nowak', '(030) 44556677', take(first, 7), { ...activatedToday, currentMonth: 'none', plan: basic.ref }),
+  );
   const missingDoc = b.customer(base('Vera', 'Lindqvist', '+49 30 98765432', take(first, 8), { currentMonth: 'no_document' }));
-  const missingInvoice = b.customer(base('Rainer', 'Kowalski', '0176-31415926', take(first, 9), { ...activatedToday, currentMonth: 'no_invoice' }));
+  const missingInvoice = b.customer(
+    base('Rainer', 'Kowalski', '0176-31415926', take(first, 9), { ...activatedToday, currentMonth: 'no_invoice' }),
+  );
   const changedToday = b.customer(base('Petra', 'Ostermann', '0049 172 27182818', take(first, 10), {}));
-  const activatedUser = await addUser(b, { email: 'sabine.adler@example.com', role: 'subscriber', first: 'Sabine', last: 'Adler', withPassword: true });
-  const activated = b.customer(base('Sabine', 'Adler', '+49 (0)160 9876 5432', take(first, 11), { email: 'sabine.adler@example.com', userId: activatedUser.id, plan: faster.ref }));
-  const notActivatedUser = await addUser(b, { email: 'juergen.falk@example.com', role: 'subscriber', first: 'Jürgen', last: 'Falk', withPassword: false });
-  const notActivated = b.customer(base('Jürgen', 'Falk', '030/2233 4455', take(first, 12), { email: 'juergen.falk@example.com', userId: notActivatedUser.id, plan: basic.ref, card: false }));
-  const suspended = b.customer(base('Dieter', 'Sommer', '0157 11223344', take(first, 13), { status: 'SUSPENDED', serviceBilled: false, modem: 'offline', card: false }));
+  const activatedUser = await addUser(b, {
+    email: 'sabine.adler@example.com',
+    role: 'subscriber',
+    first: 'Sabine',
+    last: 'Adler',
+    withPassword: true,
+  });
+  const activated = b.customer(
+    base('Sabine', 'Adler', '+49 (0)160 9876 5432', take(first, 11), {
+      email: 'sabine.adler@example.com',
+      userId: activatedUser.id,
+      plan: faster.ref,
+    }),
+  );
+  const notActivatedUser = await addUser(b, {
+    email: 'juergen.falk@example.com',
+    role: 'subscriber',
+    first: 'Jürgen',
+    last: 'Falk',
+    withPassword: false,
+  });
+  const notActivated = b.customer(
+    base('Jürgen', 'Falk', '030/2233 4455', take(first, 12), {
+      email: 'juergen.falk@example.com',
+      userId: notActivatedUser.id,
+      plan: basic.ref,
+      card: false,
+    }),
+  );
+  const suspended = b.customer(
+    base('Dieter', 'Sommer', '0157 11223344', take(first, 13), {
+      status: 'SUSPENDED',
+      serviceBilled: false,
+      modem: 'offline',
+      card: false,
+    }),
+  );
   const pendingInstall = b.customer(
-    base('Ingrid', 'Vogt', '+49 171 5551234', take(second, 0), { building: second, status: 'PENDING_INSTALL', modem: null, card: false, activatedAt: new Date(now.getTime() - 6 * DAY) }),
+    base('Ingrid', 'Vogt', '+49 171 5551234', take(second, 0), {
+      building: second,
+      status: 'PENDING_INSTALL',
+      modem: null,
+      card: false,
+      activatedAt: new Date(now.getTime() - 6 * DAY),
+    }),
   );
   const installJobId = newId();
-  b.rows.install_jobs.push({ id: installJobId, provider_id: main.id, subscription_id: pendingInstall.subscription_id, unit_id: pendingInstall.unit_id, kind: 'cpe_shipment', status: 'SHIPPED', created_at: new Date(now.getTime() - 5 * DAY), updated_at: new Date(now.getTime() - 2 * DAY) });
+  b.rows.install_jobs.push({
+    id: installJobId,
+    provider_id: main.id,
+    subscription_id: pendingInstall.subscription_id,
+    unit_id: pendingInstall.unit_id,
+    kind: 'cpe_shipment',
+    status: 'SHIPPED',
+    created_at: new Date(now.getTime() - 5 * DAY),
+    updated_at: new Date(now.getTime() - 2 * DAY),
+  });
   const ambiguous = [3, 17].map((i, n) =>
-    b.customer(base('Anna', 'Schmidt', n === 0 ? '0152 33445566' : '+49 30 66778899', take(second, i), { building: second, plan: n === 0 ? basic.ref : fast.ref, card: n === 0 })),
+    b.customer(
+      base('Anna', 'Schmidt', n === 0 ? '0152 33445566' : '+49 30 66778899', take(second, i), {
+        building: second,
+        plan: n === 0 ? basic.ref : fast.ref,
+        card: n === 0,
+      }),
+    ),
   );
   const otherCustomer = b.customer({
-    providerId: other.id, first: 'Kurt', last: 'Berger', phone: '0170 9988776', country: 'DE', building: otherB.built, unit: otherB.built.units[0],
-    plan: otherPlan.ref, status: 'ACTIVE', serviceBilled: true, activatedAt: new Date(now.getTime() - 300 * DAY), card: true, currentMonth: 'open', modem: 'online',
+    providerId: other.id,
+    first: 'Kurt',
+    last: 'Berger',
+    phone: '0170 9988776',
+    country: 'DE',
+    building: otherB.built,
+    unit: otherB.built.units[0],
+    plan: otherPlan.ref,
+    status: 'ACTIVE',
+    serviceBilled: true,
+    activatedAt: new Date(now.getTime() - 300 * DAY),
+    card: true,
+    currentMonth: 'open',
+    modem: 'online',
   });
 
   // changed_today: an upgrade basic → fast applied today; the upgrade line waits for the next invoice.
@@ -131,74 +296,200 @@ export async function buildDemoDataset(o: DatasetOptions) {
   const upgradeCents = proratedDifferenceCents(basic.ref.priceCents, fast.ref.priceCents, pos);
   const planChangeId = newId();
   b.rows.plan_changes.push({
-    id: planChangeId, provider_id: main.id, subscriber_id: changedToday.id, subscription_id: changedToday.subscription_id,
-    from_plan_version_id: basic.ref.id, to_plan_version_id: fast.ref.id, change_date: b.today, source: 'agent',
-    adjustment_type: 'next_invoice_line', adjustment_cents: upgradeCents, created_at: new Date(now.getTime() - 60_000),
+    id: planChangeId,
+    provider_id: main.id,
+    subscriber_id: changedToday.id,
+    subscription_id: changedToday.subscription_id,
+    from_plan_version_id: basic.ref.id,
+    to_plan_version_id: fast.ref.id,
+    change_date: b.today,
+    source: 'agent',
+    adjustment_type: 'next_invoice_line',
+    adjustment_cents: upgradeCents,
+    created_at: new Date(now.getTime() - 60_000),
   });
   b.rows.pending_adjustments.push({
-    id: newId(), provider_id: main.id, subscription_id: changedToday.subscription_id, plan_change_id: planChangeId, kind: 'upgrade_line',
-    amount_cents: upgradeCents, description: `Upgrade ${basic.ref.name} → ${fast.ref.name}, ${pos.days} of ${pos.daysInPeriod} days`, status: 'pending',
+    id: newId(),
+    provider_id: main.id,
+    subscription_id: changedToday.subscription_id,
+    plan_change_id: planChangeId,
+    kind: 'upgrade_line',
+    amount_cents: upgradeCents,
+    description: `Upgrade ${basic.ref.name} → ${fast.ref.name}, ${pos.days} of ${pos.daysInPeriod} days`,
+    status: 'pending',
   });
 
   // activated: one credit note applied against an earlier invoice, one still open.
   const twoMonthsAgo = b.invoiceOf(activated.subscription_id, addMonths(currentMonth, -2));
-  b.creditNote(activated, { state: 'applied', amountCents: 1250, reason: 'Outage compensation', daysAgo: 70, appliedInvoiceId: twoMonthsAgo });
+  b.creditNote(activated, {
+    state: 'applied',
+    amountCents: 1250,
+    reason: 'Outage compensation',
+    daysAgo: 70,
+    appliedInvoiceId: twoMonthsAgo,
+  });
   b.creditNote(activated, { state: 'open', amountCents: 833, reason: 'Downgrade credit', daysAgo: 12 });
   b.statusEvents(activated, 1, true);
 
   // Tickets and an internal note for the invoiced customer (ticket history reads by email).
-  for (const [subject, status, ago] of [['Router blinks red', 'solved', 40], ['Invoice question', 'open', 3]] as const) {
+  for (const [subject, status, ago] of [
+    ['Router blinks red', 'solved', 40],
+    ['Invoice question', 'open', 3],
+  ] as const) {
     const ticketId = newId();
     const created = new Date(now.getTime() - ago * DAY);
-    b.rows.tickets.push({ id: ticketId, provider_id: main.id, subscriber_id: invoiced.id, contact_email: invoiced.email, subject, priority: 'normal', status, queue: 'support', source: 'email', article: `${subject}: customer wrote in.`, created_at: created, updated_at: created });
-    b.rows.ticket_comments.push({ id: newId(), ticket_id: ticketId, public: true, author: 'Sam Support', body: 'Thanks, we are looking into it.', created_at: new Date(created.getTime() + HOUR) });
+    b.rows.tickets.push({
+      id: ticketId,
+      provider_id: main.id,
+      subscriber_id: invoiced.id,
+      contact_email: invoiced.email,
+      subject,
+      priority: 'normal',
+      status,
+      queue: 'support',
+      source: 'email',
+      article: `${subject}: customer wrote in.`,
+      created_at: created,
+      updated_at: created,
+    });
+    b.rows.ticket_comments.push({
+      id: newId(),
+      ticket_id: ticketId,
+      public: true,
+      author: 'Sam Support',
+      body: 'Thanks, we are looking into it.',
+      created_at: new Date(created.getTime() + HOUR),
+    });
   }
-  b.rows.customer_notes.push({ id: newId(), provider_id: main.id, subscriber_id: invoiced.id, author: 'Sam Support', body: 'Called about the open invoice; will pay by card.', created_at: new Date(now.getTime() - 3 * DAY) });
+  b.rows.customer_notes.push({
+    id: newId(),
+    provider_id: main.id,
+    subscriber_id: invoiced.id,
+    author: 'Sam Support',
+    body: 'Called about the open invoice; will pay by card.',
+    created_at: new Date(now.getTime() - 3 * DAY),
+  });
 
   // Volume -------------------------------------------------------------------------------------
   let occupiedUnitId: string | null = null;
   for (const bl of built.values()) {
-    const refs = addVolumeCustomers(b, { providerId: main.id, building: bl, reserved, plans: mainPlans, occupancy, forceFirstActive: bl === second });
+    const refs = addVolumeCustomers(b, {
+      providerId: main.id,
+      building: bl,
+      reserved,
+      plans: mainPlans,
+      occupancy,
+      forceFirstActive: bl === second,
+    });
     if (bl === second) occupiedUnitId = refs.find((r) => r.spec.status === 'ACTIVE')?.unit_id ?? null;
   }
   occupiedUnitId ??= ambiguous[0].unit_id;
   reserved.add(otherB.built.units[0].id);
   const otherFree = take(otherB.built, 1);
   const otherPort = b.port(other.id, otherB.built, otherFree.id);
-  addVolumeCustomers(b, { providerId: other.id, building: otherB.built, reserved, plans: [otherPlan.ref, otherPlan.ref], occupancy: occupancy * 0.8 });
+  addVolumeCustomers(b, {
+    providerId: other.id,
+    building: otherB.built,
+    reserved,
+    plans: [otherPlan.ref, otherPlan.ref],
+    occupancy: occupancy * 0.8,
+  });
 
   // Checkout sessions of the main provider ------------------------------------------------------
-  const session = (o: { plan: string; unitId: string; locationId: string | null; status: 'pending' | 'cancelled'; createdAgoMs: number; redirected?: boolean; mac?: string }) => {
+  const session = (o: {
+    plan: string;
+    unitId: string;
+    locationId: string | null;
+    status: 'pending' | 'cancelled';
+    createdAgoMs: number;
+    redirected?: boolean;
+    mac?: string;
+  }) => {
     const id = newId();
     const created = new Date(now.getTime() - o.createdAgoMs);
     b.rows.checkout_sessions.push({
-      id, provider_id: main.id, plan_version_id: o.plan, building_id: first.id, unit_id: o.unitId, location_id: o.locationId, mac_address: o.mac ?? null,
-      status: o.status, created_at: created, updated_at: created, redirected_at: o.redirected ? new Date(created.getTime() + 60_000) : null,
+      id,
+      provider_id: main.id,
+      plan_version_id: o.plan,
+      building_id: first.id,
+      unit_id: o.unitId,
+      location_id: o.locationId,
+      mac_address: o.mac ?? null,
+      status: o.status,
+      created_at: created,
+      updated_at: created,
+      redirected_at: o.redirected ? new Date(created.getTime() + 60_000) : null,
     });
     return { id };
   };
   const sessions = {
-    pending: session({ plan: fast.ref.id, unitId: known.unit.id, locationId: known.port.id, status: 'pending', createdAgoMs: 0, mac: '02:00:5E:10:00:01' }),
+    pending: session({
+      plan: fast.ref.id,
+      unitId: known.unit.id,
+      locationId: known.port.id,
+      status: 'pending',
+      createdAgoMs: 0,
+      mac: '02:00:5E:10:00:01',
+    }),
     suite_only: session({ plan: basic.ref.id, unitId: suiteOnlyUnit.id, locationId: null, status: 'pending', createdAgoMs: 0 }),
-    expired: session({ plan: fast.ref.id, unitId: spare[2].unit.id, locationId: spare[2].port.id, status: 'pending', createdAgoMs: 3 * HOUR }),
-    cancelled: session({ plan: faster.ref.id, unitId: spare[1].unit.id, locationId: spare[1].port.id, status: 'cancelled', createdAgoMs: DAY, redirected: true }),
+    expired: session({
+      plan: fast.ref.id,
+      unitId: spare[2].unit.id,
+      locationId: spare[2].port.id,
+      status: 'pending',
+      createdAgoMs: 3 * HOUR,
+    }),
+    cancelled: session({
+      plan: faster.ref.id,
+      unitId: spare[1].unit.id,
+      locationId: spare[1].port.id,
+      status: 'cancelled',
+      createdAgoMs: DAY,
+      redirected: true,
+    }),
   };
 
   // The document ----------------------------------------------------------------------------------
   const planName = (id: string) => ({ [basic.ref.id]: 'basic', [fast.ref.id]: 'fast', [faster.ref.id]: 'faster' })[id] ?? 'other_provider';
   const doc = (c: CustomerRef): DemoCustomer => ({
-    id: c.id, customer_number: c.customer_number, email: c.email, name: c.name, first_name: c.first_name, last_name: c.last_name, phone: c.phone,
-    subscription_id: c.subscription_id, subscription_status: c.spec.status, plan: planName(c.spec.plan.id), building_id: c.spec.building.id,
-    unit_id: c.unit_id, unit_label: c.unit_label,
+    id: c.id,
+    customer_number: c.customer_number,
+    email: c.email,
+    name: c.name,
+    first_name: c.first_name,
+    last_name: c.last_name,
+    phone: c.phone,
+    subscription_id: c.subscription_id,
+    subscription_status: c.spec.status,
+    plan: planName(c.spec.plan.id),
+    building_id: c.spec.building.id,
+    unit_id: c.unit_id,
+    unit_label: c.unit_label,
   });
   const withInvoices = (c: CustomerRef): DemoCustomer => {
     const mine = b.rows.invoices.filter((i) => i.subscription_id === c.subscription_id);
-    return { ...doc(c), open_invoice_id: mine.find((i) => i.status === 'open')?.id, paid_invoice_id: mine.findLast((i) => i.status === 'paid')?.id };
+    return {
+      ...doc(c),
+      open_invoice_id: mine.find((i) => i.status === 'open')?.id,
+      paid_invoice_id: mine.findLast((i) => i.status === 'paid')?.id,
+    };
   };
   const buildingDoc = (bl: BuiltBuilding, free: BuiltBuilding['units'][number]): DemoBuilding => ({
-    id: bl.id, address: bl.address, line_type: bl.spec.lineType, region: bl.spec.region, time_zone: REGION_TIME_ZONES[bl.spec.region],
-    structured: { street: bl.spec.street, house_number: bl.spec.houseNumber, postal_code: bl.spec.postalCode, city: bl.spec.city, province: bl.spec.province, country: bl.spec.country },
-    free_unit_id: free.id, free_unit_label: free.label,
+    id: bl.id,
+    address: bl.address,
+    line_type: bl.spec.lineType,
+    region: bl.spec.region,
+    time_zone: REGION_TIME_ZONES[bl.spec.region],
+    structured: {
+      street: bl.spec.street,
+      house_number: bl.spec.houseNumber,
+      postal_code: bl.spec.postalCode,
+      city: bl.spec.city,
+      province: bl.spec.province,
+      country: bl.spec.country,
+    },
+    free_unit_id: free.id,
+    free_unit_label: free.label,
   });
 
   const document: DemoDocument = {
@@ -246,4 +537,3 @@ export async function buildDemoDataset(o: DatasetOptions) {
   };
   return { rows: b.rows, document, builder: b as Builder };
 }
-

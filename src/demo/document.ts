@@ -53,7 +53,16 @@ export interface DemoDocument {
   external_checkout_url: string;
   webhook_url: string | null;
   providers: {
-    main: { id: string; name: string; api_key: string; webhook_secret: string; webhook_signing_secret: string; features: string[]; admin: Credentials; support: Credentials };
+    main: {
+      id: string;
+      name: string;
+      api_key: string;
+      webhook_secret: string;
+      webhook_signing_secret: string;
+      features: string[];
+      admin: Credentials;
+      support: Credentials;
+    };
     other: { id: string; name: string; api_key: string; webhook_secret: string; webhook_signing_secret: string; features: string[] };
     no_agent_access: { id: string; name: string; api_key: string; features: string[] };
     disabled: { id: string; name: string; api_key: string };
@@ -74,7 +83,12 @@ export interface DemoDocument {
     other_provider: DemoCustomer;
   };
   buildings: {
-    first_line: DemoBuilding & { location_hash: string; location_identifier: string; spare_location_hashes: string[]; suite_only_unit_id: string };
+    first_line: DemoBuilding & {
+      location_hash: string;
+      location_identifier: string;
+      spare_location_hashes: string[];
+      suite_only_unit_id: string;
+    };
     second_line: DemoBuilding;
     third_line: DemoBuilding;
     unclassified: DemoBuilding;

@@ -4,29 +4,152 @@ import type { Rng } from './random.js';
 
 // Names of the volume customers. The named demo customers use surnames that are NOT in these
 // lists, so a search for a named customer finds exactly the customer the document names.
-const FIRST_DE = ['Lukas', 'Mia', 'Leon', 'Emma', 'Paul', 'Hannah', 'Jonas', 'Sofia', 'Felix', 'Lea', 'Maximilian', 'Marie',
-  'Elias', 'Lena', 'Noah', 'Clara', 'Ben', 'Johanna', 'Finn', 'Luisa', 'Moritz', 'Greta', 'Tim', 'Frieda', 'Jan', 'Ida',
-  'Karl', 'Ella', 'Oskar', 'Mila', 'Theo', 'Lina', 'Anton', 'Nele', 'Emil', 'Paula', 'Henri', 'Charlotte', 'David', 'Jana'];
-const LAST_DE = ['Müller', 'Schneider', 'Fischer', 'Weber', 'Meyer', 'Wagner', 'Becker', 'Schulz', 'Hoffmann', 'Koch',
-  'Richter', 'Klein', 'Wolf', 'Schröder', 'Neumann', 'Schwarz', 'Zimmermann', 'Braun', 'Krüger', 'Hofmann', 'Hartmann',
-  'Lange', 'Schmitt', 'Werner', 'Krause', 'Meier', 'Lehmann', 'Köhler', 'Herrmann', 'König', 'Walter', 'Mayer', 'Huber',
-  'Kaiser', 'Fuchs', 'Peters', 'Lang', 'Scholz', 'Möller', 'Weiß', 'Jung', 'Hahn', 'Schubert', 'Vogel', 'Friedrich'];
-const FIRST_CA = ['Liam', 'Olivia', 'Ethan', 'Chloe', 'Lucas', 'Ava', 'Nathan', 'Emily', 'Owen', 'Zoe', 'Jacob', 'Maya',
-  'Logan', 'Abigail', 'Samuel', 'Aria', 'Mason', 'Nora', 'Wyatt', 'Leah'];
-const LAST_CA = ['Tremblay', 'Gagnon', 'Roy', 'Côté', 'Bouchard', 'Gauthier', 'Morin', 'Lavoie', 'Fortin', 'Gagné', 'Smith',
-  'Brown', 'Wilson', 'MacDonald', 'Campbell', 'Anderson', 'Taylor', 'Martin', 'Thompson', 'White'];
+const FIRST_DE = [
+  'Lukas',
+  'Mia',
+  'Leon',
+  'Emma',
+  'Paul',
+  'Hannah',
+  'Jonas',
+  'Sofia',
+  'Felix',
+  'Lea',
+  'Maximilian',
+  'Marie',
+  'Elias',
+  'Lena',
+  'Noah',
+  'Clara',
+  'Ben',
+  'Johanna',
+  'Finn',
+  'Luisa',
+  'Moritz',
+  'Greta',
+  'Tim',
+  'Frieda',
+  'Jan',
+  'Ida',
+  'Karl',
+  'Ella',
+  'Oskar',
+  'Mila',
+  'Theo',
+  'Lina',
+  'Anton',
+  'Nele',
+  'Emil',
+  'Paula',
+  'Henri',
+  'Charlotte',
+  'David',
+  'Jana',
+];
+const LAST_DE = [
+  'Müller',
+  'Schneider',
+  'Fischer',
+  'Weber',
+  'Meyer',
+  'Wagner',
+  'Becker',
+  'Schulz',
+  'Hoffmann',
+  'Koch',
+  'Richter',
+  'Klein',
+  'Wolf',
+  'Schröder',
+  'Neumann',
+  'Schwarz',
+  'Zimmermann',
+  'Braun',
+  'Krüger',
+  'Hofmann',
+  'Hartmann',
+  'Lange',
+  'Schmitt',
+  'Werner',
+  'Krause',
+  'Meier',
+  'Lehmann',
+  'Köhler',
+  'Herrmann',
+  'König',
+  'Walter',
+  'Mayer',
+  'Huber',
+  'Kaiser',
+  'Fuchs',
+  'Peters',
+  'Lang',
+  'Scholz',
+  'Möller',
+  'Weiß',
+  'Jung',
+  'Hahn',
+  'Schubert',
+  'Vogel',
+  'Friedrich',
+];
+const FIRST_CA = [
+  'Liam',
+  'Olivia',
+  'Ethan',
+  'Chloe',
+  'Lucas',
+  'Ava',
+  'Nathan',
+  'Emily',
+  'Owen',
+  'Zoe',
+  'Jacob',
+  'Maya',
+  'Logan',
+  'Abigail',
+  'Samuel',
+  'Aria',
+  'Mason',
+  'Nora',
+  'Wyatt',
+  'Leah',
+];
+const LAST_CA = [
+  'Tremblay',
+  'Gagnon',
+  'Roy',
+  'Côté',
+  'Bouchard',
+  'Gauthier',
+  'Morin',
+  'Lavoie',
+  'Fortin',
+  'Gagné',
+  'Smith',
+  'Brown',
+  'Wilson',
+  'MacDonald',
+  'Campbell',
+  'Anderson',
+  'Taylor',
+  'Martin',
+  'Thompson',
+  'White',
+];
 
 export type Country = 'DE' | 'CA';
 
 export function personName(rng: Rng, country: Country): { first: string; last: string } {
-  return country === 'CA'
-    ? { first: rng.pick(FIRST_CA), last: rng.pick(LAST_CA) }
-    : { first: rng.pick(FIRST_DE), last: rng.pick(LAST_DE) };
+  return country === 'CA' ? { first: rng.pick(FIRST_CA), last: rng.pick(LAST_CA) } : { first: rng.pick(FIRST_DE), last: rng.pick(LAST_DE) };
 }
 
 const FOLD: Record<string, string> = { ä: 'ae', ö: 'oe', ü: 'ue', ß: 'ss', é: 'e', è: 'e', ô: 'o', ç: 'c' };
 const emailLocal = (s: string) =>
-  s.toLowerCase().replace(/[äöüßéèôç]/g, (c) => FOLD[c]).replace(/[^a-z0-9]+/g, '');
+  s
+    .toLowerCase()
+    .replace(/[äöüßéèôç]/g, (c) => FOLD[c])
+    .replace(/[^a-z0-9]+/g, '');
 
 const DE_MOBILE = ['151', '152', '157', '160', '162', '170', '171', '172', '175', '176', '177', '178', '179'];
 const CA_AREA = ['416', '647', '437'];

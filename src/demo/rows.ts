@@ -5,10 +5,32 @@ export type Rows = { [K in keyof DB]: Insertable<DB[K]>[] };
 
 // Parents before children, so one pass of multi-row inserts satisfies every foreign key.
 const INSERT_ORDER = [
-  'providers', 'api_keys', 'users', 'subscribers', 'buildings', 'units', 'locations', 'coverage_addresses',
-  'plans', 'plan_versions', 'checkout_sessions', 'subscriptions', 'plan_changes', 'invoices', 'invoice_lines',
-  'billing_documents', 'pending_adjustments', 'credit_notes', 'install_jobs', 'modem_status', 'status_events',
-  'usage_monthly', 'tickets', 'ticket_comments', 'customer_notes', 'sim_switch_ports',
+  'providers',
+  'api_keys',
+  'users',
+  'subscribers',
+  'buildings',
+  'units',
+  'locations',
+  'coverage_addresses',
+  'plans',
+  'plan_versions',
+  'checkout_sessions',
+  'subscriptions',
+  'plan_changes',
+  'invoices',
+  'invoice_lines',
+  'billing_documents',
+  'pending_adjustments',
+  'credit_notes',
+  'install_jobs',
+  'modem_status',
+  'status_events',
+  'usage_monthly',
+  'tickets',
+  'ticket_comments',
+  'customer_notes',
+  'sim_switch_ports',
 ] as const satisfies readonly (keyof DB)[];
 
 export type SeedTable = (typeof INSERT_ORDER)[number];
@@ -30,7 +52,10 @@ export async function insertRows(trx: Transaction<DB>, rows: Pick<Rows, SeedTabl
     const columns = Math.max(...list.slice(0, 20).map((r) => Object.keys(r).length));
     const chunk = Math.max(1, Math.floor(MAX_PARAMS / columns));
     for (let i = 0; i < list.length; i += chunk) {
-      await trx.insertInto(table).values(list.slice(i, i + chunk) as never).execute();
+      await trx
+        .insertInto(table)
+        .values(list.slice(i, i + chunk) as never)
+        .execute();
     }
   }
   return counts;

@@ -51,7 +51,10 @@ export async function loadDemo({ db, clock, config }: DemoDeps, opts: { occupanc
     const stored = await trx.selectFrom('demo_state').select('document').where('id', '=', 1).executeTakeFirst();
     if (stored) return { document: fromStoredForm(stored.document), created: false, ms: Date.now() - started };
     document.counts = await insertRows(trx, rows);
-    await trx.insertInto('demo_state').values({ id: 1, document: storedForm(document) }).execute();
+    await trx
+      .insertInto('demo_state')
+      .values({ id: 1, document: storedForm(document) })
+      .execute();
     return { document, created: true, ms: Date.now() - started };
   });
 }
@@ -88,7 +91,9 @@ export function summarize(load: DemoLoad): string {
     `  first-line      ${d.buildings.first_line.address} (location_hash ${d.buildings.first_line.location_hash})`,
     `  checkout        pending session ${d.checkout_sessions.pending.id}`,
   ];
-  const counts = Object.entries(d.counts).filter(([, n]) => n > 0).map(([t, n]) => `${t} ${n}`);
+  const counts = Object.entries(d.counts)
+    .filter(([, n]) => n > 0)
+    .map(([t, n]) => `${t} ${n}`);
   if (counts.length) lines.push(`  rows            ${counts.join(', ')}`);
   lines.push('Print the whole document with: npm run seed:demo -- --json');
   return lines.join('\n');

@@ -24,9 +24,12 @@ export function demoStartEnv(env: NodeJS.ProcessEnv): { env: NodeJS.ProcessEnv; 
   const production = env.NODE_ENV === 'production';
   if (env.SANDBOX === undefined || env.SANDBOX === '') {
     if (embedded && !production) {
-      return { env: { ...env, SANDBOX: 'true' }, sandboxNote: 'on (SANDBOX=true by default on the embedded demo database; set SANDBOX=false to turn it off)' };
+      return {
+        env: { ...env, SANDBOX: 'true' },
+        sandboxNote: 'on (SANDBOX=true by default on the embedded demo database; set SANDBOX=false to turn it off)',
+      };
     }
-    return { env, sandboxNote: 'off (SANDBOX unset; the demo\'s checkout links need SANDBOX=true)' };
+    return { env, sandboxNote: "off (SANDBOX unset; the demo's checkout links need SANDBOX=true)" };
   }
   return { env, sandboxNote: `SANDBOX=${env.SANDBOX}` };
 }

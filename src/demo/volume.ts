@@ -9,7 +9,14 @@ import type { BuiltBuilding } from './places.js';
  */
 export function addVolumeCustomers(
   b: Builder,
-  o: { providerId: string; building: BuiltBuilding; reserved: Set<string>; plans: PlanRef[]; occupancy: number; forceFirstActive?: boolean },
+  o: {
+    providerId: string;
+    building: BuiltBuilding;
+    reserved: Set<string>;
+    plans: PlanRef[];
+    occupancy: number;
+    forceFirstActive?: boolean;
+  },
 ): CustomerRef[] {
   const { rng } = b;
   const refs: CustomerRef[] = [];
@@ -37,9 +44,24 @@ export function addVolumeCustomers(
       serviceBilled,
       activatedAt: new Date(b.now.getTime() - rng.int(40, 720) * 86_400_000 - rng.int(0, 86_399) * 1000),
       card: rng.chance(0.5),
-      operatorNotes: rng.chance(0.1) ? rng.pick(['internal: prefers calls after 18:00', 'internal: router replaced under warranty', 'internal: disputed a late fee once']) : null,
+      operatorNotes: rng.chance(0.1)
+        ? rng.pick([
+            'internal: prefers calls after 18:00',
+            'internal: router replaced under warranty',
+            'internal: disputed a late fee once',
+          ])
+        : null,
       currentMonth: rng.chance(0.7) ? 'open' : 'paid',
-      modem: status === 'ACTIVE' ? (rng.chance(0.85) ? 'online' : rng.chance(0.6) ? 'degraded' : 'offline') : status === 'SUSPENDED' ? 'offline' : null,
+      modem:
+        status === 'ACTIVE'
+          ? rng.chance(0.85)
+            ? 'online'
+            : rng.chance(0.6)
+              ? 'degraded'
+              : 'offline'
+          : status === 'SUSPENDED'
+            ? 'offline'
+            : null,
     });
     if (status !== 'PENDING_INSTALL' && status !== 'CANCELLED') b.statusEvents(ref, rng.int(0, 3), rng.chance(0.02));
     if (status === 'PENDING_INSTALL') {

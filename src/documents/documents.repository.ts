@@ -7,17 +7,33 @@ export function findInvoiceForDocument(db: Executor, invoiceId: string) {
     .innerJoin('subscribers as sb', 'sb.id', 'i.subscriber_id')
     .innerJoin('providers as p', 'p.id', 'i.provider_id')
     .select([
-      'i.id', 'i.provider_id', 'i.subscriber_id', 'i.invoice_number', 'i.invoice_date', 'i.due_date', 'i.period_start', 'i.currency',
-      'i.total_cents', 'i.status', 'i.paid_at',
+      'i.id',
+      'i.provider_id',
+      'i.subscriber_id',
+      'i.invoice_number',
+      'i.invoice_date',
+      'i.due_date',
+      'i.period_start',
+      'i.currency',
+      'i.total_cents',
+      'i.status',
+      'i.paid_at',
       ...SUBSCRIBER_COLUMNS,
-      'p.name as provider_name', 'p.support_email', 'p.branding',
+      'p.name as provider_name',
+      'p.support_email',
+      'p.branding',
     ])
     .where('i.id', '=', invoiceId)
     .executeTakeFirst();
 }
 
 export function listInvoiceLines(db: Executor, invoiceId: string) {
-  return db.selectFrom('invoice_lines').select(['description', 'amount_cents']).where('invoice_id', '=', invoiceId).orderBy('position').execute();
+  return db
+    .selectFrom('invoice_lines')
+    .select(['description', 'amount_cents'])
+    .where('invoice_id', '=', invoiceId)
+    .orderBy('position')
+    .execute();
 }
 
 export function findSubscriberForDocument(db: Executor, subscriberId: string) {
@@ -38,6 +54,16 @@ export function findCreditNoteLinks(db: Executor, creditNoteId: string) {
 }
 
 const SUBSCRIBER_COLUMNS = [
-  'sb.email', 'sb.first_name', 'sb.last_name', 'sb.customer_number', 'sb.invoice_first_name', 'sb.invoice_last_name', 'sb.invoice_email',
-  'sb.invoice_street', 'sb.invoice_house_number', 'sb.invoice_postal_code', 'sb.invoice_city', 'sb.invoice_country',
+  'sb.email',
+  'sb.first_name',
+  'sb.last_name',
+  'sb.customer_number',
+  'sb.invoice_first_name',
+  'sb.invoice_last_name',
+  'sb.invoice_email',
+  'sb.invoice_street',
+  'sb.invoice_house_number',
+  'sb.invoice_postal_code',
+  'sb.invoice_city',
+  'sb.invoice_country',
 ] as const;

@@ -4,7 +4,13 @@ import type { BillingCreditNote } from '../adapters/types.js';
 import type { Executor } from '../db/executor.js';
 import { isUuid } from '../lib/ids.js';
 import type { CreditNotePdfInput, DocumentIssuer, DocumentRecipient, InvoicePdfInput } from './documents.types.js';
-import { findCreditNoteLinks, findInvoiceForDocument, findInvoiceNumber, findSubscriberForDocument, listInvoiceLines } from './documents.repository.js';
+import {
+  findCreditNoteLinks,
+  findInvoiceForDocument,
+  findInvoiceNumber,
+  findSubscriberForDocument,
+  listInvoiceLines,
+} from './documents.repository.js';
 import { renderCreditNotePdf, renderInvoicePdf } from './pdf.js';
 
 interface ProviderLike {
@@ -34,7 +40,12 @@ function issuerOf(p: ProviderLike): DocumentIssuer {
   const b = (p.branding && typeof p.branding === 'object' ? p.branding : {}) as Record<string, unknown>;
   const name = typeof b.display_name === 'string' && b.display_name.trim() ? b.display_name.trim() : p.provider_name;
   const lines = Array.isArray(b.address_lines) ? b.address_lines.filter((l): l is string => typeof l === 'string' && l.trim() !== '') : [];
-  return { name, addressLines: lines, supportEmail: p.support_email, supportPhone: typeof b.support_phone === 'string' ? b.support_phone : null };
+  return {
+    name,
+    addressLines: lines,
+    supportEmail: p.support_email,
+    supportPhone: typeof b.support_phone === 'string' ? b.support_phone : null,
+  };
 }
 
 /** The invoice addressee: the invoice contact and address when set, else the contract holder. */

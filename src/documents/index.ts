@@ -1,3 +1,3 @@
 export { renderCreditNotePdf, renderInvoicePdf } from './pdf.js';
-export type {     InvoicePdfInput } from './documents.types.js';
-export { creditNotePdf, invoicePdf,   loadInvoicePdfInput,   } from './documents.service.js';
+export type { InvoicePdfInput } from './documents.types.js';
+export { creditNotePdf, invoicePdf, loadInvoicePdfInput } from './documents.service.js';

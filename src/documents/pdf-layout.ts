@@ -41,7 +41,12 @@ export function renderPdf(spec: PageSpec, draw: (doc: Doc) => void): Promise<Buf
   const doc = new PDFDocument({
     size: 'A4',
     margin: MARGIN,
-    info: { Title: printable(spec.title), Author: printable(spec.author), Creator: printable(spec.author), CreationDate: Number.isNaN(created.getTime()) ? undefined : created },
+    info: {
+      Title: printable(spec.title),
+      Author: printable(spec.author),
+      Creator: printable(spec.author),
+      CreationDate: Number.isNaN(created.getTime()) ? undefined : created,
+    },
     lang: 'en',
     displayTitle: true,
     bufferPages: false,
@@ -63,21 +68,37 @@ export function renderPdf(spec: PageSpec, draw: (doc: Doc) => void): Promise<Buf
 /** Provider name and address block (top left), the document title (top right). */
 export function header(doc: Doc, issuer: DocumentIssuer, title: string) {
   const top = MARGIN;
-  doc.font('Helvetica-Bold').fontSize(16).fillColor('black').text(printable(issuer.name), MARGIN, top, { width: CONTENT_WIDTH / 2 });
+  doc
+    .font('Helvetica-Bold')
+    .fontSize(16)
+    .fillColor('black')
+    .text(printable(issuer.name), MARGIN, top, { width: CONTENT_WIDTH / 2 });
   doc.font('Helvetica').fontSize(9).fillColor(GREY);
   for (const l of issuer.addressLines) doc.text(printable(l), { width: CONTENT_WIDTH / 2 });
   if (issuer.supportEmail) doc.text(printable(issuer.supportEmail), { width: CONTENT_WIDTH / 2 });
   if (issuer.supportPhone) doc.text(printable(issuer.supportPhone), { width: CONTENT_WIDTH / 2 });
   const leftBottom = doc.y;
-  doc.font('Helvetica-Bold').fontSize(22).fillColor('black').text(printable(title), MARGIN + CONTENT_WIDTH / 2, top, { width: CONTENT_WIDTH / 2, align: 'right' });
+  doc
+    .font('Helvetica-Bold')
+    .fontSize(22)
+    .fillColor('black')
+    .text(printable(title), MARGIN + CONTENT_WIDTH / 2, top, { width: CONTENT_WIDTH / 2, align: 'right' });
   doc.y = Math.max(leftBottom, doc.y) + 30;
 }
 
 /** Customer block (left) and the document's facts (right), side by side. */
 export function parties(doc: Doc, customer: DocumentRecipient, facts: [string, string][]) {
   const top = doc.y;
-  doc.font('Helvetica').fontSize(9).fillColor(GREY).text('Bill to', MARGIN, top, { width: CONTENT_WIDTH / 2 });
-  doc.font('Helvetica-Bold').fontSize(11).fillColor('black').text(printable(customer.name), { width: CONTENT_WIDTH / 2 - 10 });
+  doc
+    .font('Helvetica')
+    .fontSize(9)
+    .fillColor(GREY)
+    .text('Bill to', MARGIN, top, { width: CONTENT_WIDTH / 2 });
+  doc
+    .font('Helvetica-Bold')
+    .fontSize(11)
+    .fillColor('black')
+    .text(printable(customer.name), { width: CONTENT_WIDTH / 2 - 10 });
   doc.font('Helvetica').fontSize(10);
   for (const l of customer.addressLines) doc.text(printable(l), { width: CONTENT_WIDTH / 2 - 10 });
   const leftBottom = doc.y;
@@ -86,14 +107,23 @@ export function parties(doc: Doc, customer: DocumentRecipient, facts: [string, s
   let y = top;
   for (const [label, value] of facts) {
     doc.font('Helvetica').fontSize(9).fillColor(GREY).text(printable(label), x, y, { width: 110 });
-    doc.font('Helvetica').fontSize(10).fillColor('black').text(printable(value), x + 110, y, { width: CONTENT_WIDTH / 2 - 110, align: 'right' });
+    doc
+      .font('Helvetica')
+      .fontSize(10)
+      .fillColor('black')
+      .text(printable(value), x + 110, y, { width: CONTENT_WIDTH / 2 - 110, align: 'right' });
     y = Math.max(doc.y, y + 14) + 2;
   }
   doc.y = Math.max(leftBottom, y) + 24;
 }
 
 function rule(doc: Doc, y: number, weight = 0.5) {
-  doc.moveTo(MARGIN, y).lineTo(MARGIN + CONTENT_WIDTH, y).lineWidth(weight).strokeColor('#9ca3af').stroke();
+  doc
+    .moveTo(MARGIN, y)
+    .lineTo(MARGIN + CONTENT_WIDTH, y)
+    .lineWidth(weight)
+    .strokeColor('#9ca3af')
+    .stroke();
 }
 
 function ensureSpace(doc: Doc, needed: number) {
@@ -146,6 +176,9 @@ export function footer(doc: Doc, issuer: DocumentIssuer) {
   const contact = [issuer.supportEmail, issuer.supportPhone].filter(Boolean).join(' · ');
   ensureSpace(doc, 30);
   doc.moveDown(1);
-  doc.font('Helvetica').fontSize(8).fillColor(GREY)
+  doc
+    .font('Helvetica')
+    .fontSize(8)
+    .fillColor(GREY)
     .text(printable(`${issuer.name}${contact ? ` · ${contact}` : ''}`), MARGIN, doc.y, { width: CONTENT_WIDTH, align: 'center' });
 }

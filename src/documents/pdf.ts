@@ -2,7 +2,7 @@
 import type { CreditNotePdfInput, InvoicePdfInput } from './documents.types.js';
 import { footer, header, linesTable, money, paragraph, parties, renderPdf } from './pdf-layout.js';
 
-export type { CreditNotePdfInput,    InvoicePdfInput } from './documents.types.js';
+export type { CreditNotePdfInput, InvoicePdfInput } from './documents.types.js';
 
 const sum = (lines: { amountCents: number }[]) => lines.reduce((s, l) => s + l.amountCents, 0);
 

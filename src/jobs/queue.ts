@@ -112,7 +112,8 @@ export function createJobQueue({ db, clock, log, config, heartbeatMs }: QueueDep
         ${new Date(now.getTime() + leaseMs)}::timestamptz)`.execute(db);
     return r.rows.map(({ prev_status, ...job }) => {
       const reclaimed = prev_status === 'running';
-      if (reclaimed) log.warn({ job_id: job.id, kind: job.kind, attempts: job.attempts }, 'job lease lapsed (worker presumed dead); claimed again');
+      if (reclaimed)
+        log.warn({ job_id: job.id, kind: job.kind, attempts: job.attempts }, 'job lease lapsed (worker presumed dead); claimed again');
       return { job, token, reclaimed };
     });
   }
@@ -124,7 +125,9 @@ export function createJobQueue({ db, clock, log, config, heartbeatMs }: QueueDep
       const now = clock.now();
       db.updateTable('jobs')
         .set({ locked_until: new Date(now.getTime() + leaseMs), updated_at: now })
-        .where('id', '=', c.job.id).where('locked_by', '=', c.token).where('status', '=', 'running')
+        .where('id', '=', c.job.id)
+        .where('locked_by', '=', c.token)
+        .where('status', '=', 'running')
         .execute()
         .catch((err: unknown) => log.warn({ err, job_id: c.job.id }, 'could not renew job lease'));
     }, renewEvery);
@@ -140,7 +143,9 @@ export function createJobQueue({ db, clock, log, config, heartbeatMs }: QueueDep
    */
   const recordSuccess = createBatcher<{ c: Claim; result: unknown; at: Date }, boolean>(async (items) => {
     // One JSON parameter for the batch (native JSON.stringify, not per-element array escaping).
-    const batch = JSON.stringify(items.map((i) => ({ id: i.c.job.id, token: i.c.token, result: i.result ?? null, at: i.at.toISOString() })));
+    const batch = JSON.stringify(
+      items.map((i) => ({ id: i.c.job.id, token: i.c.token, result: i.result ?? null, at: i.at.toISOString() })),
+    );
     const r = await sql<{ id: string }>`
       UPDATE jobs SET status = 'succeeded', result = v.result, locked_by = NULL, locked_until = NULL,
         last_error = NULL, finished_at = v.at, updated_at = v.at
@@ -189,7 +194,15 @@ export function createJobQueue({ db, clock, log, config, heartbeatMs }: QueueDep
     const final = err instanceof PermanentJobError || job.attempts >= job.max_attempts;
     if (final) {
       const r = await base()
-        .set({ status: 'failed', attempts: Math.min(job.attempts, job.max_attempts), last_error: message, locked_by: null, locked_until: null, finished_at: now, updated_at: now })
+        .set({
+          status: 'failed',
+          attempts: Math.min(job.attempts, job.max_attempts),
+          last_error: message,
+          locked_by: null,
+          locked_until: null,
+          finished_at: now,
+          updated_at: now,
+        })
         .executeTakeFirst();
       if (!applied(r)) {
         log.warn({ job_id: job.id, kind: job.kind, err: message }, 'job failed after its lease was taken over; outcome discarded');
@@ -214,7 +227,14 @@ export function createJobQueue({ db, clock, log, config, heartbeatMs }: QueueDep
     }
     if (!Number.isFinite(delay) || delay < 0) delay = defaultBackoffMs(job.attempts);
     const r = await base()
-      .set({ status: 'queued', last_error: message, locked_by: null, locked_until: null, run_at: new Date(now.getTime() + delay), updated_at: now })
+      .set({
+        status: 'queued',
+        last_error: message,
+        locked_by: null,
+        locked_until: null,
+        run_at: new Date(now.getTime() + delay),
+        updated_at: now,
+      })
       .executeTakeFirst();
     if (applied(r)) {
       jobOutcome(job.kind, 'retried');
@@ -232,7 +252,11 @@ export function createJobQueue({ db, clock, log, config, heartbeatMs }: QueueDep
     if (c.reclaimed && c.job.attempts > c.job.max_attempts) {
       handlerDone();
       // Its final attempt's worker died mid-run: nothing left to retry with.
-      await fail(c, handler, new PermanentJobError(`worker died during the final attempt (lease expired after ${c.job.max_attempts} attempts)`));
+      await fail(
+        c,
+        handler,
+        new PermanentJobError(`worker died during the final attempt (lease expired after ${c.job.max_attempts} attempts)`),
+      );
       return;
     }
     const stopRenewing = renewLease(c);
@@ -264,11 +288,23 @@ export function createJobQueue({ db, clock, log, config, heartbeatMs }: QueueDep
   async function releaseRunning() {
     const now = clock.now();
     for (const c of [...running]) {
-      const r = await db.updateTable('jobs')
-        .set({ status: 'queued', attempts: Math.max(0, c.job.attempts - 1), locked_by: null, locked_until: null, run_at: now, updated_at: now })
-        .where('id', '=', c.job.id).where('locked_by', '=', c.token).where('status', '=', 'running')
+      const r = await db
+        .updateTable('jobs')
+        .set({
+          status: 'queued',
+          attempts: Math.max(0, c.job.attempts - 1),
+          locked_by: null,
+          locked_until: null,
+          run_at: now,
+          updated_at: now,
+        })
+        .where('id', '=', c.job.id)
+        .where('locked_by', '=', c.token)
+        .where('status', '=', 'running')
         .executeTakeFirst()
-        .catch((err: unknown) => log.warn({ err, job_id: c.job.id, kind: c.job.kind }, 'could not hand back a running job at shutdown; its lease will lapse'));
+        .catch((err: unknown) =>
+          log.warn({ err, job_id: c.job.id, kind: c.job.kind }, 'could not hand back a running job at shutdown; its lease will lapse'),
+        );
       if (r && applied(r)) {
         jobOutcome(c.job.kind, 'released');
         log.warn({ job_id: c.job.id, kind: c.job.kind }, 'job still running at shutdown; handed back to the queue');

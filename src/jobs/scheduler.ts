@@ -38,7 +38,17 @@ const MAX_SLEEP_MS = 15_000;
  * Recurring jobs without a leader: every process ticks, the dedupe key settles who enqueued.
  * A slot missed while no process ran is not made up; the next slot runs as usual.
  */
-export function createScheduler({ db, jobs, clock, log }: { db: Db; jobs: Pick<JobQueue, 'enqueue'>; clock: Clock; log: FastifyBaseLogger }): Scheduler {
+export function createScheduler({
+  db,
+  jobs,
+  clock,
+  log,
+}: {
+  db: Db;
+  jobs: Pick<JobQueue, 'enqueue'>;
+  clock: Clock;
+  log: FastifyBaseLogger;
+}): Scheduler {
   const entries = new Map<string, Entry>();
   let timer: NodeJS.Timeout | null = null;
   let started = false;
@@ -87,9 +97,11 @@ export function createScheduler({ db, jobs, clock, log }: { db: Db; jobs: Pick<J
   return {
     every(kind, intervalMs, payload = {}, opts = {}) {
       if (!kind) throw new Error('scheduler.every: kind is required');
-      if (!Number.isInteger(intervalMs) || intervalMs < 1000) throw new Error('scheduler.every: intervalMs must be an integer of at least 1000');
+      if (!Number.isInteger(intervalMs) || intervalMs < 1000)
+        throw new Error('scheduler.every: intervalMs must be an integer of at least 1000');
       const offsetMs = opts.offsetMs ?? 0;
-      if (!Number.isInteger(offsetMs) || offsetMs < 0 || offsetMs >= intervalMs) throw new Error('scheduler.every: offsetMs must be an integer in [0, intervalMs)');
+      if (!Number.isInteger(offsetMs) || offsetMs < 0 || offsetMs >= intervalMs)
+        throw new Error('scheduler.every: offsetMs must be an integer in [0, intervalMs)');
       entries.set(kind, { intervalMs, offsetMs, payload, maxAttempts: opts.maxAttempts });
       if (started && timer) {
         // A shorter interval may need an earlier wake-up than the one pending.

@@ -72,7 +72,10 @@ export class AppError extends Error {
  * both surfaces (never the /agent envelope): the limiter throws it, and so do the per-customer limits.
  */
 export class RateLimitError extends Error {
-  constructor(readonly body: { statusCode: 429; error: string; message: string }, readonly retryAfterSeconds: number) {
+  constructor(
+    readonly body: { statusCode: 429; error: string; message: string },
+    readonly retryAfterSeconds: number,
+  ) {
     super(body.message);
   }
 }

@@ -9,7 +9,14 @@ function formatter(zone: string): Intl.DateTimeFormat {
   let f = formatters.get(zone);
   if (!f) {
     f = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
     });
     formatters.set(zone, f);
   }
@@ -29,7 +36,14 @@ function isKnownTimeZone(zone: string): boolean {
 /** The zone to compute in: the recorded one when ICU knows it, else the default. */
 export const timeZoneOr = (zone: string | null | undefined): string => (zone && isKnownTimeZone(zone) ? zone : DEFAULT_TIME_ZONE);
 
-interface WallClock { year: number; month: number; day: number; hour: number; minute: number; second: number }
+interface WallClock {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+}
 
 function wallClock(zone: string, at: Date): WallClock {
   const p: Record<string, number> = {};

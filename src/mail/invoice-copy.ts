@@ -19,7 +19,11 @@ export interface InvoiceCopyRequest {
 }
 
 /** Enqueues the copy in the caller's transaction; sent by the worker (tests: jobs.drain()). */
-export async function enqueueInvoiceCopy(executor: Executor, jobs: Pick<JobQueue, 'enqueue'>, req: InvoiceCopyRequest & { providerId?: string | null }) {
+export async function enqueueInvoiceCopy(
+  executor: Executor,
+  jobs: Pick<JobQueue, 'enqueue'>,
+  req: InvoiceCopyRequest & { providerId?: string | null },
+) {
   return jobs.enqueue(executor, {
     kind: INVOICE_COPY_JOB,
     payload: { invoice_id: req.invoiceId, ...(req.to ? { to: req.to } : {}) },

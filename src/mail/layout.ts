@@ -24,7 +24,10 @@ export function escapeHtml(value: unknown): string {
 
 /** For subjects and one-line facts: no line breaks or control characters from user data. */
 export function oneLine(value: unknown, max = 200): string {
-  const s = String(value).replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const s = String(value)
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
 

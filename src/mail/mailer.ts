@@ -30,7 +30,7 @@ export const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_00
  * A file on disk has no transport to carry it over; SMTP keeps nodemailer's own choice, which
  * every relay accepts. RFC 5322 caps a line at 998 octets: a longer one keeps the default too.
  */
-export function outboxText(text: string): string | { raw: string } {
+function outboxText(text: string): string | { raw: string } {
   if (text.split('\n').some((line) => Buffer.byteLength(line, 'utf8') > 998)) return text;
   return { raw: `Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\n${text}` };
 }

@@ -7,7 +7,7 @@ import { oneLine, render, type Block, type MailBrand } from './layout.js';
 import { bookingUrl, paymentUrl, setPasswordUrl } from './links.js';
 import type { MailAttachment } from './types.js';
 
-export {  type MailBrand } from './layout.js';
+export { type MailBrand } from './layout.js';
 export * from './links.js';
 
 /** Who sends (brand) and where links point (config.publicBaseUrl). */
@@ -82,7 +82,10 @@ export function passwordResetMail(ctx: MailContext, i: { firstName?: string | nu
 }
 
 /** Account activation: the customer chooses a first password (single use, 14 days). */
-export function activationMail(ctx: MailContext, i: { firstName?: string | null; token: string; customerNumber?: string | null }): MailContent {
+export function activationMail(
+  ctx: MailContext,
+  i: { firstName?: string | null; token: string; customerNumber?: string | null },
+): MailContent {
   const blocks: Block[] = [
     { kind: 'p', text: greeting(i.firstName) },
     { kind: 'p', text: `welcome to ${ctx.brand.name}. Set up your online account by choosing a password:` },
@@ -106,7 +109,10 @@ export function staffInviteMail(
     { kind: 'p', text: `${by} to the ${ctx.brand.name} provider dashboard. Choose your password to sign in:` },
     { kind: 'button', label: 'Set my password', url: setPasswordUrl(ctx.baseUrl, i.token) },
     { kind: 'facts', rows: [['Role', SP_ROLE_NAMES[i.spRole] ?? i.spRole]] },
-    { kind: 'p', text: `The link works once and expires in ${SET_UP_LINK_DAYS} days. Ask your administrator for a new invitation after that.` },
+    {
+      kind: 'p',
+      text: `The link works once and expires in ${SET_UP_LINK_DAYS} days. Ask your administrator for a new invitation after that.`,
+    },
   ]);
 }
 
@@ -146,7 +152,15 @@ export function invoiceCopyMail(ctx: MailContext, i: InvoiceCopyInput): MailCont
 /** Third-line installation: book a four-hour weekday window at least 24 h ahead; move or cancel from the link. */
 export function installationBookingMail(
   ctx: MailContext,
-  i: { firstName?: string | null; token: string; address?: string | null; moveInDate?: string | null; expiresAt?: Date | null; minLeadHours?: number; timeZone?: string },
+  i: {
+    firstName?: string | null;
+    token: string;
+    address?: string | null;
+    moveInDate?: string | null;
+    expiresAt?: Date | null;
+    minLeadHours?: number;
+    timeZone?: string;
+  },
 ): MailContent {
   const lead = i.minLeadHours ?? BOOKING_MIN_LEAD_HOURS;
   // Appointments are in the building's own time zone, named so nobody reads them as theirs.
@@ -161,14 +175,27 @@ export function installationBookingMail(
   ];
   if (i.moveInDate) blocks.push({ kind: 'p', text: `Windows start on your move-in day (${i.moveInDate}) at the earliest.` });
   blocks.push({ kind: 'p', text: 'Need another time? Open the same link to move or cancel your appointment.' });
-  if (i.expiresAt) blocks.push({ kind: 'small', text: `The link is valid until ${i.timeZone ? formatLocal(i.timeZone, i.expiresAt) : utc(i.expiresAt)}.` });
+  if (i.expiresAt)
+    blocks.push({
+      kind: 'small',
+      text: `The link is valid until ${i.timeZone ? formatLocal(i.timeZone, i.expiresAt) : utc(i.expiresAt)}.`,
+    });
   return mail(ctx, MAIL_TAGS.installationBooking, 'Book your installation appointment', 'Book your installation appointment', blocks);
 }
 
 /** Payment link for an invoice; by default the first invoice, after installation, when no card is saved. */
 export function paymentLinkMail(
   ctx: MailContext,
-  i: { firstName?: string | null; token: string; invoiceNumber: string; totalCents: number; currency: string; dueDate?: string | null; expiresAt?: Date | null; first?: boolean },
+  i: {
+    firstName?: string | null;
+    token: string;
+    invoiceNumber: string;
+    totalCents: number;
+    currency: string;
+    dueDate?: string | null;
+    expiresAt?: Date | null;
+    first?: boolean;
+  },
 ): MailContent {
   const first = i.first ?? true;
   const blocks: Block[] = [
@@ -181,7 +208,11 @@ export function paymentLinkMail(
     },
     {
       kind: 'facts',
-      rows: [['Invoice number', i.invoiceNumber], ['Amount', money(i.totalCents, i.currency)], ...(i.dueDate ? ([['Due date', i.dueDate]] as [string, string][]) : [])],
+      rows: [
+        ['Invoice number', i.invoiceNumber],
+        ['Amount', money(i.totalCents, i.currency)],
+        ...(i.dueDate ? ([['Due date', i.dueDate]] as [string, string][]) : []),
+      ],
     },
     { kind: 'button', label: 'Pay now', url: paymentUrl(ctx.baseUrl, i.token) },
   ];
@@ -213,15 +244,21 @@ export function ticketNotificationMail(ctx: MailContext, i: TicketNotificationIn
     ['Priority', i.priority],
     ['Contact', i.contactEmail],
   ];
-  if (i.customer) rows.push(['Customer', i.customer.customerNumber ? `${i.customer.name} (${i.customer.customerNumber})` : i.customer.name]);
+  if (i.customer)
+    rows.push(['Customer', i.customer.customerNumber ? `${i.customer.name} (${i.customer.customerNumber})` : i.customer.name]);
   if (i.source) rows.push(['Opened by', i.source === 'ai_agent' ? 'AI support agent' : i.source]);
   const prio = i.priority === 'high' ? '[high] ' : '';
-  const content = mail(ctx, MAIL_TAGS.ticketNotification, `${prio}New ticket: ${oneLine(i.subject, 120)}`, `New ticket in the ${i.queue} queue`, [
-    { kind: 'p', text: `A new ticket was opened and routed to the ${i.queue} queue.` },
-    { kind: 'facts', rows },
-    { kind: 'p', text: `Subject: ${oneLine(i.subject, 300)}` },
-    { kind: 'quote', text: i.article },
-  ]);
+  const content = mail(
+    ctx,
+    MAIL_TAGS.ticketNotification,
+    `${prio}New ticket: ${oneLine(i.subject, 120)}`,
+    `New ticket in the ${i.queue} queue`,
+    [
+      { kind: 'p', text: `A new ticket was opened and routed to the ${i.queue} queue.` },
+      { kind: 'facts', rows },
+      { kind: 'p', text: `Subject: ${oneLine(i.subject, 300)}` },
+      { kind: 'quote', text: i.article },
+    ],
+  );
   return { to: ctx.brand.supportEmail, ...content };
 }
-

@@ -42,7 +42,9 @@ export function registerHealth(app: FastifyInstance, deps: HealthDeps) {
     }
     if (!deps.config.JOBS_ENABLED) checks.jobs = 'disabled';
     else if (!deps.jobs.isRunning()) checks.jobs = 'not running';
-    const failing = Object.entries(checks).filter(([, v]) => !['ok', 'disabled', 'unknown'].includes(v)).map(([k]) => k);
+    const failing = Object.entries(checks)
+      .filter(([, v]) => !['ok', 'disabled', 'unknown'].includes(v))
+      .map(([k]) => k);
     if (failing.length) return reply.code(503).send({ status: 'unavailable', failing, checks });
     return { status: 'ready', checks };
   });

@@ -55,19 +55,66 @@ export function registerMetrics(app: FastifyInstance, deps: MetricsDeps) {
     labelNames: ['route'] as const,
     registers,
   });
-  const jobs = new client.Counter({ name: 'netsvc_job_outcomes_total', help: 'Job runs by kind and outcome', labelNames: ['kind', 'outcome'] as const, registers });
-  const webhooks = new client.Counter({ name: 'netsvc_webhook_deliveries_total', help: 'Webhook delivery attempts by outcome', labelNames: ['outcome'] as const, registers });
-  const mails = new client.Counter({ name: 'netsvc_mail_sends_total', help: 'Mails by outcome (sent over SMTP, written to the outbox folder, failed)', labelNames: ['outcome'] as const, registers });
-  const queued = new client.Gauge({ name: 'netsvc_jobs_queued', help: 'Queued jobs already due, by kind', labelNames: ['kind'] as const, registers });
-  const running = new client.Gauge({ name: 'netsvc_jobs_running', help: 'Jobs running now (any process), by kind', labelNames: ['kind'] as const, registers });
-  const oldest = new client.Gauge({ name: 'netsvc_jobs_oldest_due_age_seconds', help: 'How long the longest-waiting due job has waited, by kind', labelNames: ['kind'] as const, registers });
-  const outbox = new client.Gauge({ name: 'netsvc_webhook_outbox_pending', help: 'Webhook deliveries not yet delivered or failed for good', registers });
-  const outboxAge = new client.Gauge({ name: 'netsvc_webhook_outbox_oldest_age_seconds', help: 'Age of the oldest pending webhook delivery (0 when none)', registers });
-  const pool = new client.Gauge({ name: 'netsvc_db_pool_clients', help: 'PostgreSQL pool clients by state (in_use, idle) and requests waiting for one (waiting)', labelNames: ['state'] as const, registers });
-  const poolMax = new client.Gauge({ name: 'netsvc_db_pool_max', help: 'PostgreSQL pool size (DATABASE_POOL_SIZE); 1 on the embedded database, which has one in-process connection and no pool', registers });
+  const jobs = new client.Counter({
+    name: 'netsvc_job_outcomes_total',
+    help: 'Job runs by kind and outcome',
+    labelNames: ['kind', 'outcome'] as const,
+    registers,
+  });
+  const webhooks = new client.Counter({
+    name: 'netsvc_webhook_deliveries_total',
+    help: 'Webhook delivery attempts by outcome',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  const mails = new client.Counter({
+    name: 'netsvc_mail_sends_total',
+    help: 'Mails by outcome (sent over SMTP, written to the outbox folder, failed)',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  const queued = new client.Gauge({
+    name: 'netsvc_jobs_queued',
+    help: 'Queued jobs already due, by kind',
+    labelNames: ['kind'] as const,
+    registers,
+  });
+  const running = new client.Gauge({
+    name: 'netsvc_jobs_running',
+    help: 'Jobs running now (any process), by kind',
+    labelNames: ['kind'] as const,
+    registers,
+  });
+  const oldest = new client.Gauge({
+    name: 'netsvc_jobs_oldest_due_age_seconds',
+    help: 'How long the longest-waiting due job has waited, by kind',
+    labelNames: ['kind'] as const,
+    registers,
+  });
+  const outbox = new client.Gauge({
+    name: 'netsvc_webhook_outbox_pending',
+    help: 'Webhook deliveries not yet delivered or failed for good',
+    registers,
+  });
+  const outboxAge = new client.Gauge({
+    name: 'netsvc_webhook_outbox_oldest_age_seconds',
+    help: 'Age of the oldest pending webhook delivery (0 when none)',
+    registers,
+  });
+  const pool = new client.Gauge({
+    name: 'netsvc_db_pool_clients',
+    help: 'PostgreSQL pool clients by state (in_use, idle) and requests waiting for one (waiting)',
+    labelNames: ['state'] as const,
+    registers,
+  });
+  const poolMax = new client.Gauge({
+    name: 'netsvc_db_pool_max',
+    help: 'PostgreSQL pool size (DATABASE_POOL_SIZE); 1 on the embedded database, which has one in-process connection and no pool',
+    registers,
+  });
 
   const subscriptions: [typeof jobOutcomes, (m: unknown) => void][] = [
-    [jobOutcomes, (m) => jobs.inc((m as { kind: string; outcome: string }))],
+    [jobOutcomes, (m) => jobs.inc(m as { kind: string; outcome: string })],
     [webhookOutcomes, (m) => webhooks.inc(m as { outcome: string })],
     [mailOutcomes, (m) => mails.inc(m as { outcome: string })],
   ];
@@ -79,7 +126,10 @@ export function registerMetrics(app: FastifyInstance, deps: MetricsDeps) {
   app.addHook('onResponse', async (request, reply) => {
     // The pattern (/agent/customers/:id), never the path: ids would make a series per customer.
     const route = request.routeOptions.url ?? 'unmatched';
-    httpDuration.observe({ method: request.method, route, status_class: `${Math.floor(reply.statusCode / 100)}xx` }, reply.elapsedTime / 1000);
+    httpDuration.observe(
+      { method: request.method, route, status_class: `${Math.floor(reply.statusCode / 100)}xx` },
+      reply.elapsedTime / 1000,
+    );
     if (reply.statusCode === 429) rateLimited.inc({ route });
   });
 

@@ -26,7 +26,12 @@ export function createOpsRepository(db: Db) {
         FROM jobs
         WHERE (status = 'queued' AND run_at <= ${now}::timestamptz) OR status = 'running'
         GROUP BY kind`.execute(db);
-      return r.rows.map((row) => ({ kind: row.kind, due: Number(row.due), running: Number(row.running), oldestDue: row.oldest_due ? new Date(row.oldest_due) : null }));
+      return r.rows.map((row) => ({
+        kind: row.kind,
+        due: Number(row.due),
+        running: Number(row.running),
+        oldestDue: row.oldest_due ? new Date(row.oldest_due) : null,
+      }));
     },
 
     /** Webhook deliveries not yet settled (delivered or failed for good), and the oldest one's creation. */

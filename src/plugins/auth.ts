@@ -34,23 +34,26 @@ const invalidCredentials = () => new AppError(403, 'invalid_credentials', 'Inval
 
 /** Partner: X-API-Key, optionally demanding a feature/scope. */
 export function partnerApiKey(feature?: Feature): Hook {
-  return checksCredential<Hook>(async (request, reply) => {
-    const r = await request.server.services.auth.authenticateApiKey(header(request, 'x-api-key'));
-    if (!r.ok) {
-      await countRefusedKey(request, reply);
-      throw r.failure === 'missing' ? notAuthenticated() : invalidCredentials();
-    }
-    if (feature && !r.principal.features.includes(feature)) {
-      throw new AppError(403, 'feature_not_enabled', `API key lacks the ${feature} scope`);
-    }
-    request.apiKey = r.principal;
-  }, {
-    scheme: 'apiKey',
-    statuses: {
-      401: 'X-API-Key missing: `Not authenticated`',
-      403: `Unknown, malformed or disabled key: \`Invalid credentials\`${feature ? `; or the key lacks the ${feature} scope` : ''}`,
+  return checksCredential<Hook>(
+    async (request, reply) => {
+      const r = await request.server.services.auth.authenticateApiKey(header(request, 'x-api-key'));
+      if (!r.ok) {
+        await countRefusedKey(request, reply);
+        throw r.failure === 'missing' ? notAuthenticated() : invalidCredentials();
+      }
+      if (feature && !r.principal.features.includes(feature)) {
+        throw new AppError(403, 'feature_not_enabled', `API key lacks the ${feature} scope`);
+      }
+      request.apiKey = r.principal;
     },
-  });
+    {
+      scheme: 'apiKey',
+      statuses: {
+        401: 'X-API-Key missing: `Not authenticated`',
+        403: `Unknown, malformed or disabled key: \`Invalid credentials\`${feature ? `; or the key lacks the ${feature} scope` : ''}`,
+      },
+    },
+  );
 }
 
 /** Partner: X-Webhook-Secret, the pre-shared checkout secret. */
@@ -76,36 +79,45 @@ export const WEBHOOK_SECRET = {
  * `optional` lets a request without the header through (a present but bad token still fails).
  */
 export function bearer(roles: Role[], opts: { optional?: boolean } = {}): Hook {
-  return checksCredential<Hook>(async (request) => {
-    const value = header(request, 'authorization');
-    if (!value && opts.optional) return;
-    const r = await request.server.services.auth.authenticateBearer(value);
-    if (!r.ok) throw r.failure === 'missing' ? notAuthenticated() : invalidCredentials();
-    if (!roles.includes(r.principal.role)) throw new AppError(403, 'forbidden', 'Not permitted for this account');
-    request.user = r.principal;
-  }, {
-    scheme: 'bearer',
-    optional: opts.optional,
-    statuses: {
-      ...(opts.optional ? {} : { 401: 'No Bearer token: `Not authenticated`' }),
-      403: `Invalid or expired token (\`Invalid credentials\`), or not a token of: ${roles.join(', ')} (\`Not permitted for this account\`)`,
+  return checksCredential<Hook>(
+    async (request) => {
+      const value = header(request, 'authorization');
+      if (!value && opts.optional) return;
+      const r = await request.server.services.auth.authenticateBearer(value);
+      if (!r.ok) throw r.failure === 'missing' ? notAuthenticated() : invalidCredentials();
+      if (!roles.includes(r.principal.role)) throw new AppError(403, 'forbidden', 'Not permitted for this account');
+      request.user = r.principal;
     },
-  });
+    {
+      scheme: 'bearer',
+      optional: opts.optional,
+      statuses: {
+        ...(opts.optional ? {} : { 401: 'No Bearer token: `Not authenticated`' }),
+        403: `Invalid or expired token (\`Invalid credentials\`), or not a token of: ${roles.join(', ')} (\`Not permitted for this account\`)`,
+      },
+    },
+  );
 }
 
 export const DASHBOARD_ROLES: Role[] = ['service_provider', 'platform_admin'];
 
 /** /agent: X-API-Key with agent_api_access; every key failure is 403 invalid_api_key. */
 export function agentApiKey(): Hook {
-  return checksCredential<Hook>(async (request, reply) => {
-    const r = await request.server.services.auth.authenticateApiKey(header(request, 'x-api-key'));
-    if (!r.ok) {
-      await countRefusedKey(request, reply);
-      throw new AppError(403, 'invalid_api_key', 'The API key is missing, invalid, or its account is disabled');
-    }
-    if (!r.principal.features.includes('agent_api_access')) {
-      throw new AppError(403, 'feature_not_enabled', 'This API key does not have the agent_api_access feature');
-    }
-    request.apiKey = r.principal;
-  }, { scheme: 'apiKey', statuses: { 403: '`invalid_api_key`: the key is missing, invalid or disabled; `feature_not_enabled`: no agent_api_access' } });
+  return checksCredential<Hook>(
+    async (request, reply) => {
+      const r = await request.server.services.auth.authenticateApiKey(header(request, 'x-api-key'));
+      if (!r.ok) {
+        await countRefusedKey(request, reply);
+        throw new AppError(403, 'invalid_api_key', 'The API key is missing, invalid, or its account is disabled');
+      }
+      if (!r.principal.features.includes('agent_api_access')) {
+        throw new AppError(403, 'feature_not_enabled', 'This API key does not have the agent_api_access feature');
+      }
+      request.apiKey = r.principal;
+    },
+    {
+      scheme: 'apiKey',
+      statuses: { 403: '`invalid_api_key`: the key is missing, invalid or disabled; `feature_not_enabled`: no agent_api_access' },
+    },
+  );
 }

@@ -9,6 +9,10 @@ export function registerBenchFloors(app: FastifyInstance) {
   app.get('/__bench/select1', { schema: { hide: true } }, async () => ({ ok: await app.services.probe.selectOne() }));
   // The constant route behind a rate limit it never reaches (bench/rate-limit-stores.ts): what the
   // configured store adds to a request. The bucket comes from a header, so a run spreads over many.
-  const rateLimit = { max: 1e9, timeWindow: 60_000, keyGenerator: (r: FastifyRequest) => `bench|${String(r.headers['x-bench-bucket'] ?? '')}` };
+  const rateLimit = {
+    max: 1e9,
+    timeWindow: 60_000,
+    keyGenerator: (r: FastifyRequest) => `bench|${String(r.headers['x-bench-bucket'] ?? '')}`,
+  };
   app.get('/__bench/limited', { schema: { hide: true }, config: { rateLimit } }, async () => ({ ok: true }));
 }

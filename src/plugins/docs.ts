@@ -43,8 +43,15 @@ const AGENT_TAGS = [
   { name: 'identify', description: 'Find who is calling: a masked search by name, email, phone, customer number or address.' },
   { name: 'verify', description: 'Prove it is them: email a one-time code, check what they read back, get a 15-minute verified session.' },
   { name: 'read', description: 'With the verified session: profile, billing summary, payments, network health and ticket history.' },
-  { name: 'change', description: 'Act on the verified account: preview then apply a plan change, edit contact details, resend an invoice, send a portal link, add a note.' },
-  { name: 'escalate', description: 'Hand over to a human: open a ticket in the provider\'s support queue (works for unverified callers too).' },
+  {
+    name: 'change',
+    description:
+      'Act on the verified account: preview then apply a plan change, edit contact details, resend an invoice, send a portal link, add a note.',
+  },
+  {
+    name: 'escalate',
+    description: "Hand over to a human: open a ticket in the provider's support queue (works for unverified callers too).",
+  },
 ];
 
 const isAgentPath = (p: string) => p === '/agent' || p.startsWith('/agent/');
@@ -59,7 +66,8 @@ const PARTNER_SERVERS = [
 const INTERNAL_ONLY_SERVERS = [{ url: '/', description: 'Internal API routes exist only under /api/v1 (already in the path)' }];
 
 // On each operation rather than the path item, so a reader iterating a path item's keys meets only methods.
-const internalOnly = (item: Spec): Spec => Object.fromEntries(Object.entries(item).map(([m, op]) => [m, { ...op, servers: INTERNAL_ONLY_SERVERS }]));
+const internalOnly = (item: Spec): Spec =>
+  Object.fromEntries(Object.entries(item).map(([m, op]) => [m, { ...op, servers: INTERNAL_ONLY_SERVERS }]));
 
 function pick(spec: Spec, keep: (path: string) => boolean, info: Spec, servers: Spec[]): Spec {
   const paths = Object.fromEntries(
@@ -67,7 +75,9 @@ function pick(spec: Spec, keep: (path: string) => boolean, info: Spec, servers: 
       .filter(([p]) => keep(p))
       .map(([p, item]) => [p, servers.length > 1 && p.startsWith('/api/v1/') ? internalOnly(item as Spec) : item]),
   );
-  const ops = Object.values(paths).flatMap((item: any) => Object.values(item).filter((o: any) => o && typeof o === 'object' && !Array.isArray(o)));
+  const ops = Object.values(paths).flatMap((item: any) =>
+    Object.values(item).filter((o: any) => o && typeof o === 'object' && !Array.isArray(o)),
+  );
   const usedTags = new Set(ops.flatMap((o: any) => o.tags ?? []));
   const usedSchemes = new Set(ops.flatMap((o: any) => (o.security ?? []).flatMap((r: Spec) => Object.keys(r))));
   const schemes = spec.components?.securitySchemes ?? {};
@@ -75,7 +85,10 @@ function pick(spec: Spec, keep: (path: string) => boolean, info: Spec, servers: 
     ...spec,
     info,
     servers,
-    components: { ...spec.components, securitySchemes: Object.fromEntries(Object.entries(schemes).filter(([name]) => usedSchemes.has(name))) },
+    components: {
+      ...spec.components,
+      securitySchemes: Object.fromEntries(Object.entries(schemes).filter(([name]) => usedSchemes.has(name))),
+    },
     tags: (spec.tags ?? []).filter((t: any) => usedTags.has(t.name)),
     paths,
   };
@@ -99,13 +112,17 @@ function withNextSteps(spec: Spec): Spec {
 }
 
 export const agentSpec = (app: FastifyInstance): Spec => withNextSteps(pick(app.swagger() as Spec, isAgentPath, AGENT_INFO, AGENT_SERVERS));
-export const partnerSpec = (app: FastifyInstance): Spec => pick(app.swagger() as Spec, (p) => !isAgentPath(p), PARTNER_INFO, PARTNER_SERVERS);
+export const partnerSpec = (app: FastifyInstance): Spec =>
+  pick(app.swagger() as Spec, (p) => !isAgentPath(p), PARTNER_INFO, PARTNER_SERVERS);
 
 // swagger-ui's own CSP (its inline scripts and styles by hash, assets from 'self'), tightened: no
 // framing, no third-party validator badge, and no upgrade-insecure-requests (a local http server
 // would lose its own assets).
 const tightenCsp = (csp: string) =>
-  csp.replace("frame-ancestors 'self'", "frame-ancestors 'none'").replace(' validator.swagger.io', '').replace(/\s*upgrade-insecure-requests;?/, '');
+  csp
+    .replace("frame-ancestors 'self'", "frame-ancestors 'none'")
+    .replace(' validator.swagger.io', '')
+    .replace(/\s*upgrade-insecure-requests;?/, '');
 
 const DOCS_UI = {
   staticCSP: true,

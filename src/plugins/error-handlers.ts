@@ -4,7 +4,20 @@ import { AppError, RateLimitError, type ErrorCode, type NextStep, type Validatio
 import { withNextStep } from '../lib/error-next-steps.js';
 
 // Connection-level database failures: the request fails cleanly with 503 and the pool recovers.
-const DB_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006', '53300']);
+const DB_UNAVAILABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08006',
+  '53300',
+]);
 
 interface Normalised {
   status: number;
@@ -43,21 +56,36 @@ export function normaliseError(err: unknown, request: FastifyRequest): Normalise
   }
   if (e && typeof e.code === 'string' && DB_UNAVAILABLE.has(e.code)) {
     request.log.error({ err }, 'database unavailable');
-    return { status: 503, code: 'service_unavailable', message: 'Service temporarily unavailable, retry shortly', headers: { 'retry-after': '5' } };
+    return {
+      status: 503,
+      code: 'service_unavailable',
+      message: 'Service temporarily unavailable, retry shortly',
+      headers: { 'retry-after': '5' },
+    };
   }
   if (e instanceof Error && /Connection terminated|connection timeout|Client has encountered a connection error/i.test(e.message)) {
     request.log.error({ err }, 'database unavailable');
-    return { status: 503, code: 'service_unavailable', message: 'Service temporarily unavailable, retry shortly', headers: { 'retry-after': '5' } };
+    return {
+      status: 503,
+      code: 'service_unavailable',
+      message: 'Service temporarily unavailable, retry shortly',
+      headers: { 'retry-after': '5' },
+    };
   }
   const status = typeof e?.statusCode === 'number' ? e.statusCode : 500;
   if (status >= 400 && status < 500) {
     // Fastify's own client errors: malformed JSON, wrong content type, body too large, ...
     const code: ErrorCode = status === 404 ? 'not_found' : status === 429 ? 'rate_limited' : 'bad_request';
-    const message = e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 'Unsupported content type; send application/json'
-      : e.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'Request body is too large'
-      : e.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'Body cannot be empty when content-type is application/json'
-      : e.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || e instanceof SyntaxError ? 'Malformed JSON body'
-      : (e.message || 'Bad request');
+    const message =
+      e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+        ? 'Unsupported content type; send application/json'
+        : e.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+          ? 'Request body is too large'
+          : e.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
+            ? 'Body cannot be empty when content-type is application/json'
+            : e.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || e instanceof SyntaxError
+              ? 'Malformed JSON body'
+              : e.message || 'Bad request';
     return { status, code, message };
   }
   request.log.error({ err }, 'unhandled error');
@@ -88,12 +116,27 @@ export function useAgentErrors(app: FastifyInstance) {
     const n = normaliseError(err, request);
     if (n.headers) reply.headers(n.headers);
     const message = n.next ? `${n.message}; ${n.next.say} ${AGENT_OPERATIONS[n.next.operation]}` : n.message;
-    return plain(reply).code(n.status).send({
-      error: { code: n.code, message: withNextStep(n.code, message), request_id: String(request.id), ...(n.details ? { details: n.details } : {}) },
-    });
+    return plain(reply)
+      .code(n.status)
+      .send({
+        error: {
+          code: n.code,
+          message: withNextStep(n.code, message),
+          request_id: String(request.id),
+          ...(n.details ? { details: n.details } : {}),
+        },
+      });
   });
   app.setNotFoundHandler((request, reply) =>
-    plain(reply).code(404).send({ error: { code: 'not_found', message: withNextStep('not_found', `Route ${request.method} ${request.url.split('?')[0]} not found`), request_id: String(request.id) } }),
+    plain(reply)
+      .code(404)
+      .send({
+        error: {
+          code: 'not_found',
+          message: withNextStep('not_found', `Route ${request.method} ${request.url.split('?')[0]} not found`),
+          request_id: String(request.id),
+        },
+      }),
   );
 }
 
@@ -105,9 +148,13 @@ export function usePartnerErrors(app: FastifyInstance) {
     if (n.headers) reply.headers(n.headers);
     if (n.code === 'validation_error') {
       const d = n.details?.[0];
-      return plain(reply).code(422).send({ detail: d ? `${d.field}: ${d.message}` : n.message });
+      return plain(reply)
+        .code(422)
+        .send({ detail: d ? `${d.field}: ${d.message}` : n.message });
     }
-    return plain(reply).code(n.status).send({ detail: n.detail ?? n.message });
+    return plain(reply)
+      .code(n.status)
+      .send({ detail: n.detail ?? n.message });
   });
 }
 

@@ -37,7 +37,9 @@ export async function idempotent(request: FastifyRequest, reply: FastifyReply): 
   if (!KEY_RE.test(key)) throw new AppError(400, 'bad_request', 'Idempotency-Key must be 1 to 255 printable ASCII characters');
   const scope = scopeOf(request);
   if (!scope) return;
-  const fingerprint = sha256(`${request.method} ${routeOf(request)} ${JSON.stringify(request.params ?? {})} ${JSON.stringify(request.body ?? null)}`);
+  const fingerprint = sha256(
+    `${request.method} ${routeOf(request)} ${JSON.stringify(request.params ?? {})} ${JSON.stringify(request.body ?? null)}`,
+  );
   const claim = await request.server.services.idempotency.claim({ scope, key }, fingerprint);
   if (claim.claimed) {
     request.idempotency = { scope, key };
@@ -57,13 +59,14 @@ export function registerIdempotencyStore(app: FastifyInstance) {
       await idempotency.release(claim).catch(() => undefined);
       return payload;
     }
-    let body: unknown = null;
+    let body: unknown;
     try {
       body = typeof payload === 'string' ? JSON.parse(payload) : null;
     } catch {
       body = null;
     }
-    await idempotency.finish(claim, reply.statusCode, JSON.stringify(body))
+    await idempotency
+      .finish(claim, reply.statusCode, JSON.stringify(body))
       .catch((err: unknown) => request.log.error({ err }, 'could not store the idempotent response'));
     return payload;
   });

@@ -45,5 +45,7 @@ and <code>npm run demo:partner</code> play the agent conversation and the partne
 `;
 
 export function registerLandingPage(app: FastifyInstance) {
-  app.get('/', { schema: { hide: true }, helmet: pageHelmet() }, async (_request, reply) => reply.type('text/html; charset=utf-8').send(PAGE));
+  app.get('/', { schema: { hide: true }, helmet: pageHelmet() }, async (_request, reply) =>
+    reply.type('text/html; charset=utf-8').send(PAGE),
+  );
 }

@@ -11,15 +11,18 @@ import { NEXT_STEPS, withNextStep } from '../lib/error-next-steps.js';
 import { routeCredentials, type Scheme } from './route-contract.js';
 
 /** An /agent error an operation can answer: a code (sent with its usual message) or a code with the message of this case. */
-export type AgentErrorCase = ErrorCode | { code: ErrorCode; message: string; details?: { field: string; message: string }[] };
+type AgentErrorCase = ErrorCode | { code: ErrorCode; message: string; details?: { field: string; message: string }[] };
 /** A partner error: a name for the case and what `detail` says (a string, or the nested object of a 410; an HTML page's text). */
-export interface PartnerErrorCase { name: string; detail: unknown }
+interface PartnerErrorCase {
+  name: string;
+  detail: unknown;
+}
 
 /** An operation's examples by status: the body of a 2xx; the cases of an error status. */
-export type OperationExamples = Record<number, unknown>;
+type OperationExamples = Record<number, unknown>;
 export type ExampleMap = Record<string, OperationExamples>;
 
-export const EXAMPLE_REQUEST_ID = 'req_Xb3kZ8cW1q0bJvA2';
+const EXAMPLE_REQUEST_ID = 'req_Xb3kZ8cW1q0bJvA2';
 
 /** The message each /agent code usually carries (the one its most common source throws). */
 const USUAL_MESSAGE: Partial<Record<ErrorCode, string>> = {
@@ -39,7 +42,7 @@ const USUAL_MESSAGE: Partial<Record<ErrorCode, string>> = {
 
 const VALIDATION_DETAILS = [{ field: 'customer_id', message: 'must be a UUID' }];
 
-export function agentErrorBody(c: AgentErrorCase) {
+function agentErrorBody(c: AgentErrorCase) {
   const { code, message, details } = typeof c === 'string' ? { code: c, message: USUAL_MESSAGE[c], details: undefined } : c;
   if (message === undefined) throw new Error(`openapi examples: give the message of ${code} (no usual one)`);
   const d = details ?? (code === 'validation_error' ? VALIDATION_DETAILS : undefined);
@@ -58,10 +61,16 @@ const PARTNER_CREDENTIAL_CASES: Partial<Record<Scheme, Partial<Record<number, Pa
     401: [{ name: 'not_authenticated', detail: 'Not authenticated' }],
     403: [{ name: 'invalid_credentials', detail: 'Invalid credentials' }],
   },
-  webhookSecret: { 401: [{ name: 'not_authenticated', detail: 'Not authenticated' }], 403: [{ name: 'invalid_credentials', detail: 'Invalid credentials' }] },
+  webhookSecret: {
+    401: [{ name: 'not_authenticated', detail: 'Not authenticated' }],
+    403: [{ name: 'invalid_credentials', detail: 'Invalid credentials' }],
+  },
   bearer: {
     401: [{ name: 'not_authenticated', detail: 'Not authenticated' }],
-    403: [{ name: 'invalid_credentials', detail: 'Invalid credentials' }, { name: 'forbidden', detail: 'Not permitted for this account' }],
+    403: [
+      { name: 'invalid_credentials', detail: 'Invalid credentials' },
+      { name: 'forbidden', detail: 'Not permitted for this account' },
+    ],
   },
 };
 
@@ -89,7 +98,12 @@ const isText = (s: AnySchema) => (isZod(s) ? s.def.type === 'string' : s.type ==
 /** `schema` with `meta` added: a zod schema keeps its description (zod inherits it), a JSON schema is copied. */
 const annotate = (s: AnySchema, meta: Record<string, unknown>): AnySchema => (isZod(s) ? s.meta(meta) : { ...s, ...meta });
 
-function named(status: number, cases: unknown[] | undefined, agent: boolean, text: boolean): Record<string, { summary: string; value: unknown }> {
+function named(
+  status: number,
+  cases: unknown[] | undefined,
+  agent: boolean,
+  text: boolean,
+): Record<string, { summary: string; value: unknown }> {
   if (!cases) return { rate_limited: { summary: 'Rate limited: wait Retry-After seconds, then retry', value: RATE_LIMITED } };
   return Object.fromEntries(
     cases.map((c) => {
@@ -99,13 +113,19 @@ function named(status: number, cases: unknown[] | undefined, agent: boolean, tex
         return [value.error.code, { summary: `${value.error.code}: ${step.action.replace('_', ' ')}, ${step.text}`, value }];
       }
       const p = c as PartnerErrorCase;
-      return [p.name, { summary: typeof p.detail === 'string' && !text ? p.detail : p.name.replaceAll('_', ' '), value: text ? p.detail : { detail: p.detail } }];
+      return [
+        p.name,
+        {
+          summary: typeof p.detail === 'string' && !text ? p.detail : p.name.replaceAll('_', ' '),
+          value: text ? p.detail : { detail: p.detail },
+        },
+      ];
     }),
   );
 }
 
 /** Sets the examples of one route's responses from `map` (and the shared defaults). */
-export function applyExamples(route: RouteOptions, map: ExampleMap) {
+function applyExamples(route: RouteOptions, map: ExampleMap) {
   const schema = route.schema as { hide?: boolean; operationId?: string; response?: Record<string, AnySchema> } | undefined;
   if (!schema?.response || schema.hide || !schema.operationId) return;
   const agent = route.url === '/agent' || route.url.startsWith('/agent/');

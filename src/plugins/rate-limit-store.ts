@@ -23,7 +23,10 @@ type IncrCallback = (err: Error | null, res?: Counted) => void;
 function storeClass(backend: Backend) {
   return class SharedStore {
     incr(key: string, cb: IncrCallback, timeWindow: number, max: number) {
-      backend(key, timeWindow, max).then((r) => cb(null, r), (err: Error) => cb(err));
+      backend(key, timeWindow, max).then(
+        (r) => cb(null, r),
+        (err: Error) => cb(err),
+      );
     }
     child() {
       return this;
@@ -52,7 +55,10 @@ function memoryBackend(): Backend {
 const require = createRequire(import.meta.url);
 type PluginRedisStore = { incr(key: string, cb: (err: Error | null, res: Counted | null) => void, timeWindow: number, max: number): void };
 const PluginRedisStore = require('@fastify/rate-limit/store/RedisStore.js') as new (
-  continueExceeding: boolean, exponentialBackoff: boolean, redis: Redis, keyPrefix: string,
+  continueExceeding: boolean,
+  exponentialBackoff: boolean,
+  redis: Redis,
+  keyPrefix: string,
 ) => PluginRedisStore;
 
 function redisBackend(redis: Redis, keyPrefix: string): Backend {
@@ -62,7 +68,7 @@ function redisBackend(redis: Redis, keyPrefix: string): Backend {
 }
 
 /** `redis://user:secret@host` → `redis://user:***@host`, for messages and logs. */
-export const redactUrl = (url: string) => url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+const redactUrl = (url: string) => url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
 
 /**
  * One client per process. Commands fail at once while the connection is down (no offline queue)
@@ -71,7 +77,13 @@ export const redactUrl = (url: string) => url.replace(/\/\/([^:@/]*):[^@/]*@/, '
  * is awaited: a wrong REDIS_URL stops the start with a line saying so, instead of serving unlimited.
  */
 async function connectRedis(url: string, log: FastifyBaseLogger): Promise<Redis> {
-  const redis = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500, connectTimeout: 5000 });
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: 500,
+    connectTimeout: 5000,
+  });
   let down = false;
   let started = false;
   let lastError: Error | undefined;
@@ -90,7 +102,10 @@ async function connectRedis(url: string, log: FastifyBaseLogger): Promise<Redis>
     started = true;
   } catch (err) {
     redis.disconnect();
-    throw new Error(`rate-limit store: Redis at ${redactUrl(url)} did not answer (${(lastError ?? (err as Error)).message}); check REDIS_URL`);
+    throw new Error(
+      `rate-limit store: Redis at ${redactUrl(url)} did not answer (${(lastError ?? (err as Error)).message}); check REDIS_URL`,
+      { cause: err },
+    );
   }
   return redis;
 }
@@ -105,7 +120,9 @@ export interface RateLimitStoreOptions {
 }
 
 /** The store class for @fastify/rate-limit's `store` option, and what to close with the app. */
-export async function createRateLimitStore(o: RateLimitStoreOptions): Promise<{ Store: ReturnType<typeof storeClass>; close(): Promise<void> }> {
+export async function createRateLimitStore(
+  o: RateLimitStoreOptions,
+): Promise<{ Store: ReturnType<typeof storeClass>; close(): Promise<void> }> {
   if (o.store === 'redis') {
     if (!o.redisUrl) throw new Error('rate-limit store: RATE_LIMIT_STORE=redis needs REDIS_URL');
     const redis = await connectRedis(o.redisUrl, o.log);
@@ -116,5 +133,8 @@ export async function createRateLimitStore(o: RateLimitStoreOptions): Promise<{ 
       },
     };
   }
-  return { Store: storeClass(o.store === 'postgres' ? (key, windowMs) => o.counter(key, windowMs) : memoryBackend()), close: async () => {} };
+  return {
+    Store: storeClass(o.store === 'postgres' ? (key, windowMs) => o.counter(key, windowMs) : memoryBackend()),
+    close: async () => {},
+  };
 }

@@ -83,7 +83,8 @@ const RateLimited = z.object({ statusCode: z.literal(429), error: z.string(), me
  * each credential can answer and the 429 of a rate limit where the route's schema does not list them.
  */
 export function deriveRouteContract(route: RouteOptions) {
-  const schema = route.schema as (Record<string, unknown> & { hide?: boolean; response?: Record<string, unknown>; security?: unknown }) | undefined;
+  const schema = route.schema as
+    (Record<string, unknown> & { hide?: boolean; response?: Record<string, unknown>; security?: unknown }) | undefined;
   if (!schema || schema.hide) return;
   const credentials = routeCredentials(route);
   if (credentials.length) schema.security = securityOf(credentials);

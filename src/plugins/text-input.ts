@@ -39,14 +39,16 @@ export const textSafeValidatorCompiler: FastifySchemaCompiler<unknown> = (route)
     const at = findUnstorableText(data);
     if (at !== null) {
       return {
-        error: [{
-          [ZOD_ISSUE]: true,
-          keyword: 'invalid_string',
-          instancePath: at,
-          schemaPath: `#${at}/invalid_string`,
-          message: 'must not contain U+0000 or unpaired surrogate characters',
-          params: {},
-        }],
+        error: [
+          {
+            [ZOD_ISSUE]: true,
+            keyword: 'invalid_string',
+            instancePath: at,
+            schemaPath: `#${at}/invalid_string`,
+            message: 'must not contain U+0000 or unpaired surrogate characters',
+            params: {},
+          },
+        ],
       } as never;
     }
     return validate(data) as never;

@@ -23,7 +23,8 @@ const newDeliveryId = () => `msg_${randomAlnum(26)}`;
 export function createWebhooks({ jobs, clock }: { jobs: Pick<JobQueue, 'enqueueWrite' | 'runNow'>; clock: Clock }): Webhooks {
   const emitWrites: Webhooks['emitWrites'] = (executor, o) => {
     if (!WEBHOOK_EVENT_TYPES.includes(o.type)) throw new Error(`unknown webhook event type ${String(o.type)}`);
-    if (!o.providerId || !o.subscriptionId || !o.subscriberId) throw new Error('webhook emit needs providerId, subscriptionId and subscriberId');
+    if (!o.providerId || !o.subscriptionId || !o.subscriberId)
+      throw new Error('webhook emit needs providerId, subscriptionId and subscriberId');
     const now = clock.now();
     const id = newDeliveryId();
     const data = { subscription_id: o.subscriptionId, subscriber_id: o.subscriberId, ...o.data };
@@ -41,7 +42,13 @@ export function createWebhooks({ jobs, clock }: { jobs: Pick<JobQueue, 'enqueueW
       maxAttempts: DELIVERY_JOB_MAX_ATTEMPTS,
       runAt: now,
     });
-    return { id, writes: [deliveryInsert(executor, { id, providerId: o.providerId, type: o.type, subscriptionId: o.subscriptionId, payload: envelope, now }), job.write] };
+    return {
+      id,
+      writes: [
+        deliveryInsert(executor, { id, providerId: o.providerId, type: o.type, subscriptionId: o.subscriptionId, payload: envelope, now }),
+        job.write,
+      ],
+    };
   };
 
   return {

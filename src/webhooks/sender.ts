@@ -100,7 +100,11 @@ class AttemptTimeout extends Error {
  * One POST. Only 2xx is success; redirects are not followed (a 3xx is a failure, the URL is the
  * provider's to fix). The timeout covers the whole exchange including the response body.
  */
-export async function postWebhook(url: string, req: SignedRequest, o: { timeoutMs: number; now: Date; publicOnly?: boolean }): Promise<AttemptResult> {
+export async function postWebhook(
+  url: string,
+  req: SignedRequest,
+  o: { timeoutMs: number; now: Date; publicOnly?: boolean },
+): Promise<AttemptResult> {
   const started = performance.now();
   const elapsed = () => Math.max(0, Math.round(performance.now() - started));
   try {
@@ -141,11 +145,14 @@ function target(url: string, publicOnly: boolean): { options: RequestOptions; ht
     if (parsed) {
       const agent = (publicOnly ? guardedAgents : agents)[parsed.protocol as keyof typeof agents];
       const host = parsed.hostname.replace(/^\[|\]$/g, '');
-      t = !agent ? new Error(`unsupported webhook URL scheme: ${parsed.protocol}`)
-        : publicOnly && parsed.protocol !== 'https:' ? new Error('webhook URL must be https in production; not sent')
-        // An address literal is never looked up: judged here.
-        : publicOnly && isIP(host) && isInternalAddress(host) ? new Error(`webhook host ${host} is an internal address; not sent`)
-        : { https: parsed.protocol === 'https:', options: { ...urlToHttpOptions(parsed), agent, method: 'POST' } };
+      t = !agent
+        ? new Error(`unsupported webhook URL scheme: ${parsed.protocol}`)
+        : publicOnly && parsed.protocol !== 'https:'
+          ? new Error('webhook URL must be https in production; not sent')
+          : // An address literal is never looked up: judged here.
+            publicOnly && isIP(host) && isInternalAddress(host)
+            ? new Error(`webhook host ${host} is an internal address; not sent`)
+            : { https: parsed.protocol === 'https:', options: { ...urlToHttpOptions(parsed), agent, method: 'POST' } };
     }
     if (targets.size >= 1000) targets.clear();
     targets.set(cacheKey, t!);

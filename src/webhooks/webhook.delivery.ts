@@ -60,7 +60,13 @@ export type DeliveryOutcome =
 /** The body in the documented key order (jsonb storage does not keep key order). */
 function canonicalEnvelope(p: WebhookEnvelope): WebhookEnvelope {
   const { subscription_id, subscriber_id, ...rest } = p.data;
-  return { id: p.id, type: p.type, created_at: p.created_at, provider_id: p.provider_id, data: { subscription_id, subscriber_id, ...rest } };
+  return {
+    id: p.id,
+    type: p.type,
+    created_at: p.created_at,
+    provider_id: p.provider_id,
+    data: { subscription_id, subscriber_id, ...rest },
+  };
 }
 
 export interface WebhookDeliveryDeps {
@@ -72,14 +78,7 @@ export interface WebhookDeliveryDeps {
   random?: () => number;
 }
 
-export function createWebhookDelivery({
-  db,
-  clock,
-  log,
-  config,
-  jobs,
-  random = Math.random,
-}: WebhookDeliveryDeps) {
+export function createWebhookDelivery({ db, clock, log, config, jobs, random = Math.random }: WebhookDeliveryDeps) {
   async function wakeFollowers(ex: Executor, deliveryId: string) {
     const ids = await releaseFollowers(ex, deliveryId);
     if (ids.length) await jobs.runNow(ex, ids.map(deliveryJobKey));
@@ -164,13 +163,23 @@ export function createWebhookDelivery({
     endpoint.inFlight++;
     try {
       const req = signWebhook(d.webhook_signing_secret, d.id, sentAt, JSON.stringify(canonicalEnvelope(d.payload)));
-      result = await postWebhook(d.webhook_url, req, { timeoutMs: config.WEBHOOK_TIMEOUT_MS, now: sentAt, publicOnly: config.NODE_ENV === 'production' });
+      result = await postWebhook(d.webhook_url, req, {
+        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+        now: sentAt,
+        publicOnly: config.NODE_ENV === 'production',
+      });
       // No status at all (a timeout, a refused or reset connection): the endpoint did not answer.
       // Any status, an error too, is an answer.
       endpoint.unresponsiveUntil = result.statusCode === null ? clock.now().getTime() + UNRESPONSIVE_FOR_MS : 0;
     } catch (err) {
       // An unusable signing secret is the provider's configuration to fix: a failed attempt.
-      result = { ok: false, statusCode: null, error: `cannot sign: ${err instanceof Error ? err.message : String(err)}`, retryAfterMs: null, durationMs: 0 };
+      result = {
+        ok: false,
+        statusCode: null,
+        error: `cannot sign: ${err instanceof Error ? err.message : String(err)}`,
+        retryAfterMs: null,
+        durationMs: 0,
+      };
     } finally {
       endpoint.inFlight--;
     }
@@ -179,7 +188,14 @@ export function createWebhookDelivery({
     const url = d.webhook_url;
     const logCtx = { delivery_id: d.id, provider_id: d.provider_id, type: d.payload.type, status_code: result.statusCode };
     if (result.ok) {
-      const s = await recordSuccess({ attemptId: newId(), deliveryId: d.id, url, statusCode: result.statusCode!, durationMs: result.durationMs, at: sentAt });
+      const s = await recordSuccess({
+        attemptId: newId(),
+        deliveryId: d.id,
+        url,
+        statusCode: result.statusCode!,
+        durationMs: result.durationMs,
+        at: sentAt,
+      });
       if (s.prevStatus !== 'pending') {
         // A second worker took over a lapsed lease and settled it meanwhile: keep its outcome.
         return { delivery_id: d.id, status: s.prevStatus, already_settled: true };
@@ -194,7 +210,16 @@ export function createWebhookDelivery({
       const cur = await lockDelivery(trx, d.id);
       if (!cur) throw new PermanentJobError(`webhook delivery ${d.id} vanished`);
       const attempt = cur.attempts + 1;
-      await insertAttempt(trx, { id: newId(), deliveryId: d.id, attempt, url, statusCode: result.statusCode, error: result.error, durationMs: result.durationMs, at: sentAt });
+      await insertAttempt(trx, {
+        id: newId(),
+        deliveryId: d.id,
+        attempt,
+        url,
+        statusCode: result.statusCode,
+        error: result.error,
+        durationMs: result.durationMs,
+        at: sentAt,
+      });
       if (cur.status !== 'pending') {
         // A second worker took over a lapsed lease and settled it meanwhile: keep its outcome.
         await updateAfterAttempt(trx, d.id, { attempts: attempt, nextAttemptAt: null });
@@ -219,7 +244,10 @@ export function createWebhookDelivery({
         throw new PermanentJobError(`webhook delivery failed after ${settled.attempt} attempts: ${result.error}`);
       case 'retry':
         webhookOutcome('retried');
-        log.info({ ...logCtx, attempt: settled.attempt, err: result.error, retry_in_ms: settled.delay }, 'webhook attempt failed; will retry');
+        log.info(
+          { ...logCtx, attempt: settled.attempt, err: result.error, retry_in_ms: settled.delay },
+          'webhook attempt failed; will retry',
+        );
         throw new DeliveryRetry(settled.delay, `attempt ${settled.attempt} failed: ${result.error}`);
     }
   }

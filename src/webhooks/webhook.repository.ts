@@ -50,13 +50,32 @@ export function deliveryInsert(
  */
 export async function findDeliveriesForSend(ex: Executor, ids: string[]): Promise<DeliveryForSend[]> {
   if (ids.length === 0) return [];
-  const rows = await ex.selectFrom('webhook_deliveries as d')
+  const rows = await ex
+    .selectFrom('webhook_deliveries as d')
     .innerJoin('providers as p', 'p.id', 'd.provider_id')
-    .select(['d.id', 'd.provider_id', 'd.subscription_id', 'd.seq', 'd.status', 'd.attempts', 'd.payload', 'p.webhook_url', 'p.webhook_signing_secret'])
-    .select((eb) => eb.exists(
-      eb.selectFrom('webhook_deliveries as o').select(sql`1`.as('one'))
-        .whereRef('o.subscription_id', '=', 'd.subscription_id').whereRef('o.seq', '<', 'd.seq').where('o.status', '=', 'pending'),
-    ).as('has_older_pending'))
+    .select([
+      'd.id',
+      'd.provider_id',
+      'd.subscription_id',
+      'd.seq',
+      'd.status',
+      'd.attempts',
+      'd.payload',
+      'p.webhook_url',
+      'p.webhook_signing_secret',
+    ])
+    .select((eb) =>
+      eb
+        .exists(
+          eb
+            .selectFrom('webhook_deliveries as o')
+            .select(sql`1`.as('one'))
+            .whereRef('o.subscription_id', '=', 'd.subscription_id')
+            .whereRef('o.seq', '<', 'd.seq')
+            .where('o.status', '=', 'pending'),
+        )
+        .as('has_older_pending'),
+    )
     .where(sql<boolean>`d.id = ANY(${ids}::text[])`)
     .execute();
   return rows as unknown as DeliveryForSend[];
@@ -70,7 +89,8 @@ export async function findDeliveriesForSend(ex: Executor, ids: string[]): Promis
  * SHARE; with SHARE two such transactions could deadlock.
  */
 export async function lockOlderPending(trx: Transaction<DB>, subscriptionId: string, seq: string) {
-  return trx.selectFrom('webhook_deliveries')
+  return trx
+    .selectFrom('webhook_deliveries')
     .select(['id', 'next_attempt_at'])
     .where('subscription_id', '=', subscriptionId)
     .where('seq', '<', seq)
@@ -116,18 +136,30 @@ export async function recordDelivered(ex: Executor, attempts: SuccessfulAttempt[
 
 export async function insertAttempt(
   ex: Executor,
-  v: { id: string; deliveryId: string; attempt: number; url: string | null; statusCode: number | null; error: string | null; durationMs: number; at: Date },
+  v: {
+    id: string;
+    deliveryId: string;
+    attempt: number;
+    url: string | null;
+    statusCode: number | null;
+    error: string | null;
+    durationMs: number;
+    at: Date;
+  },
 ) {
-  await ex.insertInto('webhook_attempts').values({
-    id: v.id,
-    delivery_id: v.deliveryId,
-    attempt: v.attempt,
-    url: v.url,
-    status_code: v.statusCode,
-    error: v.error,
-    duration_ms: v.durationMs,
-    created_at: v.at,
-  }).execute();
+  await ex
+    .insertInto('webhook_attempts')
+    .values({
+      id: v.id,
+      delivery_id: v.deliveryId,
+      attempt: v.attempt,
+      url: v.url,
+      status_code: v.statusCode,
+      error: v.error,
+      duration_ms: v.durationMs,
+      created_at: v.at,
+    })
+    .execute();
 }
 
 export async function updateAfterAttempt(
@@ -135,7 +167,8 @@ export async function updateAfterAttempt(
   id: string,
   v: { attempts: number; status?: DeliveryStatus; nextAttemptAt: Date | null; deliveredAt?: Date },
 ) {
-  await ex.updateTable('webhook_deliveries')
+  await ex
+    .updateTable('webhook_deliveries')
     .set({
       attempts: v.attempts,
       next_attempt_at: v.nextAttemptAt,
@@ -149,9 +182,11 @@ export async function updateAfterAttempt(
 
 /** Marks a still-pending delivery failed; returns whether it was pending. */
 export async function markFailedIfPending(ex: Executor, id: string): Promise<boolean> {
-  const r = await ex.updateTable('webhook_deliveries')
+  const r = await ex
+    .updateTable('webhook_deliveries')
     .set({ status: 'failed', next_attempt_at: null, blocked_by: null })
-    .where('id', '=', id).where('status', '=', 'pending')
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
     .executeTakeFirst();
   return r.numUpdatedRows > 0n;
 }
@@ -162,7 +197,8 @@ export async function markFailedIfPending(ex: Executor, id: string): Promise<boo
  * clearing a stale pointer on a settled one changes nothing.
  */
 export async function releaseFollowers(ex: Executor, id: string): Promise<string[]> {
-  const rows = await ex.updateTable('webhook_deliveries')
+  const rows = await ex
+    .updateTable('webhook_deliveries')
     .set({ blocked_by: null })
     .where('blocked_by', '=', id)
     .returning(['id', 'status'])
@@ -172,9 +208,13 @@ export async function releaseFollowers(ex: Executor, id: string): Promise<string
 
 /** Pending deliveries of a provider never attempted and not held behind an older one. */
 export async function listUnattemptedPending(ex: Executor, providerId: string): Promise<string[]> {
-  const rows = await ex.selectFrom('webhook_deliveries')
+  const rows = await ex
+    .selectFrom('webhook_deliveries')
     .select('id')
-    .where('provider_id', '=', providerId).where('status', '=', 'pending').where('attempts', '=', 0).where('blocked_by', 'is', null)
+    .where('provider_id', '=', providerId)
+    .where('status', '=', 'pending')
+    .where('attempts', '=', 0)
+    .where('blocked_by', 'is', null)
     .execute();
   return rows.map((r) => r.id);
 }
@@ -186,12 +226,18 @@ export async function setNextAttemptAt(ex: Executor, id: string, at: Date) {
 // The provider's endpoint ------------------------------------------------------------------
 
 export function lockProviderEndpoint(trx: Transaction<DB>, providerId: string) {
-  return trx.selectFrom('providers').select(['id', 'name', 'webhook_signing_secret']).where('id', '=', providerId).forUpdate().executeTakeFirst();
+  return trx
+    .selectFrom('providers')
+    .select(['id', 'name', 'webhook_signing_secret'])
+    .where('id', '=', providerId)
+    .forUpdate()
+    .executeTakeFirst();
 }
 
 /** The URL, and a new signing secret when one is given (null keeps the current one). */
 export async function setProviderEndpoint(trx: Transaction<DB>, providerId: string, url: string | null, newSecret: string | null) {
-  await trx.updateTable('providers')
+  await trx
+    .updateTable('providers')
     .set({ webhook_url: url, ...(newSecret ? { webhook_signing_secret: newSecret } : {}) })
     .where('id', '=', providerId)
     .execute();

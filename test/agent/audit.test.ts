@@ -3,7 +3,16 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInvoice } from '../helpers/factories.js';
-import { codeFromMail, expectError, expectNoLeaks, seedCustomer, setupAgent, verify, type AgentKit, type SeededCustomer } from './helpers.js';
+import {
+  codeFromMail,
+  expectError,
+  expectNoLeaks,
+  seedCustomer,
+  setupAgent,
+  verify,
+  type AgentKit,
+  type SeededCustomer,
+} from './helpers.js';
 
 let kit: AgentKit;
 let c: SeededCustomer;
@@ -29,11 +38,26 @@ interface WriteCase {
 const WRITES: WriteCase[] = [
   { action: 'agent.verify.issue', call: () => kit.call('POST', '/agent/verify/issue', { payload: { customer_id: c.id } }) },
   { action: 'agent.verify.check', call: () => kit.call('POST', '/agent/verify/check', { payload: { customer_id: c.id, code: '000000' } }) },
-  { action: 'agent.contact.update', call: () => kit.call('PATCH', `/agent/customers/${c.id}/contact`, { session, payload: { last_name: 'Audited' } }) },
-  { action: 'agent.portal_link.password_reset', call: () => kit.call('POST', `/agent/customers/${c.id}/password-reset`, { session, payload: { action: 'password_reset' } }) },
+  {
+    action: 'agent.contact.update',
+    call: () => kit.call('PATCH', `/agent/customers/${c.id}/contact`, { session, payload: { last_name: 'Audited' } }),
+  },
+  {
+    action: 'agent.portal_link.password_reset',
+    call: () => kit.call('POST', `/agent/customers/${c.id}/password-reset`, { session, payload: { action: 'password_reset' } }),
+  },
   { action: 'agent.invoice.resend', call: () => kit.call('POST', `/agent/customers/${c.id}/invoices/${invoiceId}/resend`, { session }) },
-  { action: 'agent.note.create', call: () => kit.call('POST', `/agent/customers/${c.id}/notes`, { session, payload: { note: 'audited note' } }) },
-  { action: 'agent.ticket.create', call: () => kit.call('POST', '/agent/tickets', { payload: { customer_id: c.id, priority: 'low', ai_summary: 'audited ticket', transcript: 'audited transcript' } }) },
+  {
+    action: 'agent.note.create',
+    call: () => kit.call('POST', `/agent/customers/${c.id}/notes`, { session, payload: { note: 'audited note' } }),
+  },
+  {
+    action: 'agent.ticket.create',
+    call: () =>
+      kit.call('POST', '/agent/tickets', {
+        payload: { customer_id: c.id, priority: 'low', ai_summary: 'audited ticket', transcript: 'audited transcript' },
+      }),
+  },
 ];
 
 /** Everything an /agent write can leave behind for this customer. */
@@ -44,7 +68,9 @@ async function footprint() {
   return {
     codes: JSON.stringify(code),
     sessions: await count(db.selectFrom('verified_sessions').select('id').where('subscriber_id', '=', c.id).execute()),
-    subscriber: JSON.stringify(await db.selectFrom('subscribers').select(['last_name', 'updated_at']).where('id', '=', c.id).executeTakeFirst()),
+    subscriber: JSON.stringify(
+      await db.selectFrom('subscribers').select(['last_name', 'updated_at']).where('id', '=', c.id).executeTakeFirst(),
+    ),
     links: await count(db.selectFrom('link_tokens').select('id').where('subscriber_id', '=', c.id).execute()),
     notes: await count(db.selectFrom('customer_notes').select('id').where('subscriber_id', '=', c.id).execute()),
     tickets: await count(db.selectFrom('tickets').select('id').where('subscriber_id', '=', c.id).execute()),
@@ -57,13 +83,21 @@ async function footprint() {
 describe('audit trail of /agent writes', () => {
   it('when the audit entry cannot be written, the write itself is rolled back (500 internal_error): it is not fire-and-forget', async () => {
     await kit.call('POST', '/agent/verify/issue', { payload: { customer_id: c.id } }); // an outstanding code for the check case
-    await sql`CREATE FUNCTION agent_test_fail_audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'audit store down'; END $$`.execute(kit.t.db);
-    await sql`CREATE TRIGGER agent_test_fail_audit BEFORE INSERT ON audit_entries FOR EACH ROW WHEN (NEW.action LIKE 'agent.%') EXECUTE FUNCTION agent_test_fail_audit()`.execute(kit.t.db);
+    await sql`CREATE FUNCTION agent_test_fail_audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'audit store down'; END $$`.execute(
+      kit.t.db,
+    );
+    await sql`CREATE TRIGGER agent_test_fail_audit BEFORE INSERT ON audit_entries FOR EACH ROW WHEN (NEW.action LIKE 'agent.%') EXECUTE FUNCTION agent_test_fail_audit()`.execute(
+      kit.t.db,
+    );
     try {
       for (const w of WRITES) {
         const before = await footprint();
         const r = await w.call();
-        expect({ action: w.action, status: r.status, code: r.body?.error?.code }).toEqual({ action: w.action, status: 500, code: 'internal_error' });
+        expect({ action: w.action, status: r.status, code: r.body?.error?.code }).toEqual({
+          action: w.action,
+          status: 500,
+          code: 'internal_error',
+        });
         expect({ action: w.action, after: await footprint() }).toEqual({ action: w.action, after: before });
       }
     } finally {
@@ -76,15 +110,22 @@ describe('audit trail of /agent writes', () => {
     for (const w of WRITES) {
       const r = await w.call();
       expect(r.status).toBeLessThan(500);
-      const rows = await kit.t.db.selectFrom('audit_entries').selectAll().where('request_id', '=', String(r.headers['x-request-id'])).execute();
-      expect({ action: w.action, rows: rows.map((a) => ({ action: a.action, actor_type: a.actor_type, actor: a.actor, provider_id: a.provider_id })) }).toEqual({
+      const rows = await kit.t.db
+        .selectFrom('audit_entries')
+        .selectAll()
+        .where('request_id', '=', String(r.headers['x-request-id']))
+        .execute();
+      expect({
+        action: w.action,
+        rows: rows.map((a) => ({ action: a.action, actor_type: a.actor_type, actor: a.actor, provider_id: a.provider_id })),
+      }).toEqual({
         action: w.action,
         rows: [{ action: w.action, actor_type: 'api_key', actor: kit.main.keyPrefix, provider_id: kit.main.id }],
       });
     }
   });
 
-  it('a wrong code\'s attempt and its audit entry commit together even though the request fails', async () => {
+  it("a wrong code's attempt and its audit entry commit together even though the request fails", async () => {
     const d = await seedCustomer(kit);
     await kit.call('POST', '/agent/verify/issue', { payload: { customer_id: d.id } });
     const { code } = await codeFromMail(kit, d.email);
@@ -93,7 +134,11 @@ describe('audit trail of /agent writes', () => {
     expectError(r, 401, 'invalid_code');
     const [row] = await kit.t.db.selectFrom('verification_codes').select('attempts').where('subscriber_id', '=', d.id).execute();
     expect(row.attempts).toBe(1);
-    const [a] = await kit.t.db.selectFrom('audit_entries').selectAll().where('request_id', '=', String(r.headers['x-request-id'])).execute();
+    const [a] = await kit.t.db
+      .selectFrom('audit_entries')
+      .selectAll()
+      .where('request_id', '=', String(r.headers['x-request-id']))
+      .execute();
     expect(a).toMatchObject({ action: 'agent.verify.check', after: expect.objectContaining({ result: 'invalid_code', attempts: 1 }) });
   });
 });

@@ -37,7 +37,11 @@ export interface AgentKit {
   recorded: Recorded[];
   /** Clear codes and link tokens read from mails: they must never appear in a response. */
   mailedSecrets: Set<string>;
-  call(method: 'GET' | 'POST' | 'PATCH', url: string, o?: CallOptions): Promise<{ status: number; body: any; headers: Record<string, unknown>; raw: string }>;
+  call(
+    method: 'GET' | 'POST' | 'PATCH',
+    url: string,
+    o?: CallOptions,
+  ): Promise<{ status: number; body: any; headers: Record<string, unknown>; raw: string }>;
   close(): Promise<void>;
 }
 
@@ -61,7 +65,7 @@ export async function setupAgent(opts: { env?: Record<string, string>; now?: str
       if (o.session) headers['x-verified-session'] = o.session;
       const r = await t.app.inject({ method, url, headers, ...(o.payload !== undefined ? { payload: o.payload as object } : {}) });
       recorded.push({ method, url, status: r.statusCode, body: r.body });
-      let body: any = null;
+      let body: any;
       try {
         body = r.body ? JSON.parse(r.body) : null;
       } catch {
@@ -119,7 +123,10 @@ export async function seedCustomer(
   }
   const location = await createLocation(db, provider.id, building.id, unit.id);
   const plan = await createPlanVersion(db, provider.id, { name: 'Fibre 250', priceCents: o.priceCents ?? 3999 });
-  const user = o.login === 'none' || o.login === undefined ? null : await createUser(db, { email: o.email, password: o.login === 'active' ? 'correct horse battery' : null });
+  const user =
+    o.login === 'none' || o.login === undefined
+      ? null
+      : await createUser(db, { email: o.email, password: o.login === 'active' ? 'correct horse battery' : null });
   const sub = await createSubscriber(db, provider.id, {
     firstName: o.firstName,
     lastName: o.lastName,
@@ -184,7 +191,10 @@ export async function expectNoLeaks(kit: AgentKit) {
   const add = (v: unknown) => {
     if (typeof v === 'string' && v.length >= 6) values.add(v);
   };
-  for (const s of await db.selectFrom('subscribers').select(['operator_notes', 'processor_customer_id', 'card_payment_method_id', 'user_id']).execute()) {
+  for (const s of await db
+    .selectFrom('subscribers')
+    .select(['operator_notes', 'processor_customer_id', 'card_payment_method_id', 'user_id'])
+    .execute()) {
     add(s.operator_notes);
     add(s.processor_customer_id);
     add(s.card_payment_method_id);
@@ -195,7 +205,8 @@ export async function expectNoLeaks(kit: AgentKit) {
   for (const i of await db.selectFrom('invoices').select('payment_intent_id').execute()) add(i.payment_intent_id);
   for (const n of await db.selectFrom('customer_notes').select('body').execute()) add(n.body);
   for (const c of await db.selectFrom('ticket_comments').select('body').where('public', '=', false).execute()) add(c.body);
-  const fieldNames = /"(operator_notes|processor_customer_id|card_payment_method_id|payment_intent_id|mac_address|user_id|code_hash|token_hash|password_hash|card_setup_id)"/;
+  const fieldNames =
+    /"(operator_notes|processor_customer_id|card_payment_method_id|payment_intent_id|mac_address|user_id|code_hash|token_hash|password_hash|card_setup_id)"/;
   const leaks: string[] = [];
   for (const r of kit.recorded) {
     if (fieldNames.test(r.body)) leaks.push(`${r.method} ${r.url} -> field ${fieldNames.exec(r.body)![1]}`);

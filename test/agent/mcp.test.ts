@@ -33,7 +33,11 @@ async function connect(key: string = kit.main.apiKey) {
   return client;
 }
 
-interface ToolAnswer { isError: boolean; data: any; code?: string }
+interface ToolAnswer {
+  isError: boolean;
+  data: any;
+  code?: string;
+}
 
 async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolAnswer> {
   const r = await client.callTool({ name, arguments: args });
@@ -67,29 +71,70 @@ async function verifyByTools(client: Client, c: { id: string; email: string }) {
 }
 
 describe('MCP tools: listing', () => {
-  it('lists one tool per /agent operation, named after its operationId, with the route\'s input fields and honest hints', async () => {
+  it("lists one tool per /agent operation, named after its operationId, with the route's input fields and honest hints", async () => {
     const client = await connect();
     const { tools } = await client.listTools();
     const ops = agentOperations(kit.t.app);
     expect(ops.map((o) => o.operationId).sort()).toEqual(Object.keys(TOOLS).sort());
     expect(tools.map((t) => t.name).sort()).toEqual([
-      'add_customer_note', 'apply_plan_change', 'check_verification_code', 'create_ticket', 'get_billing_summary', 'get_customer_profile',
-      'get_network_health', 'issue_verification_code', 'list_customer_tickets', 'list_payments', 'preview_plan_change', 'resend_invoice',
-      'search_customers', 'send_portal_link', 'update_customer_contact',
+      'add_customer_note',
+      'apply_plan_change',
+      'check_verification_code',
+      'create_ticket',
+      'get_billing_summary',
+      'get_customer_profile',
+      'get_network_health',
+      'issue_verification_code',
+      'list_customer_tickets',
+      'list_payments',
+      'preview_plan_change',
+      'resend_invoice',
+      'search_customers',
+      'send_portal_link',
+      'update_customer_contact',
     ]);
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-    expect(byName.search_customers!.inputSchema).toMatchObject({ type: 'object', required: ['q'], properties: { q: { type: 'string', minLength: 2 }, limit: { default: 25 } } });
-    expect(byName.apply_plan_change!.inputSchema.required?.sort()).toEqual(['customer_id', 'plan_version_id', 'subscription_id', 'verified_session']);
-    expect(Object.keys(byName.resend_invoice!.inputSchema.properties ?? {}).sort()).toEqual(['customer_id', 'invoice_id', 'verified_session']);
+    expect(byName.search_customers!.inputSchema).toMatchObject({
+      type: 'object',
+      required: ['q'],
+      properties: { q: { type: 'string', minLength: 2 }, limit: { default: 25 } },
+    });
+    expect(byName.apply_plan_change!.inputSchema.required?.sort()).toEqual([
+      'customer_id',
+      'plan_version_id',
+      'subscription_id',
+      'verified_session',
+    ]);
+    expect(Object.keys(byName.resend_invoice!.inputSchema.properties ?? {}).sort()).toEqual([
+      'customer_id',
+      'invoice_id',
+      'verified_session',
+    ]);
     expect(byName.create_ticket!.inputSchema.required).not.toContain('verified_session');
     expect(byName.create_ticket!.inputSchema.properties).toHaveProperty('verified_session');
     expect(byName.search_customers!.inputSchema.properties).not.toHaveProperty('verified_session');
     // The hints: reads and previews read-only; plan change and contact edits destructive.
-    for (const name of ['search_customers', 'get_customer_profile', 'get_billing_summary', 'list_payments', 'get_network_health', 'list_customer_tickets', 'preview_plan_change']) {
+    for (const name of [
+      'search_customers',
+      'get_customer_profile',
+      'get_billing_summary',
+      'list_payments',
+      'get_network_health',
+      'list_customer_tickets',
+      'preview_plan_change',
+    ]) {
       expect(byName[name]!.annotations, name).toMatchObject({ readOnlyHint: true });
     }
-    for (const name of ['apply_plan_change', 'update_customer_contact']) expect(byName[name]!.annotations, name).toMatchObject({ readOnlyHint: false, destructiveHint: true });
-    for (const name of ['issue_verification_code', 'check_verification_code', 'send_portal_link', 'resend_invoice', 'add_customer_note', 'create_ticket']) {
+    for (const name of ['apply_plan_change', 'update_customer_contact'])
+      expect(byName[name]!.annotations, name).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    for (const name of [
+      'issue_verification_code',
+      'check_verification_code',
+      'send_portal_link',
+      'resend_invoice',
+      'add_customer_note',
+      'create_ticket',
+    ]) {
       expect(byName[name]!.annotations, name).toMatchObject({ readOnlyHint: false, destructiveHint: false });
     }
     expect(byName.update_customer_contact!.annotations?.idempotentHint).toBe(true);
@@ -107,7 +152,7 @@ describe('MCP tools: the seam with the routes', () => {
   // The tools below name their route's body fields one by one when they call the service. When a
   // route's body gains a field (e.g. the plan change's quote_token), its tool lists the argument at
   // once (derived), and this test fails until the tool passes it on as the route does.
-  it('the tools that pick body fields know every field of their route\'s body', () => {
+  it("the tools that pick body fields know every field of their route's body", () => {
     const ops = Object.fromEntries(agentOperations(kit.t.app).map((o) => [o.operationId, o]));
     const keys = (id: string) => Object.keys((ops[id]!.body as unknown as { shape: object }).shape).sort();
     expect({
@@ -129,7 +174,7 @@ describe('MCP tools: the seam with the routes', () => {
 });
 
 describe('MCP tools: the section-1 conversation', () => {
-  it('identify, verify by emailed code, read, preview, confirm, escalate: each step a tool call, with the HTTP surface\'s rules', async () => {
+  it("identify, verify by emailed code, read, preview, confirm, escalate: each step a tool call, with the HTTP surface's rules", async () => {
     const client = await connect();
     const lastName = 'Mcpconversation';
     const c = await customerWithMonthInvoiced({ firstName: 'Erika', lastName, unit: '4B' });
@@ -177,18 +222,32 @@ describe('MCP tools: the section-1 conversation', () => {
     expect(await changes()).toHaveLength(0);
     const applied = await call(client, 'apply_plan_change', { ...body, confirm: true });
     expect(applied.isError, JSON.stringify(applied.data)).toBe(false);
-    expect(applied.data).toMatchObject({ subscription_id: c.subscriptionId, new_plan: { plan_version_id: faster.id }, one_time_adjustment: { type: 'next_invoice_line', amount: '5.00' } });
+    expect(applied.data).toMatchObject({
+      subscription_id: c.subscriptionId,
+      new_plan: { plan_version_id: faster.id },
+      one_time_adjustment: { type: 'next_invoice_line', amount: '5.00' },
+    });
     expect(await changes()).toHaveLength(1);
-    const sub = await kit.t.db.selectFrom('subscriptions').select('plan_version_id').where('id', '=', c.subscriptionId).executeTakeFirstOrThrow();
+    const sub = await kit.t.db
+      .selectFrom('subscriptions')
+      .select('plan_version_id')
+      .where('id', '=', c.subscriptionId)
+      .executeTakeFirstOrThrow();
     expect(sub.plan_version_id).toBe(faster.id);
     const audit = await kit.t.db.selectFrom('audit_entries').selectAll().where('entity_id', '=', c.subscriptionId).execute();
-    expect(audit.map((a) => ({ actor_type: a.actor_type, actor: a.actor, provider_id: a.provider_id }))).toEqual([{ actor_type: 'api_key', actor: kit.main.keyPrefix, provider_id: kit.main.id }]);
+    expect(audit.map((a) => ({ actor_type: a.actor_type, actor: a.actor, provider_id: a.provider_id }))).toEqual([
+      { actor_type: 'api_key', actor: kit.main.keyPrefix, provider_id: kit.main.id },
+    ]);
     const back = await call(client, 'apply_plan_change', { ...body, plan_version_id: c.plan.id, confirm: true });
     expectToolError(back, 'plan_change_limit');
 
     // 5. escalate by ticket, as the verified caller
     const ticket = await call(client, 'create_ticket', {
-      customer_id: c.id, verified_session: session, priority: 'normal', ai_summary: 'Customer wants to switch back to Fibre 250 tomorrow.', transcript: 'mcp transcript: internal only',
+      customer_id: c.id,
+      verified_session: session,
+      priority: 'normal',
+      ai_summary: 'Customer wants to switch back to Fibre 250 tomorrow.',
+      transcript: 'mcp transcript: internal only',
     });
     expect(ticket.isError, JSON.stringify(ticket.data)).toBe(false);
     expect(ticket.data).toMatchObject({ ticket_id: expect.any(String), status: 'open', priority: 'normal' });
@@ -207,7 +266,12 @@ describe('MCP tools: the section-1 conversation', () => {
     expect(bad.data.error.details).toEqual([expect.objectContaining({ field: 'email' })]);
     expectToolError(await call(client, 'update_customer_contact', { ...base }), 'validation_error');
     const edited = await call(client, 'update_customer_contact', { ...base, first_name: 'Erika-Marie' });
-    expect(edited.data).toMatchObject({ customer_id: c.id, contact_type: 'contract', changed_fields: ['first_name'], contact: { first_name: 'Erika-Marie' } });
+    expect(edited.data).toMatchObject({
+      customer_id: c.id,
+      contact_type: 'contract',
+      changed_fields: ['first_name'],
+      contact: { first_name: 'Erika-Marie' },
+    });
     const row = await kit.t.db.selectFrom('subscribers').select('first_name').where('id', '=', c.id).executeTakeFirstOrThrow();
     expect(row.first_name).toBe('Erika-Marie');
     const note = await call(client, 'add_customer_note', { ...base, note: 'mcp note: secret for staff' });
@@ -217,7 +281,7 @@ describe('MCP tools: the section-1 conversation', () => {
     expectToolError(await call(client, 'resend_invoice', { ...base, invoice_id: '00000000-0000-4000-8000-000000000000' }), 'not_found');
   });
 
-  it('another provider\'s customer answers like a customer that does not exist, before any session or body check', async () => {
+  it("another provider's customer answers like a customer that does not exist, before any session or body check", async () => {
     const other = await connect(kit.other.apiKey);
     const c = await seedCustomer(kit, { lastName: 'Foreign' });
     const session = await verifyByTools(await connect(), c);
@@ -257,7 +321,11 @@ describe('MCP tools: the section-1 conversation', () => {
 
   it('hostile input is a clear 4xx or tool error, never a 500', async () => {
     const post = (body: string, accept = 'application/json, text/event-stream') =>
-      fetch(`${url}/agent/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept, 'x-api-key': kit.main.apiKey }, body });
+      fetch(`${url}/agent/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept, 'x-api-key': kit.main.apiKey },
+        body,
+      });
     const notRpc = await post('{}');
     expect(notRpc.status).toBe(400);
     expect(((await notRpc.json()) as any).error.code).toBe(-32700); // the SDK: not a JSON-RPC message
@@ -267,9 +335,15 @@ describe('MCP tools: the section-1 conversation', () => {
     expect((await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), 'text/html')).status).toBe(406);
     const client = await connect();
     await expect(client.callTool({ name: 'reboot_modem', arguments: {} })).rejects.toThrow(/Unknown tool reboot_modem/);
-    const arrayArgs = await post(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search_customers', arguments: ['q'] } }));
+    const arrayArgs = await post(
+      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search_customers', arguments: ['q'] } }),
+    );
     expect(arrayArgs.status).toBeLessThan(500);
-    const deep = await call(client, 'create_ticket', { customer_id: { nested: { deeper: [1, 2, 3] } }, priority: 'urgent', ai_summary: 'x' });
+    const deep = await call(client, 'create_ticket', {
+      customer_id: { nested: { deeper: [1, 2, 3] } },
+      priority: 'urgent',
+      ai_summary: 'x',
+    });
     expectToolError(deep, 'validation_error');
     expect(deep.data.error.details.map((d: { field: string }) => d.field).sort()).toEqual(['customer_id', 'priority']);
   });
@@ -280,13 +354,15 @@ describe('MCP tools: the section-1 conversation', () => {
 });
 
 describe('MCP tools: rate limits', () => {
-  it('a tool call counts in its HTTP route\'s bucket of the same API key: spent over HTTP, the tool answers rate_limited, and back', async () => {
+  it("a tool call counts in its HTTP route's bucket of the same API key: spent over HTTP, the tool answers rate_limited, and back", async () => {
     const limited = await setupAgent({ env: { RATE_LIMIT_ENABLED: 'true' } });
     try {
       await limited.t.app.listen({ port: 0, host: '127.0.0.1' });
       const base = `http://127.0.0.1:${(limited.t.app.server.address() as AddressInfo).port}`;
       const client = new Client({ name: 'limited', version: '1' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/agent/mcp`), { requestInit: { headers: { 'x-api-key': limited.main.apiKey } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${base}/agent/mcp`), { requestInit: { headers: { 'x-api-key': limited.main.apiKey } } }),
+      );
       clients.push(client);
       // agent.verify_check: 30 a minute per key. 29 over HTTP, the 30th as a tool, then both refused.
       const body = { customer_id: '3f1c9a52-5c1e-4a57-9b1e-7d2f0c8e4b11', code: '000000' };
@@ -295,7 +371,10 @@ describe('MCP tools: rate limits', () => {
       expect((last.structuredContent as any).error.code).toBe('customer_not_found');
       const over = await client.callTool({ name: 'check_verification_code', arguments: body });
       expect(over.isError).toBe(true);
-      expect((over.structuredContent as any).error).toMatchObject({ code: 'rate_limited', message: expect.stringMatching(/^Rate limit exceeded, retry in /) });
+      expect((over.structuredContent as any).error).toMatchObject({
+        code: 'rate_limited',
+        message: expect.stringMatching(/^Rate limit exceeded, retry in /),
+      });
       expect((await limited.call('POST', '/agent/verify/check', { payload: body })).status).toBe(429);
       // another operation's bucket is untouched
       const search = await client.callTool({ name: 'search_customers', arguments: { q: 'Nobody Here' } });

@@ -34,7 +34,8 @@ const OPERATIONS: Record<string, [method: string, path: string]> = {
 /** Paths of properties (nested, in arrays and unions) that lack a description. */
 function undescribed(schema: any, at: string, out: string[] = []): string[] {
   if (!schema || typeof schema !== 'object') return out;
-  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) for (const [i, s] of (schema[key] ?? []).entries()) undescribed(s, `${at}|${i}`, out);
+  for (const key of ['anyOf', 'oneOf', 'allOf'] as const)
+    for (const [i, s] of (schema[key] ?? []).entries()) undescribed(s, `${at}|${i}`, out);
   if (schema.items) undescribed(schema.items, `${at}[]`, out);
   for (const [name, prop] of Object.entries<any>(schema.properties ?? {})) {
     const described = typeof prop.description === 'string' && prop.description.length > 0;
@@ -51,35 +52,43 @@ describe('GET /agent/openapi.json', () => {
     expect(Object.keys(spec.paths).every((p) => p.startsWith('/agent/'))).toBe(true);
   });
 
-  it.each(Object.entries(OPERATIONS))('%s: operationId, tags, summary, description, security and every status documented', (operationId, [method, path]) => {
-    const op = spec.paths[path]?.[method];
-    expect(op, `${method} ${path}`).toBeDefined();
-    expect(op.operationId).toBe(operationId);
-    expect(op.tags.length).toBeGreaterThan(0);
-    expect(op.summary.length).toBeGreaterThan(10);
-    expect(op.description.length).toBeGreaterThan(80);
-    expect(op.security?.[0]).toHaveProperty('apiKey');
-    for (const status of ['400', '403', '429', '500']) expect(Object.keys(op.responses), `${operationId} ${status}`).toContain(status);
-    expect(Object.keys(op.responses).some((s) => s.startsWith('2'))).toBe(true);
-    if (path.includes('{customerId}')) {
-      expect(op.security[0]).toHaveProperty('verifiedSession');
-      for (const status of ['401', '404']) expect(Object.keys(op.responses)).toContain(status);
-    }
-  });
+  it.each(Object.entries(OPERATIONS))(
+    '%s: operationId, tags, summary, description, security and every status documented',
+    (operationId, [method, path]) => {
+      const op = spec.paths[path]?.[method];
+      expect(op, `${method} ${path}`).toBeDefined();
+      expect(op.operationId).toBe(operationId);
+      expect(op.tags.length).toBeGreaterThan(0);
+      expect(op.summary.length).toBeGreaterThan(10);
+      expect(op.description.length).toBeGreaterThan(80);
+      expect(op.security?.[0]).toHaveProperty('apiKey');
+      for (const status of ['400', '403', '429', '500']) expect(Object.keys(op.responses), `${operationId} ${status}`).toContain(status);
+      expect(Object.keys(op.responses).some((s) => s.startsWith('2'))).toBe(true);
+      if (path.includes('{customerId}')) {
+        expect(op.security[0]).toHaveProperty('verifiedSession');
+        for (const status of ['401', '404']) expect(Object.keys(op.responses)).toContain(status);
+      }
+    },
+  );
 
-  it.each(Object.entries(OPERATIONS))('%s: every parameter and every request/response field is described', (operationId, [method, path]) => {
-    const op = spec.paths[path][method];
-    const missing: string[] = [];
-    for (const p of op.parameters ?? []) if (!(p.description ?? p.schema?.description)) missing.push(`param ${p.in}.${p.name}`);
-    const body = op.requestBody?.content?.['application/json']?.schema;
-    if (body) undescribed(body, 'body', missing);
-    for (const [status, r] of Object.entries<any>(op.responses)) undescribed(r.content?.['application/json']?.schema, `response ${status}`, missing);
-    expect(missing).toEqual([]);
-  });
+  it.each(Object.entries(OPERATIONS))(
+    '%s: every parameter and every request/response field is described',
+    (operationId, [method, path]) => {
+      const op = spec.paths[path][method];
+      const missing: string[] = [];
+      for (const p of op.parameters ?? []) if (!(p.description ?? p.schema?.description)) missing.push(`param ${p.in}.${p.name}`);
+      const body = op.requestBody?.content?.['application/json']?.schema;
+      if (body) undescribed(body, 'body', missing);
+      for (const [status, r] of Object.entries<any>(op.responses))
+        undescribed(r.content?.['application/json']?.schema, `response ${status}`, missing);
+      expect(missing).toEqual([]);
+    },
+  );
 
   it('request fields carry examples for the agent to imitate', () => {
     const body = spec.paths['/agent/tickets'].post.requestBody.content['application/json'].schema;
-    for (const f of ['contact_email', 'priority', 'subject', 'ai_summary', 'ai_diagnosis']) expect(body.properties[f].example, f).toBeDefined();
+    for (const f of ['contact_email', 'priority', 'subject', 'ai_summary', 'ai_diagnosis'])
+      expect(body.properties[f].example, f).toBeDefined();
     const q = spec.paths['/agent/customers/search'].get.parameters.find((p: any) => p.name === 'q');
     expect(q.schema.example ?? q.example).toBeDefined();
   });

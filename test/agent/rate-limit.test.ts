@@ -36,7 +36,10 @@ describe('/agent rate limits', () => {
   });
 
   it('buckets per API key and per endpoint: another key, and another endpoint of the same key, still pass', async () => {
-    const other = await kit.call('POST', '/agent/verify/check', { key: kit.other.apiKey, payload: { customer_id: newId(), code: '123456' } });
+    const other = await kit.call('POST', '/agent/verify/check', {
+      key: kit.other.apiKey,
+      payload: { customer_id: newId(), code: '123456' },
+    });
     expect(other.status).toBe(404);
     const search = await kit.call('GET', '/agent/customers/search?q=nobody');
     expect(search.status).toBe(200);
@@ -60,7 +63,7 @@ describe('/agent rate limits', () => {
     expect(valid.status).toBe(200);
   });
 
-  it('every /agent route of this surface is limited: a fresh key spends each route\'s budget, then 429 (standard shape)', async () => {
+  it("every /agent route of this surface is limited: a fresh key spends each route's budget, then 429 (standard shape)", async () => {
     const id = newId();
     const routes = [
       ['GET', '/agent/customers/search?q=xy'],
@@ -81,7 +84,12 @@ describe('/agent rate limits', () => {
       const key = (await createProvider(kit.t.db)).apiKey;
       const statuses: number[] = [];
       for (let i = 0; i <= BUDGET; i++) statuses.push((await kit.call(method, url, { key, payload: {} })).status);
-      expect({ method, url, last: statuses.at(-1), before: statuses.slice(0, -1).includes(429) }).toEqual({ method, url, last: 429, before: false });
+      expect({ method, url, last: statuses.at(-1), before: statuses.slice(0, -1).includes(429) }).toEqual({
+        method,
+        url,
+        last: 429,
+        before: false,
+      });
     }
   });
 });

@@ -28,22 +28,46 @@ describe('search: match_count is exact up to 1000, then capped', () => {
   it('a search matching more than 1000 customers answers match_count 1000 with match_count_capped true', async () => {
     const r = await search('Capella');
     expect(r.status).toBe(200);
-    expect({ ...r.body, matches: r.body.matches.length }).toEqual({ ambiguous: true, match_count: 1000, match_count_capped: true, incomplete: false, matches: 25 });
+    expect({ ...r.body, matches: r.body.matches.length }).toEqual({
+      ambiguous: true,
+      match_count: 1000,
+      match_count_capped: true,
+      incomplete: false,
+      matches: 25,
+    });
   });
 
   it('a search matching exactly 1000 customers counts them exactly, not capped', async () => {
     const r = await search('Exacta');
-    expect({ ...r.body, matches: r.body.matches.length }).toEqual({ ambiguous: true, match_count: 1000, match_count_capped: false, incomplete: false, matches: 25 });
+    expect({ ...r.body, matches: r.body.matches.length }).toEqual({
+      ambiguous: true,
+      match_count: 1000,
+      match_count_capped: false,
+      incomplete: false,
+      matches: 25,
+    });
   });
 
   it('a one-typo word matching more than 1000 names answers match_count 1000, capped', async () => {
     const r = await search('Capellx');
-    expect({ ...r.body, matches: r.body.matches.length }).toEqual({ ambiguous: true, match_count: 1000, match_count_capped: true, incomplete: false, matches: 25 });
+    expect({ ...r.body, matches: r.body.matches.length }).toEqual({
+      ambiguous: true,
+      match_count: 1000,
+      match_count_capped: true,
+      incomplete: false,
+      matches: 25,
+    });
   });
 
   it('a one-typo word matching exactly 1000 names counts them exactly, not capped', async () => {
     const r = await search('Exactx');
-    expect({ ...r.body, matches: r.body.matches.length }).toEqual({ ambiguous: true, match_count: 1000, match_count_capped: false, incomplete: false, matches: 25 });
+    expect({ ...r.body, matches: r.body.matches.length }).toEqual({
+      ambiguous: true,
+      match_count: 1000,
+      match_count_capped: false,
+      incomplete: false,
+      matches: 25,
+    });
   });
 
   it('the word passes cap their count too (a first name and a whole word of the invoice city)', async () => {
@@ -84,7 +108,11 @@ describe.skipIf(!usingPostgres())('search: a search stops at its time bound and 
   it('whole values and names are index lookups answered in one statement, outside the bound', async () => {
     expect((await search('anna@beispiel.example')).body.matches.map((m: any) => m.customer_id)).toEqual([anna.id]);
     const r = await search('Hans');
-    expect({ count: r.body.match_count, capped: r.body.match_count_capped, incomplete: r.body.incomplete }).toEqual({ count: 1000, capped: true, incomplete: false });
+    expect({ count: r.body.match_count, capped: r.body.match_count_capped, incomplete: r.body.incomplete }).toEqual({
+      count: 1000,
+      capped: true,
+      incomplete: false,
+    });
   });
 
   it('leaves the connection usable, with the timeout local to the search transaction', async () => {

@@ -57,7 +57,9 @@ beforeAll(async () => {
                 WHERE s.provider_id = ${main.id}::uuid AND u.label = '2B' ORDER BY s.id LIMIT 1)`.execute(db);
   // A rare hyphenated name: "Quast" is inside it, a prefix of no field (the fuzzy fallback's case).
   for (const first of ['Ute', 'Veit', 'Wanda']) {
-    await sql`INSERT INTO subscribers (id, provider_id, first_name, last_name, email) VALUES (gen_random_uuid(), ${main.id}::uuid, ${first}, 'Zauberlehrling-Quast', ${`${first.toLowerCase()}@quast.example`})`.execute(db);
+    await sql`INSERT INTO subscribers (id, provider_id, first_name, last_name, email) VALUES (gen_random_uuid(), ${main.id}::uuid, ${first}, 'Zauberlehrling-Quast', ${`${first.toLowerCase()}@quast.example`})`.execute(
+      db,
+    );
   }
   await sql`ANALYZE`.execute(db);
 });
@@ -70,11 +72,15 @@ async function explain(q: string, fuzzy = false): Promise<string> {
 }
 
 const noop = async () => {};
-const found = async (q: string, fuzzy = false) => (await searchCustomers(t.db, providerId, planSearch(q, ['DE']), 25, fuzzy, 1000, noop)).total;
+const found = async (q: string, fuzzy = false) =>
+  (await searchCustomers(t.db, providerId, planSearch(q, ['DE']), 25, fuzzy, 1000, noop)).total;
 
 describe('customer search uses its indexes (EXPLAIN, a few thousand customers)', () => {
   it('has the data it claims', async () => {
-    const n = await t.db.selectFrom('subscribers').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    const n = await t.db
+      .selectFrom('subscribers')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(n.n)).toBe(CUSTOMERS + 3);
   });
 
@@ -95,7 +101,7 @@ describe('customer search uses its indexes (EXPLAIN, a few thousand customers)',
     expect(await found(q)).toBeGreaterThan(0);
   });
 
-  it('a word checked on the driver\'s customers is looked up through their subscriptions\' buildings and units, never as a whole set', async () => {
+  it("a word checked on the driver's customers is looked up through their subscriptions' buildings and units, never as a whole set", async () => {
     // "Klara" drives; "2B" (a unit label) and "Hamburg" (a city) are checked on each Klara by key
     // lookups. Reading the label's units (or the city's buildings) as a set and hashing it breaks
     // down where PostgreSQL judges the set too large to hash: it is read again per subscription.
@@ -127,14 +133,21 @@ describe('customer search uses its indexes (EXPLAIN, a few thousand customers)',
   });
 
   it('the name-keys GIN index keeps no pending list (every write goes into the index, no search reads an unsorted list)', async () => {
-    const r = await sql<{ reloptions: string[] | null }>`SELECT reloptions FROM pg_class WHERE relname = 'subscribers_search_name_keys_idx'`.execute(t.db);
+    const r = await sql<{
+      reloptions: string[] | null;
+    }>`SELECT reloptions FROM pg_class WHERE relname = 'subscribers_search_name_keys_idx'`.execute(t.db);
     expect(r.rows[0].reloptions).toContain('fastupdate=off');
   });
 
   it('counts every match while returning at most `limit`', async () => {
     const r = await searchCustomers(t.db, providerId, planSearch('Anna', ['DE']), 25, false, 1000, noop);
     expect(r.rows).toHaveLength(25);
-    const annas = await t.db.selectFrom('subscribers').select((eb) => eb.fn.countAll<string>().as('n')).where('provider_id', '=', providerId).where('first_name', '=', 'Anna').executeTakeFirstOrThrow();
+    const annas = await t.db
+      .selectFrom('subscribers')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('provider_id', '=', providerId)
+      .where('first_name', '=', 'Anna')
+      .executeTakeFirstOrThrow();
     expect(r.total).toBe(Number(annas.n));
     expect(r.total).toBeGreaterThan(25);
     expect(r.rows.every((row) => row.first_name === 'Anna')).toBe(true);

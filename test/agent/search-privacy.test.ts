@@ -34,7 +34,11 @@ const search = async (q: string) => {
 };
 const finds = async (q: string, id: string) => (await search(q)).matches.some((m) => m.customer_id === id);
 
-const words = (s: string | null | undefined) => (s ?? '').toLowerCase().split(/[\s,./-]+/).filter(Boolean);
+const words = (s: string | null | undefined) =>
+  (s ?? '')
+    .toLowerCase()
+    .split(/[\s,./-]+/)
+    .filter(Boolean);
 
 /**
  * Whether another rule than the walked field lets q find the target: every name word of q is a
@@ -54,20 +58,36 @@ function explained(t: Target, q: string) {
 const prefixes = (s: string) => Array.from({ length: s.length - 2 }, (_, i) => s.slice(0, i + 2));
 
 async function pickTargets(n: number): Promise<Target[]> {
-  const rows = await kit.t.db.selectFrom('subscribers')
-    .select(['id', 'first_name', 'last_name', 'email', 'phone', 'phone_e164', 'customer_number',
-      'invoice_street', 'invoice_house_number', 'invoice_postal_code', 'invoice_city'])
-    .where('provider_id', '=', doc.providers.main.id).where('phone_e164', 'is not', null).where('customer_number', 'is not', null)
+  const rows = await kit.t.db
+    .selectFrom('subscribers')
+    .select([
+      'id',
+      'first_name',
+      'last_name',
+      'email',
+      'phone',
+      'phone_e164',
+      'customer_number',
+      'invoice_street',
+      'invoice_house_number',
+      'invoice_postal_code',
+      'invoice_city',
+    ])
+    .where('provider_id', '=', doc.providers.main.id)
+    .where('phone_e164', 'is not', null)
+    .where('customer_number', 'is not', null)
     .execute();
   const picked = [...rows].sort(() => Math.random() - 0.5).slice(0, n);
   const out: Target[] = [];
   for (const r of picked) {
-    const locs = await kit.t.db.selectFrom('subscriptions as s')
+    const locs = await kit.t.db
+      .selectFrom('subscriptions as s')
       .leftJoin('locations as l', 'l.id', 's.location_id')
       .leftJoin('buildings as b', (j) => j.on((eb) => eb('b.id', '=', eb.fn.coalesce('s.building_id', 'l.building_id'))))
       .leftJoin('units as u', (j) => j.on((eb) => eb('u.id', '=', eb.fn.coalesce('s.unit_id', 'l.unit_id'))))
       .select(['b.street', 'b.house_number', 'b.postal_code', 'b.city', 'b.name', 'u.label'])
-      .where('s.subscriber_id', '=', r.id).execute();
+      .where('s.subscriber_id', '=', r.id)
+      .execute();
     const places = [
       ...locs.flatMap((l) => [l.street, l.house_number, l.postal_code, l.city, l.name, l.label].flatMap(words)),
       ...[r.invoice_street, r.invoice_house_number, r.invoice_postal_code, r.invoice_city].flatMap(words),
@@ -91,7 +111,7 @@ afterAll(async () => {
 });
 
 describe('search privacy: a prefix walk reveals no character of a masked field', () => {
-  it('no prefix of a customer\'s phone (E.164 or as stored) finds them; the whole number in another format does', async () => {
+  it("no prefix of a customer's phone (E.164 or as stored) finds them; the whole number in another format does", async () => {
     for (const t of targets) {
       for (const q of [...prefixes(t.phone_e164), ...prefixes(t.phone.replace(/\s+/g, ''))]) {
         if (explained(t, q)) continue;
@@ -104,7 +124,7 @@ describe('search privacy: a prefix walk reveals no character of a masked field',
     }
   });
 
-  it('no prefix of a customer\'s email finds them, the domain walked letter by letter included; the whole address in any case does', async () => {
+  it("no prefix of a customer's email finds them, the domain walked letter by letter included; the whole address in any case does", async () => {
     for (const t of targets) {
       const at = t.email.indexOf('@');
       for (const q of prefixes(t.email)) {
@@ -154,16 +174,30 @@ describe('search privacy: a prefix walk reveals no character of a masked field',
   });
 });
 
-describe('search: the invoice contact\'s name, email and phone are matched under the same rules', () => {
+describe("search: the invoice contact's name, email and phone are matched under the same rules", () => {
   it('finds a customer by the invoice contact alone (whole name words, whole email, whole phone in another format), never by a part of them', async () => {
     const t = targets[0];
     const session = await verify(kit, { id: t.id, email: t.email }, doc.providers.main.api_key);
     const patch = await kit.call('PATCH', `/agent/customers/${t.id}/contact`, {
-      key: doc.providers.main.api_key, session,
-      payload: { contact_type: 'invoice', first_name: 'Quirin', last_name: 'Oberwaldner', email: 'buchhaltung@oberwaldner-steuer.example', phone: '+49 89 4567 8901' },
+      key: doc.providers.main.api_key,
+      session,
+      payload: {
+        contact_type: 'invoice',
+        first_name: 'Quirin',
+        last_name: 'Oberwaldner',
+        email: 'buchhaltung@oberwaldner-steuer.example',
+        phone: '+49 89 4567 8901',
+      },
     });
     expect(patch.status).toBe(200);
-    for (const q of ['Quirin Oberwaldner', 'Oberwaldner', 'BUCHHALTUNG@oberwaldner-steuer.example', '089 45678901', '+49 (89) 4567-8901', 'Oberwaldnr']) {
+    for (const q of [
+      'Quirin Oberwaldner',
+      'Oberwaldner',
+      'BUCHHALTUNG@oberwaldner-steuer.example',
+      '089 45678901',
+      '+49 (89) 4567-8901',
+      'Oberwaldnr',
+    ]) {
       expect({ q, found: await finds(q, t.id) }).toEqual({ q, found: true });
     }
     for (const q of ['Oberwald', 'buchhaltung@', 'buchhaltung@oberwaldner', '+49 89 4567', '+4989456789']) {
@@ -174,14 +208,31 @@ describe('search: the invoice contact\'s name, email and phone are matched under
   it('the invoice address (shown in no masked match) is found only by whole words: no prefix of its postal code, street or city finds the customer', async () => {
     const t = targets[1];
     // No route edits an invoice address; an operator's import would. Values no demo place starts with.
-    await kit.t.db.updateTable('subscribers')
+    await kit.t.db
+      .updateTable('subscribers')
       .set({ invoice_street: 'Zypressenweg', invoice_house_number: '77', invoice_postal_code: '98765', invoice_city: 'Quedlinburg' })
-      .where('id', '=', t.id).execute();
+      .where('id', '=', t.id)
+      .execute();
     const last = t.last_name;
-    for (const q of [`${last} 98765`, `${last} Zypressenweg 77`, `${last} 77 Quedlinburg`, `${last} Quedlinburg`, `${last} 98765 Quedlinburg`]) {
+    for (const q of [
+      `${last} 98765`,
+      `${last} Zypressenweg 77`,
+      `${last} 77 Quedlinburg`,
+      `${last} Quedlinburg`,
+      `${last} 98765 Quedlinburg`,
+    ]) {
       expect({ q, found: await finds(q, t.id) }).toEqual({ q, found: true });
     }
-    for (const q of [`${last} 9`, `${last} 98`, `${last} 987`, `${last} 9876`, `${last} Zypressen`, `${last} 77 Quedlin`, `${last} Qu`, `${last} Zyp 77`]) {
+    for (const q of [
+      `${last} 9`,
+      `${last} 98`,
+      `${last} 987`,
+      `${last} 9876`,
+      `${last} Zypressen`,
+      `${last} 77 Quedlin`,
+      `${last} Qu`,
+      `${last} Zyp 77`,
+    ]) {
       expect({ q, found: await finds(q, t.id) }).toEqual({ q, found: false });
     }
   });

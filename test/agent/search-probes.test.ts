@@ -29,29 +29,112 @@ const search = async (q: string, extra = '') => {
 };
 const ids = async (q: string) => (await search(q)).matches.map((m) => m.customer_id).sort();
 const setInvoice = (id: string, street: string, house: string, postal: string, city: string) =>
-  kit.t.db.updateTable('subscribers').set({ invoice_street: street, invoice_house_number: house, invoice_postal_code: postal, invoice_city: city }).where('id', '=', id).execute();
+  kit.t.db
+    .updateTable('subscribers')
+    .set({ invoice_street: street, invoice_house_number: house, invoice_postal_code: postal, invoice_city: city })
+    .where('id', '=', id)
+    .execute();
 
 beforeAll(async () => {
   kit = await setupAgent();
   const db = kit.t.db;
   const p = kit.main.id;
-  const sonnenweg = await createBuilding(db, p, { street: 'Sonnenweg', houseNumber: '7', postalCode: '10405', city: 'Berlin', units: ['3A', '4B'] });
-  erikaA = await seedCustomer(kit, { firstName: 'Erika', lastName: 'Mustermann', building: sonnenweg, unit: '3A', email: 'erika.a@example.com' });
-  erikaB = await seedCustomer(kit, { firstName: 'Erika', lastName: 'Mustermann', building: sonnenweg, unit: '4B', email: 'erika.b@example.com' });
-  const main594 = await createBuilding(db, p, { street: 'Main Street', houseNumber: '594', postalCode: 'M5V 2T6', city: 'Toronto', country: 'CA', units: ['8C'] });
+  const sonnenweg = await createBuilding(db, p, {
+    street: 'Sonnenweg',
+    houseNumber: '7',
+    postalCode: '10405',
+    city: 'Berlin',
+    units: ['3A', '4B'],
+  });
+  erikaA = await seedCustomer(kit, {
+    firstName: 'Erika',
+    lastName: 'Mustermann',
+    building: sonnenweg,
+    unit: '3A',
+    email: 'erika.a@example.com',
+  });
+  erikaB = await seedCustomer(kit, {
+    firstName: 'Erika',
+    lastName: 'Mustermann',
+    building: sonnenweg,
+    unit: '4B',
+    email: 'erika.b@example.com',
+  });
+  const main594 = await createBuilding(db, p, {
+    street: 'Main Street',
+    houseNumber: '594',
+    postalCode: 'M5V 2T6',
+    city: 'Toronto',
+    country: 'CA',
+    units: ['8C'],
+  });
   zoe = await seedCustomer(kit, { firstName: 'Zoë', lastName: 'Koch', building: main594, unit: '8C' });
-  const main5940 = await createBuilding(db, p, { street: 'Main Street', houseNumber: '5940', postalCode: 'M5V 2T7', city: 'Toronto', country: 'CA', units: ['8C'] });
+  const main5940 = await createBuilding(db, p, {
+    street: 'Main Street',
+    houseNumber: '5940',
+    postalCode: 'M5V 2T7',
+    city: 'Toronto',
+    country: 'CA',
+    units: ['8C'],
+  });
   liam = await seedCustomer(kit, { firstName: 'Liam', lastName: 'Wilson', building: main5940, unit: '8C' });
-  anna12a = await seedCustomer(kit, { firstName: 'Anna', lastName: 'Schmidt', street: 'Bahnhofstraße', houseNumber: '12a', postalCode: '20095', city: 'Hamburg', unit: '1A' });
-  anna120 = await seedCustomer(kit, { firstName: 'Anna', lastName: 'Becker', street: 'Bahnhofstraße', houseNumber: '120', postalCode: '20095', city: 'Hamburg', unit: '1A' });
-  paul12 = await seedCustomer(kit, { firstName: 'Paul', lastName: 'Weber', street: 'Bahnhofstraße', houseNumber: '12', postalCode: '20095', city: 'Hamburg', unit: '2B' });
+  anna12a = await seedCustomer(kit, {
+    firstName: 'Anna',
+    lastName: 'Schmidt',
+    street: 'Bahnhofstraße',
+    houseNumber: '12a',
+    postalCode: '20095',
+    city: 'Hamburg',
+    unit: '1A',
+  });
+  anna120 = await seedCustomer(kit, {
+    firstName: 'Anna',
+    lastName: 'Becker',
+    street: 'Bahnhofstraße',
+    houseNumber: '120',
+    postalCode: '20095',
+    city: 'Hamburg',
+    unit: '1A',
+  });
+  paul12 = await seedCustomer(kit, {
+    firstName: 'Paul',
+    lastName: 'Weber',
+    street: 'Bahnhofstraße',
+    houseNumber: '12',
+    postalCode: '20095',
+    city: 'Hamburg',
+    unit: '2B',
+  });
   // Invoiced at Rathausstraße 62a, served in unit 3C of Rathausstraße 62c.
-  moved = await seedCustomer(kit, { firstName: 'Mia', lastName: 'Vogel', street: 'Rathausstraße', houseNumber: '62c', postalCode: '20881', city: 'Hamburg', unit: '3C' });
+  moved = await seedCustomer(kit, {
+    firstName: 'Mia',
+    lastName: 'Vogel',
+    street: 'Rathausstraße',
+    houseNumber: '62c',
+    postalCode: '20881',
+    city: 'Hamburg',
+    unit: '3C',
+  });
   await setInvoice(moved.id, 'Rathausstraße', '62a', '20881', 'Hamburg');
   li = await seedCustomer(kit, { firstName: 'Li', lastName: 'Wang', street: 'Kantstraße', houseNumber: '3', unit: '4B' });
   lina = await seedCustomer(kit, { firstName: 'Lina', lastName: 'Berg', street: 'Kantstraße', houseNumber: '5', unit: '4B' });
-  hamburger = await seedCustomer(kit, { firstName: 'Hans', lastName: 'Hamburger', street: 'Lindenallee', houseNumber: '1', city: 'Berlin', unit: '1' });
-  hansInHamburg = await seedCustomer(kit, { firstName: 'Hans', lastName: 'Meyer', street: 'Jungfernstieg', houseNumber: '9', city: 'Hamburg', postalCode: '20354', unit: '2' });
+  hamburger = await seedCustomer(kit, {
+    firstName: 'Hans',
+    lastName: 'Hamburger',
+    street: 'Lindenallee',
+    houseNumber: '1',
+    city: 'Berlin',
+    unit: '1',
+  });
+  hansInHamburg = await seedCustomer(kit, {
+    firstName: 'Hans',
+    lastName: 'Meyer',
+    street: 'Jungfernstieg',
+    houseNumber: '9',
+    city: 'Hamburg',
+    postalCode: '20354',
+    unit: '2',
+  });
   for (const c of [erikaA, erikaB, zoe, liam, anna12a, anna120, paul12, li, lina, hamburger, hansInHamburg]) {
     await setInvoice(c.id, 'Postfach', String(100 + Math.floor(Math.random() * 800)), '99999', 'Nirgendwo');
   }
@@ -78,10 +161,24 @@ describe('search, first pass: a name is read in either order, word by whole word
 
   it('answers each match with its service locations, in subscription order', async () => {
     const db = kit.t.db;
-    const second = await createBuilding(db, kit.main.id, { street: 'Sonnenweg', houseNumber: '9', postalCode: '10405', city: 'Berlin', units: ['EG'] });
+    const second = await createBuilding(db, kit.main.id, {
+      street: 'Sonnenweg',
+      houseNumber: '9',
+      postalCode: '10405',
+      city: 'Berlin',
+      units: ['EG'],
+    });
     const plan = await createPlanVersion(db, kit.main.id);
     const loc = await createLocation(db, kit.main.id, second.id, second.units[0].id);
-    await createSubscription(db, { providerId: kit.main.id, subscriberId: zoe.id, planVersionId: plan.id, buildingId: second.id, unitId: second.units[0].id, locationId: loc.id, status: 'PENDING' });
+    await createSubscription(db, {
+      providerId: kit.main.id,
+      subscriberId: zoe.id,
+      planVersionId: plan.id,
+      buildingId: second.id,
+      unitId: second.units[0].id,
+      locationId: loc.id,
+      status: 'PENDING',
+    });
     const r = await search('Zoë Koch');
     expect(r.matches).toHaveLength(1);
     expect(r.matches[0].service_locations).toEqual([
@@ -116,7 +213,7 @@ describe('search, first pass: street and house number are one key (several stree
     expect(await ids('Main Street 594')).toEqual([zoe.id]);
   });
 
-  it('the invoice address with the unit of the customer\'s service location finds the customer', async () => {
+  it("the invoice address with the unit of the customer's service location finds the customer", async () => {
     expect(await ids('Rathausstraße 62a 3C')).toEqual([moved.id]);
     expect(await ids('Rathausstraße 62c 3C')).toEqual([moved.id]);
     expect(await ids('Rathausstraße 62a 4B')).toEqual([]);
@@ -162,17 +259,39 @@ describe('search: the passes answer in turn', () => {
     // The provider's countries are reused for a minute; a phone search that finds nothing reads
     // them again before answering. The other provider serves Germany only at first.
     const other = kit.other;
-    const byOther = async (q: string) => (await kit.call('GET', `/agent/customers/search?q=${encodeURIComponent(q)}`, { key: other.apiKey })).body;
-    await seedCustomer(kit, { provider: other, firstName: 'Jonas', lastName: 'Berliner', street: 'Torstraße', houseNumber: '1', phone: '+49 151 44445555' });
+    const byOther = async (q: string) =>
+      (await kit.call('GET', `/agent/customers/search?q=${encodeURIComponent(q)}`, { key: other.apiKey })).body;
+    await seedCustomer(kit, {
+      provider: other,
+      firstName: 'Jonas',
+      lastName: 'Berliner',
+      street: 'Torstraße',
+      houseNumber: '1',
+      phone: '+49 151 44445555',
+    });
     expect((await byOther('(416) 555-0199')).match_count).toBe(0);
-    const ca = await createBuilding(kit.t.db, other.id, { street: 'King Street West', houseNumber: '100', postalCode: 'M5X 1A9', city: 'Toronto', country: 'CA', units: ['1201'] });
-    const caller = await seedCustomer(kit, { provider: other, firstName: 'Noah', lastName: 'Tremblay', building: ca, unit: '1201', phone: '+1 416 555 0199' });
+    const ca = await createBuilding(kit.t.db, other.id, {
+      street: 'King Street West',
+      houseNumber: '100',
+      postalCode: 'M5X 1A9',
+      city: 'Toronto',
+      country: 'CA',
+      units: ['1201'],
+    });
+    const caller = await seedCustomer(kit, {
+      provider: other,
+      firstName: 'Noah',
+      lastName: 'Tremblay',
+      building: ca,
+      unit: '1201',
+      phone: '+1 416 555 0199',
+    });
     expect((await byOther('(416) 555-0199')).matches.map((m: { customer_id: string }) => m.customer_id)).toEqual([caller.id]);
   });
 });
 
 describe('search, second pass: the most selective word drives, the others are checked per customer', () => {
-  it('any word may drive: the matches are the same (the intersection of every word\'s set)', async () => {
+  it("any word may drive: the matches are the same (the intersection of every word's set)", async () => {
     for (const q of ['Erika Berlin 4B', 'Meyer Hamburg', 'Sonnenweg 3A', 'Anna Hamburg 1A', 'Mustermnn 4B']) {
       const plan = planSearch(q, ['DE']);
       const n = plan.kind === 'tokens' ? plan.tokens.length : 1;
@@ -194,7 +313,11 @@ describe('search, second pass: the most selective word drives, the others are ch
     // three units' subscriptions and locations: past a cap of 3. Counted once per field, both
     // words would reach the cap and tie, and the first word of q would drive.
     for (const n of [1, 2]) {
-      await createSubscriber(kit.t.db, kit.main.id, { firstName: 'Annika', lastName: `Driver${n}`, email: `annika.driver${n}@example.test` });
+      await createSubscriber(kit.t.db, kit.main.id, {
+        firstName: 'Annika',
+        lastName: `Driver${n}`,
+        email: `annika.driver${n}@example.test`,
+      });
     }
     for (const q of ['4B Annika', 'Annika 4B']) {
       const plan = planSearch(q, ['DE']);

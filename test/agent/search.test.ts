@@ -8,18 +8,60 @@ let erikaB: SeededCustomer;
 let hans: SeededCustomer;
 let foreign: SeededCustomer;
 
-const search = (q: string, extra = '', key?: string) => kit.call('GET', `/agent/customers/search?q=${encodeURIComponent(q)}${extra}`, { key });
+const search = (q: string, extra = '', key?: string) =>
+  kit.call('GET', `/agent/customers/search?q=${encodeURIComponent(q)}${extra}`, { key });
 
 beforeAll(async () => {
   kit = await setupAgent();
   // Same name, same building, different units: the demo's ambiguous pair.
-  const shared = await createBuilding(kit.t.db, kit.main.id, { street: 'Sonnenweg', houseNumber: '7', postalCode: '10405', city: 'Berlin', units: ['3A', '4B'] });
-  erikaA = await seedCustomer(kit, { firstName: 'Erika', lastName: 'Mustermann', building: shared, unit: '3A', phone: '+49 151 11112222', email: 'erika.a@example.com' });
-  erikaB = await seedCustomer(kit, { firstName: 'Erika', lastName: 'Mustermann', building: shared, unit: '4B', phone: '+49 151 33334444', email: 'erika.b@example.com' });
-  hans = await seedCustomer(kit, { firstName: 'Hans', lastName: 'Meyer-Schulz', street: 'Am Weinberg', houseNumber: '12a', city: 'Hamburg', postalCode: '20095', unit: '1', phone: '+1 416 555 0123', email: 'hans@meyer.example' });
-  await kit.t.db.updateTable('subscribers').set({ invoice_street: 'Postfachweg', invoice_house_number: '99', invoice_postal_code: '80331', invoice_city: 'München' }).where('id', '=', hans.id).execute();
+  const shared = await createBuilding(kit.t.db, kit.main.id, {
+    street: 'Sonnenweg',
+    houseNumber: '7',
+    postalCode: '10405',
+    city: 'Berlin',
+    units: ['3A', '4B'],
+  });
+  erikaA = await seedCustomer(kit, {
+    firstName: 'Erika',
+    lastName: 'Mustermann',
+    building: shared,
+    unit: '3A',
+    phone: '+49 151 11112222',
+    email: 'erika.a@example.com',
+  });
+  erikaB = await seedCustomer(kit, {
+    firstName: 'Erika',
+    lastName: 'Mustermann',
+    building: shared,
+    unit: '4B',
+    phone: '+49 151 33334444',
+    email: 'erika.b@example.com',
+  });
+  hans = await seedCustomer(kit, {
+    firstName: 'Hans',
+    lastName: 'Meyer-Schulz',
+    street: 'Am Weinberg',
+    houseNumber: '12a',
+    city: 'Hamburg',
+    postalCode: '20095',
+    unit: '1',
+    phone: '+1 416 555 0123',
+    email: 'hans@meyer.example',
+  });
+  await kit.t.db
+    .updateTable('subscribers')
+    .set({ invoice_street: 'Postfachweg', invoice_house_number: '99', invoice_postal_code: '80331', invoice_city: 'München' })
+    .where('id', '=', hans.id)
+    .execute();
   // Another provider's customer with the very same name, phone and unit label.
-  foreign = await seedCustomer(kit, { provider: kit.other, firstName: 'Erika', lastName: 'Mustermann', unit: '4B', phone: '+49 151 33334444', email: 'erika.other@example.com' });
+  foreign = await seedCustomer(kit, {
+    provider: kit.other,
+    firstName: 'Erika',
+    lastName: 'Mustermann',
+    unit: '4B',
+    phone: '+49 151 33334444',
+    email: 'erika.other@example.com',
+  });
 });
 afterAll(async () => {
   await expectNoLeaks(kit);
@@ -27,7 +69,7 @@ afterAll(async () => {
 });
 
 describe('GET /agent/customers/search', () => {
-  it('a name shared by two customers is ambiguous, with each candidate\'s service location as the discriminator', async () => {
+  it("a name shared by two customers is ambiguous, with each candidate's service location as the discriminator", async () => {
     const r = await search('Erika Mustermann');
     expect(r.status).toBe(200);
     expect(r.body.ambiguous).toBe(true);
@@ -41,7 +83,12 @@ describe('GET /agent/customers/search', () => {
     for (const q of ['Erika Mustermann 4B', 'Erika Mustermann unit 4B', 'mustermann, Sonnenweg 7 4b']) {
       const r = await search(q);
       expect(r.status).toBe(200);
-      expect({ q, ambiguous: r.body.ambiguous, count: r.body.match_count, ids: r.body.matches.map((m: any) => m.customer_id) }).toEqual({ q, ambiguous: false, count: 1, ids: [erikaB.id] });
+      expect({ q, ambiguous: r.body.ambiguous, count: r.body.match_count, ids: r.body.matches.map((m: any) => m.customer_id) }).toEqual({
+        q,
+        ambiguous: false,
+        count: 1,
+        ids: [erikaB.id],
+      });
     }
   });
 
@@ -49,8 +96,20 @@ describe('GET /agent/customers/search', () => {
     const r = await search('Erika Mustermann 3A');
     expect(r.body.matches).toHaveLength(1);
     const m = r.body.matches[0];
-    expect(Object.keys(m).sort()).toEqual(['customer_id', 'customer_number_masked', 'email_masked', 'name_masked', 'phone_masked', 'service_locations']);
-    expect(m).toMatchObject({ name_masked: 'Erika M.', email_masked: 'e***@e***.com', phone_masked: '***22', customer_number_masked: `****-**${erikaA.customerNumber!.slice(-2)}` });
+    expect(Object.keys(m).sort()).toEqual([
+      'customer_id',
+      'customer_number_masked',
+      'email_masked',
+      'name_masked',
+      'phone_masked',
+      'service_locations',
+    ]);
+    expect(m).toMatchObject({
+      name_masked: 'Erika M.',
+      email_masked: 'e***@e***.com',
+      phone_masked: '***22',
+      customer_number_masked: `****-**${erikaA.customerNumber!.slice(-2)}`,
+    });
     expect(r.raw).not.toContain('Mustermann');
     expect(r.raw).not.toContain('erika.a@example.com');
     expect(r.raw).not.toContain('11112222');
@@ -94,7 +153,7 @@ describe('GET /agent/customers/search', () => {
     expect((await search('Mustermnn 4B')).body.matches.map((m: any) => m.customer_id)).toEqual([erikaB.id]);
   });
 
-  it('is provider-scoped: another provider\'s customer never appears, even with the same name, phone and unit', async () => {
+  it("is provider-scoped: another provider's customer never appears, even with the same name, phone and unit", async () => {
     for (const q of ['Erika Mustermann', '+49 151 33334444', 'erika.other@example.com', foreign.customerNumber!, 'Erika 4B']) {
       const r = await search(q);
       expect(r.body.matches.map((m: any) => m.customer_id)).not.toContain(foreign.id);

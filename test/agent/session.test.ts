@@ -30,7 +30,13 @@ const ROUTES: RouteCase[] = [
   { name: 'network-health', method: 'GET', path: (id) => `/agent/customers/${id}/network-health`, ok: 200 },
   { name: 'tickets', method: 'GET', path: (id) => `/agent/customers/${id}/tickets`, ok: 200 },
   { name: 'contact', method: 'PATCH', path: (id) => `/agent/customers/${id}/contact`, payload: { first_name: 'Changed' }, ok: 200 },
-  { name: 'password-reset', method: 'POST', path: (id) => `/agent/customers/${id}/password-reset`, payload: { action: 'password_reset' }, ok: 202 },
+  {
+    name: 'password-reset',
+    method: 'POST',
+    path: (id) => `/agent/customers/${id}/password-reset`,
+    payload: { action: 'password_reset' },
+    ok: 202,
+  },
   { name: 'invoice resend', method: 'POST', path: (id) => `/agent/customers/${id}/invoices/${invoiceId}/resend`, ok: 202 },
   { name: 'notes', method: 'POST', path: (id) => `/agent/customers/${id}/notes`, payload: { note: 'gating test note' }, ok: 201 },
 ];
@@ -64,7 +70,7 @@ afterAll(async () => {
 });
 
 describe.each(ROUTES)('$method $name', (route) => {
-  it('another provider\'s customer answers 404 customer_not_found exactly like an unknown or malformed id, before any session check', async () => {
+  it("another provider's customer answers 404 customer_not_found exactly like an unknown or malformed id, before any session check", async () => {
     const before = await writesOf(foreign.id);
     const answers = [];
     for (const id of [foreign.id, newId(), 'not-a-uuid', 'ABCD-1234']) {
@@ -78,7 +84,7 @@ describe.each(ROUTES)('$method $name', (route) => {
     expect(await writesOf(foreign.id)).toEqual(before);
   });
 
-  it('the other provider\'s key with its own verified session cannot reach this provider\'s customer (404)', async () => {
+  it("the other provider's key with its own verified session cannot reach this provider's customer (404)", async () => {
     const r = await kit.call(route.method, route.path(mine.id), { key: kit.other.apiKey, session: foreignSession, payload: route.payload });
     expectError(r, 404, 'customer_not_found');
   });
@@ -97,14 +103,22 @@ describe.each(ROUTES)('$method $name', (route) => {
     expect(await writesOf(mine.id)).toEqual(before);
   });
 
-  it('a session of another customer (same provider, or another provider\'s) answers 403 session_customer_mismatch', async () => {
+  it("a session of another customer (same provider, or another provider's) answers 403 session_customer_mismatch", async () => {
     const before = await writesOf(mine.id);
-    expectError(await kit.call(route.method, route.path(mine.id), { session: siblingSession, payload: route.payload }), 403, 'session_customer_mismatch');
-    expectError(await kit.call(route.method, route.path(mine.id), { session: foreignSession, payload: route.payload }), 403, 'session_customer_mismatch');
+    expectError(
+      await kit.call(route.method, route.path(mine.id), { session: siblingSession, payload: route.payload }),
+      403,
+      'session_customer_mismatch',
+    );
+    expectError(
+      await kit.call(route.method, route.path(mine.id), { session: foreignSession, payload: route.payload }),
+      403,
+      'session_customer_mismatch',
+    );
     expect(await writesOf(mine.id)).toEqual(before);
   });
 
-  it('the customer\'s own live session is accepted', async () => {
+  it("the customer's own live session is accepted", async () => {
     const r = await kit.call(route.method, route.path(mine.id), { session: mySession, payload: route.payload });
     expect(r.status).toBe(route.ok);
   });

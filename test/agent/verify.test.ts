@@ -16,10 +16,18 @@ afterAll(async () => {
 
 const issue = (customerId: string, body: Record<string, unknown> = {}, key?: string) =>
   kit.call('POST', '/agent/verify/issue', { key, payload: { customer_id: customerId, ...body } });
-const check = (customerId: string, code: string, key?: string) => kit.call('POST', '/agent/verify/check', { key, payload: { customer_id: customerId, code } });
-const codesOf = (customerId: string) => kit.t.db.selectFrom('verification_codes').selectAll().where('subscriber_id', '=', customerId).orderBy('created_at').execute();
+const check = (customerId: string, code: string, key?: string) =>
+  kit.call('POST', '/agent/verify/check', { key, payload: { customer_id: customerId, code } });
+const codesOf = (customerId: string) =>
+  kit.t.db.selectFrom('verification_codes').selectAll().where('subscriber_id', '=', customerId).orderBy('created_at').execute();
 const auditOf = (customerId: string, action: string) =>
-  kit.t.db.selectFrom('audit_entries').selectAll().where('entity_id', '=', customerId).where('action', '=', action).orderBy('created_at').execute();
+  kit.t.db
+    .selectFrom('audit_entries')
+    .selectAll()
+    .where('entity_id', '=', customerId)
+    .where('action', '=', action)
+    .orderBy('created_at')
+    .execute();
 const wrong = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
 const sms = () => kit.t.deps.adapters as SimulatedAdapters;
 
@@ -28,7 +36,12 @@ describe('POST /agent/verify/issue (email)', () => {
     const c = await seedCustomer(kit, { firstName: 'Vera' });
     const r = await issue(c.id);
     expect(r.status).toBe(202);
-    expect(r.body).toEqual({ sent: true, channel: 'email', destination_masked: expect.stringMatching(/^c\*\*\*@e\*\*\*\.test$/), expires_at: '2026-11-16T10:10:00.000Z' });
+    expect(r.body).toEqual({
+      sent: true,
+      channel: 'email',
+      destination_masked: expect.stringMatching(/^c\*\*\*@e\*\*\*\.test$/),
+      expires_at: '2026-11-16T10:10:00.000Z',
+    });
     const { code, message } = await codeFromMail(kit, c.email);
     expect(code).toMatch(/^\d{6}$/);
     expect(message.to).toEqual([c.email.toLowerCase()]);
@@ -39,7 +52,13 @@ describe('POST /agent/verify/issue (email)', () => {
     expect(Buffer.from(row.code_hash).equals(sha256(code))).toBe(false);
     expect(Buffer.from(row.code_hash).toString('hex')).not.toContain(Buffer.from(code).toString('hex'));
     const [audit] = await auditOf(c.id, 'agent.verify.issue');
-    expect(audit).toMatchObject({ actor_type: 'api_key', actor: kit.main.keyPrefix, provider_id: kit.main.id, entity_type: 'customer', request_id: r.headers['x-request-id'] });
+    expect(audit).toMatchObject({
+      actor_type: 'api_key',
+      actor: kit.main.keyPrefix,
+      provider_id: kit.main.id,
+      entity_type: 'customer',
+      request_id: r.headers['x-request-id'],
+    });
     expect(JSON.stringify(audit.after)).not.toContain(code);
   });
 
@@ -82,7 +101,7 @@ describe('POST /agent/verify/issue (email)', () => {
     expect(rows.filter((x) => !x.superseded)).toHaveLength(1);
   });
 
-  it('another provider\'s customer and an unknown id answer the same 404 customer_not_found, with nothing stored or sent', async () => {
+  it("another provider's customer and an unknown id answer the same 404 customer_not_found, with nothing stored or sent", async () => {
     const theirs = await seedCustomer(kit, { provider: kit.other });
     const a = await issue(theirs.id);
     const b = await issue(newId());
@@ -120,7 +139,9 @@ describe('POST /agent/verify/issue (sms)', () => {
     const r = await issue(c.id, { channel: 'sms' }, p.apiKey);
     expect(r.status).toBe(202);
     expect(r.body).toMatchObject({ sent: true, channel: 'sms', destination_masked: '***32' });
-    const msg = sms().sms.sent.filter((m) => m.to === '+4915198765432').at(-1)!;
+    const msg = sms()
+      .sms.sent.filter((m) => m.to === '+4915198765432')
+      .at(-1)!;
     const code = /(\d{6})/.exec(msg.text)![1];
     kit.mailedSecrets.add(code);
     const ok = await check(c.id, code, p.apiKey);
@@ -151,14 +172,22 @@ describe('POST /agent/verify/check', () => {
     const { code } = await codeFromMail(kit, c.email);
     const r = await check(c.id, code);
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ verified_session: expect.stringMatching(/^vs_[A-Za-z0-9_-]{43}$/), customer_id: c.id, expires_at: '2026-11-16T10:15:00.000Z' });
+    expect(r.body).toEqual({
+      verified_session: expect.stringMatching(/^vs_[A-Za-z0-9_-]{43}$/),
+      customer_id: c.id,
+      expires_at: '2026-11-16T10:15:00.000Z',
+    });
     const [session] = await kit.t.db.selectFrom('verified_sessions').selectAll().where('subscriber_id', '=', c.id).execute();
     expect(session).toMatchObject({ provider_id: kit.main.id });
     expect(Buffer.from(session.token_hash).equals(sha256(r.body.verified_session))).toBe(true);
     const [row] = await codesOf(c.id);
     expect(row.consumed_at).not.toBeNull();
     const audits = await auditOf(c.id, 'agent.verify.check');
-    expect(audits.at(-1)).toMatchObject({ actor: kit.main.keyPrefix, request_id: r.headers['x-request-id'], after: expect.objectContaining({ result: 'verified' }) });
+    expect(audits.at(-1)).toMatchObject({
+      actor: kit.main.keyPrefix,
+      request_id: r.headers['x-request-id'],
+      after: expect.objectContaining({ result: 'verified' }),
+    });
     expect(JSON.stringify(audits)).not.toContain(r.body.verified_session);
     // A code works once.
     expectError(await check(c.id, code), 401, 'invalid_code');
@@ -230,7 +259,7 @@ describe('POST /agent/verify/check', () => {
     expectError(await check(b.id, code), 401, 'invalid_code');
   });
 
-  it('another provider\'s key cannot check this provider\'s customer: 404 customer_not_found', async () => {
+  it("another provider's key cannot check this provider's customer: 404 customer_not_found", async () => {
     const c = await seedCustomer(kit);
     await issue(c.id);
     const { code } = await codeFromMail(kit, c.email);

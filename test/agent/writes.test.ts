@@ -21,7 +21,8 @@ async function verified(o: Parameters<typeof seedCustomer>[1] = {}): Promise<See
   return { ...c, session: await verify(kit, c) };
 }
 const subscriber = (id: string) => kit.t.db.selectFrom('subscribers').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-const audits = (entityId: string, action: string) => kit.t.db.selectFrom('audit_entries').selectAll().where('entity_id', '=', entityId).where('action', '=', action).execute();
+const audits = (entityId: string, action: string) =>
+  kit.t.db.selectFrom('audit_entries').selectAll().where('entity_id', '=', entityId).where('action', '=', action).execute();
 
 /** The link token in the newest mail of this tag to this address. */
 async function mailedToken(to: string, tag: string) {
@@ -35,7 +36,10 @@ async function mailedToken(to: string, tag: string) {
 describe('PATCH /agent/customers/{id}/contact', () => {
   it('changes only the sent contract fields, at once, normalises the phone for search, and audits before/after', async () => {
     const c = await verified({ firstName: 'Paula', lastName: 'Patch', phone: '+49 151 10101010' });
-    const r = await kit.call('PATCH', `/agent/customers/${c.id}/contact`, { session: c.session, payload: { last_name: 'Patched', phone: '0151 2020 3030' } });
+    const r = await kit.call('PATCH', `/agent/customers/${c.id}/contact`, {
+      session: c.session,
+      payload: { last_name: 'Patched', phone: '0151 2020 3030' },
+    });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
       customer_id: c.id,
@@ -45,9 +49,21 @@ describe('PATCH /agent/customers/{id}/contact', () => {
       applied_at: '2026-11-16T10:00:00.000Z',
     });
     const row = await subscriber(c.id);
-    expect(row).toMatchObject({ first_name: 'Paula', last_name: 'Patched', email: c.email, phone: '0151 2020 3030', phone_e164: '+4915120203030', invoice_first_name: null });
+    expect(row).toMatchObject({
+      first_name: 'Paula',
+      last_name: 'Patched',
+      email: c.email,
+      phone: '0151 2020 3030',
+      phone_e164: '+4915120203030',
+      invoice_first_name: null,
+    });
     const [a] = await audits(c.id, 'agent.contact.update');
-    expect(a).toMatchObject({ actor: kit.main.keyPrefix, request_id: r.headers['x-request-id'], before: { contact_type: 'contract', last_name: 'Patch', phone: '+49 151 10101010' }, after: { contact_type: 'contract', last_name: 'Patched', phone: '0151 2020 3030' } });
+    expect(a).toMatchObject({
+      actor: kit.main.keyPrefix,
+      request_id: r.headers['x-request-id'],
+      before: { contact_type: 'contract', last_name: 'Patch', phone: '+49 151 10101010' },
+      after: { contact_type: 'contract', last_name: 'Patched', phone: '0151 2020 3030' },
+    });
     // The new number is searchable at once.
     const s = await kit.call('GET', '/agent/customers/search?q=%2B49%20151%202020%203030');
     expect(s.body.matches.map((m: any) => m.customer_id)).toEqual([c.id]);
@@ -55,11 +71,20 @@ describe('PATCH /agent/customers/{id}/contact', () => {
 
   it('contact_type invoice writes the invoice_* columns only', async () => {
     const c = await verified();
-    const r = await kit.call('PATCH', `/agent/customers/${c.id}/contact`, { session: c.session, payload: { contact_type: 'invoice', first_name: 'Inge', email: 'inge@billing.example', phone: '+49 30 9876543' } });
+    const r = await kit.call('PATCH', `/agent/customers/${c.id}/contact`, {
+      session: c.session,
+      payload: { contact_type: 'invoice', first_name: 'Inge', email: 'inge@billing.example', phone: '+49 30 9876543' },
+    });
     expect(r.status).toBe(200);
     expect(r.body.contact).toEqual({ first_name: 'Inge', last_name: null, email: 'inge@billing.example', phone: '+49 30 9876543' });
     const row = await subscriber(c.id);
-    expect(row).toMatchObject({ invoice_first_name: 'Inge', invoice_email: 'inge@billing.example', invoice_phone: '+49 30 9876543', first_name: 'Erika', email: c.email });
+    expect(row).toMatchObject({
+      invoice_first_name: 'Inge',
+      invoice_email: 'inge@billing.example',
+      invoice_phone: '+49 30 9876543',
+      first_name: 'Erika',
+      email: c.email,
+    });
   });
 
   it('a field sent with its current value is not listed as changed', async () => {
@@ -83,7 +108,10 @@ describe('PATCH /agent/customers/{id}/contact', () => {
     for (const [payload, field] of cases) {
       const r = await kit.call('PATCH', `/agent/customers/${c.id}/contact`, { session: c.session, payload });
       expectError(r, 400, 'validation_error');
-      expect({ payload, fields: r.body.error.details.map((d: any) => d.field) }).toEqual({ payload, fields: expect.arrayContaining([field]) });
+      expect({ payload, fields: r.body.error.details.map((d: any) => d.field) }).toEqual({
+        payload,
+        fields: expect.arrayContaining([field]),
+      });
     }
     expect(await subscriber(c.id)).toEqual(before);
   });
@@ -91,7 +119,10 @@ describe('PATCH /agent/customers/{id}/contact', () => {
   it('409 conflict when another customer of the provider already uses the email; nothing changes', async () => {
     const a = await verified();
     const b = await seedCustomer(kit);
-    const r = await kit.call('PATCH', `/agent/customers/${a.id}/contact`, { session: a.session, payload: { email: b.email.toUpperCase(), first_name: 'Nope' } });
+    const r = await kit.call('PATCH', `/agent/customers/${a.id}/contact`, {
+      session: a.session,
+      payload: { email: b.email.toUpperCase(), first_name: 'Nope' },
+    });
     expectError(r, 409, 'conflict');
     expect((await subscriber(a.id)).first_name).toBe('Erika');
     expect(await audits(a.id, 'agent.contact.update')).toHaveLength(0);
@@ -101,9 +132,17 @@ describe('PATCH /agent/customers/{id}/contact', () => {
 describe('POST /agent/customers/{id}/password-reset', () => {
   it('password_reset mails a 15-minute single-use reset link to the login email; the link sets the password', async () => {
     const c = await verified({ login: 'active' });
-    const r = await kit.call('POST', `/agent/customers/${c.id}/password-reset`, { session: c.session, payload: { action: 'password_reset' } });
+    const r = await kit.call('POST', `/agent/customers/${c.id}/password-reset`, {
+      session: c.session,
+      payload: { action: 'password_reset' },
+    });
     expect(r.status).toBe(202);
-    expect(r.body).toEqual({ sent: true, action: 'password_reset', destination_masked: expect.stringMatching(/^u\*\*\*@e\*\*\*\.test$/), expires_at: '2026-11-16T10:15:00.000Z' });
+    expect(r.body).toEqual({
+      sent: true,
+      action: 'password_reset',
+      destination_masked: expect.stringMatching(/^u\*\*\*@e\*\*\*\.test$/),
+      expires_at: '2026-11-16T10:15:00.000Z',
+    });
     const { token } = await mailedToken(c.user!.email, 'password_reset');
     const [link] = await kit.t.db.selectFrom('link_tokens').selectAll().where('user_id', '=', c.user!.id).execute();
     expect(link).toMatchObject({ purpose: 'password_reset', subscriber_id: c.id, used_at: null });
@@ -111,7 +150,11 @@ describe('POST /agent/customers/{id}/password-reset', () => {
     expect(await audits(c.id, 'agent.portal_link.password_reset')).toHaveLength(1);
     const set = await kit.t.app.inject({ method: 'POST', url: '/auth/set-password', payload: { token, password: 'a brand new password' } });
     expect(set.statusCode).toBe(200);
-    const login = await kit.t.app.inject({ method: 'POST', url: '/auth/login', payload: { email: c.user!.email, password: 'a brand new password' } });
+    const login = await kit.t.app.inject({
+      method: 'POST',
+      url: '/auth/login',
+      payload: { email: c.user!.email, password: 'a brand new password' },
+    });
     expect(login.statusCode).toBe(200);
   });
 
@@ -124,33 +167,54 @@ describe('POST /agent/customers/{id}/password-reset', () => {
 
   it('resend_activation mails a 14-day set-up link while no password was chosen; after the customer sets one, 409 already_activated', async () => {
     const c = await verified({ login: 'not_activated' });
-    const r = await kit.call('POST', `/agent/customers/${c.id}/password-reset`, { session: c.session, payload: { action: 'resend_activation' } });
+    const r = await kit.call('POST', `/agent/customers/${c.id}/password-reset`, {
+      session: c.session,
+      payload: { action: 'resend_activation' },
+    });
     expect(r.status).toBe(202);
     expect(r.body.expires_at).toBe('2026-11-30T10:00:00.000Z');
     const { token } = await mailedToken(c.user!.email, 'account_activation');
-    expect((await kit.t.app.inject({ method: 'POST', url: '/auth/set-password', payload: { token, password: 'my first password!' } })).statusCode).toBe(200);
-    const again = await kit.call('POST', `/agent/customers/${c.id}/password-reset`, { session: c.session, payload: { action: 'resend_activation' } });
+    expect(
+      (await kit.t.app.inject({ method: 'POST', url: '/auth/set-password', payload: { token, password: 'my first password!' } }))
+        .statusCode,
+    ).toBe(200);
+    const again = await kit.call('POST', `/agent/customers/${c.id}/password-reset`, {
+      session: c.session,
+      payload: { action: 'resend_activation' },
+    });
     expectError(again, 409, 'already_activated');
   });
 
   it('resend_activation for an activated account answers 409 already_activated and sends nothing', async () => {
     const c = await verified({ login: 'active' });
-    const r = await kit.call('POST', `/agent/customers/${c.id}/password-reset`, { session: c.session, payload: { action: 'resend_activation' } });
+    const r = await kit.call('POST', `/agent/customers/${c.id}/password-reset`, {
+      session: c.session,
+      payload: { action: 'resend_activation' },
+    });
     expectError(r, 409, 'already_activated');
     expect(await kit.t.db.selectFrom('link_tokens').select('id').where('subscriber_id', '=', c.id).execute()).toHaveLength(0);
   });
 
   it('a customer without a login: password_reset answers 409 portal_account_missing; resend_activation creates the login (no password) and mails the set-up link', async () => {
     const c = await verified({ login: 'none' });
-    expectError(await kit.call('POST', `/agent/customers/${c.id}/password-reset`, { session: c.session, payload: { action: 'password_reset' } }), 409, 'portal_account_missing');
-    const r = await kit.call('POST', `/agent/customers/${c.id}/password-reset`, { session: c.session, payload: { action: 'resend_activation' } });
+    expectError(
+      await kit.call('POST', `/agent/customers/${c.id}/password-reset`, { session: c.session, payload: { action: 'password_reset' } }),
+      409,
+      'portal_account_missing',
+    );
+    const r = await kit.call('POST', `/agent/customers/${c.id}/password-reset`, {
+      session: c.session,
+      payload: { action: 'resend_activation' },
+    });
     expect(r.status).toBe(202);
     const row = await subscriber(c.id);
     expect(row.user_id).not.toBeNull();
     const user = await kit.t.db.selectFrom('users').selectAll().where('id', '=', row.user_id!).executeTakeFirstOrThrow();
     expect(user).toMatchObject({ email: c.email, role: 'subscriber', password_hash: null, first_name: 'Erika' });
     const { token } = await mailedToken(c.email, 'account_activation');
-    expect((await kit.t.app.inject({ method: 'POST', url: '/auth/set-password', payload: { token, password: 'set up at last' } })).statusCode).toBe(200);
+    expect(
+      (await kit.t.app.inject({ method: 'POST', url: '/auth/set-password', payload: { token, password: 'set up at last' } })).statusCode,
+    ).toBe(200);
     expect((await kit.call('GET', `/agent/customers/${c.id}`, { session: c.session })).body.portal_account).toBe('active');
     const [a] = await audits(c.id, 'agent.portal_link.resend_activation');
     expect(a.after).toMatchObject({ link_purpose: 'activation', login_created: true });
@@ -159,13 +223,20 @@ describe('POST /agent/customers/{id}/password-reset', () => {
   it('resend_activation without a login, when the email already belongs to another login: 409 conflict, nothing created', async () => {
     const c = await verified({ login: 'none' });
     await createUser(kit.t.db, { email: c.email.toUpperCase(), role: 'service_provider', providerId: kit.other.id, spRole: 'support' });
-    expectError(await kit.call('POST', `/agent/customers/${c.id}/password-reset`, { session: c.session, payload: { action: 'resend_activation' } }), 409, 'conflict');
+    expectError(
+      await kit.call('POST', `/agent/customers/${c.id}/password-reset`, { session: c.session, payload: { action: 'resend_activation' } }),
+      409,
+      'conflict',
+    );
     expect((await subscriber(c.id)).user_id).toBeNull();
   });
 
   it('400 validation_error for an unknown action', async () => {
     const c = await verified({ login: 'active' });
-    const r = await kit.call('POST', `/agent/customers/${c.id}/password-reset`, { session: c.session, payload: { action: 'delete_account' } });
+    const r = await kit.call('POST', `/agent/customers/${c.id}/password-reset`, {
+      session: c.session,
+      payload: { action: 'delete_account' },
+    });
     expectError(r, 400, 'validation_error');
     expect(r.body.error.details[0].field).toBe('action');
   });
@@ -175,7 +246,15 @@ describe('POST /agent/customers/{id}/invoices/{invoiceId}/resend', () => {
   it('mails the invoice as a real PDF attachment to the invoice email, and audits', async () => {
     const c = await verified();
     await kit.t.db.updateTable('subscribers').set({ invoice_email: 'ap@customer.example' }).where('id', '=', c.id).execute();
-    const inv = await createInvoice(kit.t.db, { providerId: kit.main.id, subscriberId: c.id, subscriptionId: c.subscriptionId, status: 'paid', totalCents: 4599, periodStart: '2026-10-01', lines: [{ description: 'Fibre 250 – October 2026', amountCents: 4599 }] });
+    const inv = await createInvoice(kit.t.db, {
+      providerId: kit.main.id,
+      subscriberId: c.id,
+      subscriptionId: c.subscriptionId,
+      status: 'paid',
+      totalCents: 4599,
+      periodStart: '2026-10-01',
+      lines: [{ description: 'Fibre 250 – October 2026', amountCents: 4599 }],
+    });
     const r = await kit.call('POST', `/agent/customers/${c.id}/invoices/${inv.id}/resend`, { session: c.session });
     expect(r.status).toBe(202);
     expect(r.body).toEqual({ sent: true, invoice_id: inv.id, invoice_number: inv.invoiceNumber, destination_masked: 'a***@c***.example' });
@@ -195,12 +274,32 @@ describe('POST /agent/customers/{id}/invoices/{invoiceId}/resend', () => {
     const c = await verified();
     const { branding } = await kit.t.db.selectFrom('providers').select('branding').where('id', '=', kit.main.id).executeTakeFirstOrThrow();
     const before = (branding ?? {}) as Record<string, unknown>;
-    await kit.t.db.updateTable('providers').set({ branding: JSON.stringify({ ...before, address_lines: ['Hafenstraße 9', '24103 Kiel'] }) }).where('id', '=', kit.main.id).execute();
+    await kit.t.db
+      .updateTable('providers')
+      .set({ branding: JSON.stringify({ ...before, address_lines: ['Hafenstraße 9', '24103 Kiel'] }) })
+      .where('id', '=', kit.main.id)
+      .execute();
     try {
-      await kit.t.db.updateTable('subscribers').set({
-        invoice_email: 'copy@customer.example', invoice_street: 'Lindenweg', invoice_house_number: '4a', invoice_postal_code: '10115', invoice_city: 'Berlin', invoice_country: 'DE',
-      }).where('id', '=', c.id).execute();
-      const inv = await createInvoice(kit.t.db, { providerId: kit.main.id, subscriberId: c.id, subscriptionId: c.subscriptionId, status: 'open', totalCents: 2999, lines: [{ description: 'Fibre 100', amountCents: 2999 }] });
+      await kit.t.db
+        .updateTable('subscribers')
+        .set({
+          invoice_email: 'copy@customer.example',
+          invoice_street: 'Lindenweg',
+          invoice_house_number: '4a',
+          invoice_postal_code: '10115',
+          invoice_city: 'Berlin',
+          invoice_country: 'DE',
+        })
+        .where('id', '=', c.id)
+        .execute();
+      const inv = await createInvoice(kit.t.db, {
+        providerId: kit.main.id,
+        subscriberId: c.id,
+        subscriptionId: c.subscriptionId,
+        status: 'open',
+        totalCents: 2999,
+        lines: [{ description: 'Fibre 100', amountCents: 2999 }],
+      });
       const r = await kit.call('POST', `/agent/customers/${c.id}/invoices/${inv.id}/resend`, { session: c.session });
       expect(r.status).toBe(202);
       await kit.t.deps.jobs.drain();
@@ -209,7 +308,11 @@ describe('POST /agent/customers/{id}/invoices/{invoiceId}/resend', () => {
       for (const s of ['Hafenstraße 9', '24103 Kiel', 'Lindenweg 4a', '10115 Berlin', 'DE']) expect(text).toContain(s);
       expect(m.attachments[0].content.equals((await invoicePdf(kit.t.db, inv.id))!)).toBe(true);
     } finally {
-      await kit.t.db.updateTable('providers').set({ branding: JSON.stringify(before) }).where('id', '=', kit.main.id).execute();
+      await kit.t.db
+        .updateTable('providers')
+        .set({ branding: JSON.stringify(before) })
+        .where('id', '=', kit.main.id)
+        .execute();
     }
   });
 
@@ -235,7 +338,13 @@ describe('POST /agent/customers/{id}/notes', () => {
     expect(r.body).toEqual({ note_id: expect.any(String), customer_id: c.id, author: 'ai_agent', created_at: '2026-11-16T10:00:00.000Z' });
     expect(r.raw).not.toContain('note-7731');
     const row = await kit.t.db.selectFrom('customer_notes').selectAll().where('id', '=', r.body.note_id).executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ subscriber_id: c.id, provider_id: kit.main.id, author: 'ai_agent', author_key_prefix: kit.main.keyPrefix, body: text });
+    expect(row).toMatchObject({
+      subscriber_id: c.id,
+      provider_id: kit.main.id,
+      author: 'ai_agent',
+      author_key_prefix: kit.main.keyPrefix,
+      body: text,
+    });
     const [a] = await audits(c.id, 'agent.note.create');
     expect(a).toMatchObject({ actor: kit.main.keyPrefix, request_id: r.headers['x-request-id'], after: { note_id: r.body.note_id } });
     // Never returned on /agent: not in the profile either.
@@ -253,7 +362,11 @@ describe('POST /agent/customers/{id}/notes', () => {
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(await kit.t.db.selectFrom('customer_notes').select('id').where('subscriber_id', '=', c.id).execute()).toHaveLength(1);
     expect(await audits(c.id, 'agent.note.create')).toHaveLength(1);
-    expectError(await kit.call('POST', `/agent/customers/${c.id}/notes`, { session: c.session, headers, payload: { note: 'something else' } }), 422, 'idempotency_key_reused');
+    expectError(
+      await kit.call('POST', `/agent/customers/${c.id}/notes`, { session: c.session, headers, payload: { note: 'something else' } }),
+      422,
+      'idempotency_key_reused',
+    );
   });
 
   it('400 validation_error for an empty, blank or over-long note', async () => {
@@ -263,6 +376,8 @@ describe('POST /agent/customers/{id}/notes', () => {
       expectError(r, 400, 'validation_error');
       expect(r.body.error.details[0].field).toBe('note');
     }
-    expect((await kit.call('POST', `/agent/customers/${c.id}/notes`, { session: c.session, payload: { note: 'y'.repeat(5000) } })).status).toBe(201);
+    expect(
+      (await kit.call('POST', `/agent/customers/${c.id}/notes`, { session: c.session, payload: { note: 'y'.repeat(5000) } })).status,
+    ).toBe(201);
   });
 });

@@ -13,14 +13,21 @@ beforeEach(() => t.clock.set(DEFAULT_NOW));
 afterEach(() => resetAllFaults(t.deps.adapters));
 afterAll(() => t.close());
 
-const sub = (id: string) => t.db.selectFrom('subscriptions').select(['status', 'suspended_reason']).where('id', '=', id).executeTakeFirstOrThrow();
+const sub = (id: string) =>
+  t.db.selectFrom('subscriptions').select(['status', 'suspended_reason']).where('id', '=', id).executeTakeFirstOrThrow();
 
 /** A customer with an open October invoice due 2026-11-01; grace 14 days → suspended from 2026-11-16. */
 async function overdue(o: { status?: 'ACTIVE' | 'SUSPENDED'; dueDate?: string } = {}) {
   const c = await customer(t, { status: o.status });
   const inv = await insertInvoice(t, {
-    providerId: c.provider.id, subscriberId: c.subscriber.id, subscriptionId: c.subscription.id,
-    month: '2026-10-01', invoiceDate: '2026-10-18', dueDate: o.dueDate ?? '2026-11-01', status: 'open', totalCents: 3000,
+    providerId: c.provider.id,
+    subscriberId: c.subscriber.id,
+    subscriptionId: c.subscription.id,
+    month: '2026-10-01',
+    invoiceDate: '2026-10-18',
+    dueDate: o.dueDate ?? '2026-11-01',
+    status: 'open',
+    totalCents: 3000,
   });
   return { ...c, invoiceId: inv.id };
 }
@@ -44,7 +51,7 @@ describe('automatic suspension on non-payment', () => {
     expect((await simulatorsOf(t.deps.adapters).switchController.getPort(c.location.id))?.mode).toBe('captive_portal');
   });
 
-  it('honours the provider\'s payment_grace_days', async () => {
+  it("honours the provider's payment_grace_days", async () => {
     const c = await overdue();
     await t.db.updateTable('providers').set({ payment_grace_days: 30 }).where('id', '=', c.provider.id).execute();
     t.clock.set('2026-11-20T01:00:00Z');
@@ -56,7 +63,14 @@ describe('automatic suspension on non-payment', () => {
     const c = await overdue();
     await t.db.updateTable('subscriptions').set({ service_billed: false }).where('id', '=', c.subscription.id).execute();
     const paid = await customer(t);
-    await insertInvoice(t, { providerId: paid.provider.id, subscriberId: paid.subscriber.id, subscriptionId: paid.subscription.id, month: '2026-10-01', dueDate: '2026-10-15', status: 'paid' });
+    await insertInvoice(t, {
+      providerId: paid.provider.id,
+      subscriberId: paid.subscriber.id,
+      subscriptionId: paid.subscription.id,
+      month: '2026-10-01',
+      dueDate: '2026-10-15',
+      status: 'paid',
+    });
     t.clock.set('2026-12-01T01:00:00Z');
     await runDunningJob();
     expect((await sub(c.subscription.id)).status).toBe('ACTIVE');
@@ -84,14 +98,25 @@ describe('automatic restore on payment', () => {
     const c = await overdue();
     t.clock.set('2026-11-17T01:00:00Z');
     await runDunningJob();
-    await t.db.updateTable('subscribers').set({ card_payment_method_id: 'pm_restorebycard', card_brand: 'visa', card_last4: '4242' }).where('id', '=', c.subscriber.id).execute();
+    await t.db
+      .updateTable('subscribers')
+      .set({ card_payment_method_id: 'pm_restorebycard', card_brand: 'visa', card_last4: '4242' })
+      .where('id', '=', c.subscriber.id)
+      .execute();
     expect((await collectInvoice(t.deps, c.invoiceId)).outcome).toBe('charged');
     expect((await sub(c.subscription.id)).status).toBe('ACTIVE');
   });
 
   it('stays suspended while another invoice is still overdue', async () => {
     const c = await overdue();
-    const second = await insertInvoice(t, { providerId: c.provider.id, subscriberId: c.subscriber.id, subscriptionId: c.subscription.id, month: '2026-09-01', dueDate: '2026-10-01', status: 'open' });
+    const second = await insertInvoice(t, {
+      providerId: c.provider.id,
+      subscriberId: c.subscriber.id,
+      subscriptionId: c.subscription.id,
+      month: '2026-09-01',
+      dueDate: '2026-10-01',
+      status: 'open',
+    });
     t.clock.set('2026-11-17T01:00:00Z');
     await runDunningJob();
     await t.db.updateTable('subscribers').set({ card_payment_method_id: 'pm_onlyoneofthem' }).where('id', '=', c.subscriber.id).execute();
@@ -104,7 +129,11 @@ describe('automatic restore on payment', () => {
   it('never lifts a suspension the provider made (reason provider)', async () => {
     const c = await overdue({ status: 'SUSPENDED' });
     await t.db.updateTable('subscriptions').set({ suspended_reason: 'provider' }).where('id', '=', c.subscription.id).execute();
-    await t.db.updateTable('subscribers').set({ card_payment_method_id: 'pm_providersuspended' }).where('id', '=', c.subscriber.id).execute();
+    await t.db
+      .updateTable('subscribers')
+      .set({ card_payment_method_id: 'pm_providersuspended' })
+      .where('id', '=', c.subscriber.id)
+      .execute();
     expect((await collectInvoice(t.deps, c.invoiceId)).outcome).toBe('charged');
     expect(await sub(c.subscription.id)).toEqual({ status: 'SUSPENDED', suspended_reason: 'provider' });
     expect((await jobsOf(t, 'provisioning.port')).filter((j) => j.subscription_id === c.subscription.id)).toHaveLength(0);

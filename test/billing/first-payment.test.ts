@@ -14,13 +14,19 @@ beforeEach(() => t.clock.set(DEFAULT_NOW));
 afterEach(() => resetAllFaults(t.deps.adapters));
 afterAll(() => t.close());
 
-const subscription = (id: string) => t.db.selectFrom('subscriptions').select(['status', 'activated_at']).where('id', '=', id).executeTakeFirstOrThrow();
-const firstInvoices = (id: string) => t.db.selectFrom('invoices').selectAll().where('subscription_id', '=', id).where('kind', '=', 'first').execute();
+const subscription = (id: string) =>
+  t.db.selectFrom('subscriptions').select(['status', 'activated_at']).where('id', '=', id).executeTakeFirstOrThrow();
+const firstInvoices = (id: string) =>
+  t.db.selectFrom('invoices').selectAll().where('subscription_id', '=', id).where('kind', '=', 'first').execute();
 
 async function installed(o: { card?: string | null; serviceBilled?: boolean; cardProcessor?: string | null } = {}) {
   const c = await customer(t, { status: 'PENDING_INSTALL', serviceBilled: o.serviceBilled, cardProcessor: o.cardProcessor });
   if (o.card) {
-    await t.db.updateTable('subscribers').set({ card_payment_method_id: o.card, card_brand: 'visa', card_last4: '4242', card_exp_month: 12, card_exp_year: 2030 }).where('id', '=', c.subscriber.id).execute();
+    await t.db
+      .updateTable('subscribers')
+      .set({ card_payment_method_id: o.card, card_brand: 'visa', card_last4: '4242', card_exp_month: 12, card_exp_year: 2030 })
+      .where('id', '=', c.subscriber.id)
+      .execute();
   }
   return c;
 }
@@ -32,11 +38,25 @@ describe('collectFirstPayment after install confirmation', () => {
     expect(r).toMatchObject({ subscriptionId: c.subscription.id, outcome: 'charged', activated: true });
     const [inv] = await firstInvoices(c.subscription.id);
     // 16..30 Nov = 15 of 30 days of 30.00
-    expect(inv).toMatchObject({ id: r.invoiceId, kind: 'first', period_start: '2026-11-01', invoice_date: '2026-11-16', total_cents: 1500, status: 'paid', payment_method: 'card' });
+    expect(inv).toMatchObject({
+      id: r.invoiceId,
+      kind: 'first',
+      period_start: '2026-11-01',
+      invoice_date: '2026-11-16',
+      total_cents: 1500,
+      status: 'paid',
+      payment_method: 'card',
+    });
     expect(inv.payment_intent_id).toMatch(/^pi_/);
     const lines = await t.db.selectFrom('invoice_lines').select(['description', 'amount_cents']).where('invoice_id', '=', inv.id).execute();
     expect(lines).toEqual([{ description: 'Fast, 16–30 Nov 2026 (from installation, pro rata)', amount_cents: 1500 }]);
-    expect(await t.db.selectFrom('billing_documents').select('invoice_id').where('subscription_id', '=', c.subscription.id).executeTakeFirstOrThrow()).toEqual({ invoice_id: inv.id });
+    expect(
+      await t.db
+        .selectFrom('billing_documents')
+        .select('invoice_id')
+        .where('subscription_id', '=', c.subscription.id)
+        .executeTakeFirstOrThrow(),
+    ).toEqual({ invoice_id: inv.id });
     const sub = await subscription(c.subscription.id);
     expect(sub.status).toBe('ACTIVE');
     expect(sub.activated_at?.toISOString()).toBe(DEFAULT_NOW);
@@ -52,7 +72,9 @@ describe('collectFirstPayment after install confirmation', () => {
     const again = await collectFirstPayment(t.deps, c.subscription.id);
     expect(again.outcome).toBe('already_paid');
     expect(await firstInvoices(c.subscription.id)).toHaveLength(1);
-    expect(simulatorsOf(t.deps.adapters).cardProcessor.charges.filter((x) => x.paymentMethodId === 'pm_idempotentfirstpayment')).toHaveLength(1);
+    expect(
+      simulatorsOf(t.deps.adapters).cardProcessor.charges.filter((x) => x.paymentMethodId === 'pm_idempotentfirstpayment'),
+    ).toHaveLength(1);
   });
 
   it('without a saved card mails a payment link; the subscription stays PENDING_INSTALL until the link is paid on the pay page', async () => {
@@ -77,26 +99,44 @@ describe('collectFirstPayment after install confirmation', () => {
     expect(page.body).toContain('<form method="post"');
 
     // a declined card leaves the link usable
-    const declined = await t.app.inject({ method: 'POST', url: `/pay/${token}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `card_number=${TEST_CARDS.declined}` });
+    const declined = await t.app.inject({
+      method: 'POST',
+      url: `/pay/${token}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `card_number=${TEST_CARDS.declined}`,
+    });
     expect(declined.statusCode).toBe(402);
     expect(declined.body).toContain('declined');
     expectPageHeaders(declined, { token: true });
     expect((await t.db.selectFrom('link_tokens').select('used_at').where('id', '=', link.id).executeTakeFirstOrThrow()).used_at).toBeNull();
 
-    const paid = await t.app.inject({ method: 'POST', url: `/pay/${token}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `card_number=${TEST_CARDS.succeeds}&save_card=on` });
+    const paid = await t.app.inject({
+      method: 'POST',
+      url: `/pay/${token}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `card_number=${TEST_CARDS.succeeds}&save_card=on`,
+    });
     expect(paid.statusCode).toBe(200);
     expect(paid.body).toContain('the invoice is paid');
     const [inv] = await firstInvoices(c.subscription.id);
     expect(inv).toMatchObject({ status: 'paid', payment_method: 'payment_link' });
     expect((await subscription(c.subscription.id)).status).toBe('ACTIVE');
-    expect(await t.db.selectFrom('subscribers').select(['card_brand', 'card_last4']).where('id', '=', c.subscriber.id).executeTakeFirstOrThrow()).toEqual({ card_brand: 'visa', card_last4: '4242' });
-    expect((await t.db.selectFrom('link_tokens').select('used_at').where('id', '=', link.id).executeTakeFirstOrThrow()).used_at).not.toBeNull();
+    expect(
+      await t.db.selectFrom('subscribers').select(['card_brand', 'card_last4']).where('id', '=', c.subscriber.id).executeTakeFirstOrThrow(),
+    ).toEqual({ card_brand: 'visa', card_last4: '4242' });
+    expect(
+      (await t.db.selectFrom('link_tokens').select('used_at').where('id', '=', link.id).executeTakeFirstOrThrow()).used_at,
+    ).not.toBeNull();
 
     // the link works once
     const twice = await t.app.inject({ method: 'POST', url: `/pay/${token}`, payload: { card_number: TEST_CARDS.succeeds } });
     expect(twice.statusCode).toBe(200);
     expect(twice.body).toContain('already paid');
-    expect(simulatorsOf(t.deps.adapters).cardProcessor.charges.filter((x) => x.amountCents === 1500 && x.status === 'succeeded' && x.idempotencyKey.startsWith(`invoice:${inv.id}`))).toHaveLength(1);
+    expect(
+      simulatorsOf(t.deps.adapters).cardProcessor.charges.filter(
+        (x) => x.amountCents === 1500 && x.status === 'succeeded' && x.idempotencyKey.startsWith(`invoice:${inv.id}`),
+      ),
+    ).toHaveLength(1);
     expect((await t.app.inject({ method: 'GET', url: `/pay/${token}` })).body).toContain('Invoice paid');
   });
 
@@ -120,11 +160,13 @@ describe('collectFirstPayment after install confirmation', () => {
     expect((await firstInvoices(c.subscription.id))[0].status).toBe('paid');
   });
 
-  it('inside a caller\'s transaction writes the invoice and a billing.collect job only (no external call); the job collects after commit', async () => {
+  it("inside a caller's transaction writes the invoice and a billing.collect job only (no external call); the job collects after commit", async () => {
     const c = await installed({ card: 'pm_chargedbythecollectjob' });
     const r = await t.db.transaction().execute((trx) => collectFirstPayment(t.deps, c.subscription.id, { trx }));
     expect(r).toMatchObject({ outcome: 'queued', activated: false });
-    expect(simulatorsOf(t.deps.adapters).cardProcessor.charges.filter((x) => x.paymentMethodId === 'pm_chargedbythecollectjob')).toHaveLength(0);
+    expect(
+      simulatorsOf(t.deps.adapters).cardProcessor.charges.filter((x) => x.paymentMethodId === 'pm_chargedbythecollectjob'),
+    ).toHaveLength(0);
     const job = (await jobsOf(t, 'billing.collect')).find((j) => j.payload.invoice_id === r.invoiceId);
     expect(job?.status).toBe('queued');
     await t.deps.jobs.drain();
@@ -134,11 +176,19 @@ describe('collectFirstPayment after install confirmation', () => {
   it('a provider-billed subscription is never invoiced: it becomes ACTIVE with nothing to collect', async () => {
     const c = await installed({ serviceBilled: false, card: 'pm_nevercharged' });
     const r = await collectFirstPayment(t.deps, c.subscription.id);
-    expect(r).toEqual({ subscriptionId: c.subscription.id, invoiceId: null, outcome: 'not_billed', activated: true, portJobId: expect.any(String) });
+    expect(r).toEqual({
+      subscriptionId: c.subscription.id,
+      invoiceId: null,
+      outcome: 'not_billed',
+      activated: true,
+      portJobId: expect.any(String),
+    });
     expect(await t.db.selectFrom('invoices').select('id').where('subscription_id', '=', c.subscription.id).execute()).toHaveLength(0);
     // The activation queued the port (the subscription's port is attached): the port follows the activation.
-    expect(await t.db.selectFrom('jobs').select(['kind', 'payload']).where('id', '=', r.portJobId!).executeTakeFirstOrThrow())
-      .toEqual({ kind: 'provisioning.port', payload: { subscription_id: c.subscription.id, reason: 'install' } });
+    expect(await t.db.selectFrom('jobs').select(['kind', 'payload']).where('id', '=', r.portJobId!).executeTakeFirstOrThrow()).toEqual({
+      kind: 'provisioning.port',
+      payload: { subscription_id: c.subscription.id, reason: 'install' },
+    });
     expect((await subscription(c.subscription.id)).status).toBe('ACTIVE');
   });
 
@@ -146,7 +196,11 @@ describe('collectFirstPayment after install confirmation', () => {
     const c = await installed({ card: 'pm_installmonthonce' });
     await collectFirstPayment(t.deps, c.subscription.id);
     await createBillingRunService(t.deps).runMonthly();
-    const all = await t.db.selectFrom('invoices').select(['kind', 'period_start']).where('subscription_id', '=', c.subscription.id).execute();
+    const all = await t.db
+      .selectFrom('invoices')
+      .select(['kind', 'period_start'])
+      .where('subscription_id', '=', c.subscription.id)
+      .execute();
     expect(all).toEqual([{ kind: 'first', period_start: '2026-11-01' }]);
   });
 });

@@ -45,7 +45,9 @@ describe.skipIf(!haveChromium)('pages in a real browser (Chromium)', () => {
     const w = await createWorld(t);
     const person = subscriber();
     const order = await t.app.inject({
-      method: 'POST', url: '/provisioning/provider-initiated', headers: w.hdr,
+      method: 'POST',
+      url: '/provisioning/provider-initiated',
+      headers: w.hdr,
       payload: { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.third.units[0].id, subscriber: person },
     });
     expect(order.statusCode).toBe(201);
@@ -92,7 +94,11 @@ describe.skipIf(!haveChromium)('pages in a real browser (Chromium)', () => {
     const c = await customer(t, { status: 'PENDING_INSTALL' });
     const r = await collectFirstPayment(t.deps, c.subscription.id);
     const token = tokenIn((await mailsTo(t, c.user.email))[0].text, '/pay/');
-    await t.db.updateTable('link_tokens').set({ expires_at: new Date(Date.parse(DEFAULT_NOW) - 60_000) }).where('reference_id', '=', r.invoiceId!).execute();
+    await t.db
+      .updateTable('link_tokens')
+      .set({ expires_at: new Date(Date.parse(DEFAULT_NOW) - 60_000) })
+      .where('reference_id', '=', r.invoiceId!)
+      .execute();
 
     const res = await page.goto(`${base}/pay/${token}`);
     expect(res!.status()).toBe(404);
@@ -105,7 +111,11 @@ describe.skipIf(!haveChromium)('pages in a real browser (Chromium)', () => {
     const plan = await createPlanVersion(t.db, p.id, { name: 'Fibre 500', priceCents: 4999 });
     const b = await createBuilding(t.db, p.id, { lineType: 'first_line', units: ['4B'] });
     const loc = await createLocation(t.db, p.id, b.id, b.units[0].id);
-    const created = await t.app.inject({ method: 'POST', url: '/external-checkout/sessions', payload: { provider_id: p.id, plan_version_id: plan.id, location_hash: loc.locationHash } });
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/external-checkout/sessions',
+      payload: { provider_id: p.id, plan_version_id: plan.id, location_hash: loc.locationHash },
+    });
     expect(created.statusCode).toBe(201);
     const s = created.json() as { session_id: string; checkout_url: string };
     if (o.createdAgoMs) {
@@ -126,7 +136,11 @@ describe.skipIf(!haveChromium)('pages in a real browser (Chromium)', () => {
     const nav = await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: /^Pay / }).click()]).then(([n]) => n);
     expect(nav!.status()).toBe(201);
     expect(await page.locator('body').textContent()).toContain('Payment successful');
-    const row = await t.db.selectFrom('checkout_sessions').select(['status', 'subscription_id']).where('id', '=', s.session_id).executeTakeFirstOrThrow();
+    const row = await t.db
+      .selectFrom('checkout_sessions')
+      .select(['status', 'subscription_id'])
+      .where('id', '=', s.session_id)
+      .executeTakeFirstOrThrow();
     expect(row.status).toBe('completed');
     expect(row.subscription_id).not.toBeNull();
   });
@@ -147,7 +161,10 @@ describe.skipIf(!haveChromium)('pages in a real browser (Chromium)', () => {
     await scheme.locator('input').fill(apiKey);
     await scheme.locator('button.authorize').click(); // its accessible name is "Apply credentials"
     await page.locator('.modal-ux .close-modal').click();
-    const op = page.locator('.opblock-get').filter({ has: page.locator(`[data-path="${path}"]`) }).first();
+    const op = page
+      .locator('.opblock-get')
+      .filter({ has: page.locator(`[data-path="${path}"]`) })
+      .first();
     await op.locator('.opblock-summary').first().click();
     await op.locator('.try-out__btn').click();
     for (const [name, value] of Object.entries(params)) await op.locator(`tr[data-param-name="${name}"] input`).fill(value);
@@ -171,5 +188,7 @@ describe.skipIf(!haveChromium)('pages in a real browser (Chromium)', () => {
 });
 
 if (!haveChromium) {
-  console.warn(`\n######## SKIPPED: browser tests (test/browser/): no Chromium at ${CHROMIUM}; install it with apt-get install -y chromium, or set CHROMIUM_PATH ########\n`);
+  console.warn(
+    `\n######## SKIPPED: browser tests (test/browser/): no Chromium at ${CHROMIUM}; install it with apt-get install -y chromium, or set CHROMIUM_PATH ########\n`,
+  );
 }

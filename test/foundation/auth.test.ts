@@ -13,7 +13,11 @@ describe('POST /auth/login', () => {
   it('returns a bearer JWT with the role for correct credentials, on both mounts', async () => {
     const u = await createUser(t.db, { password: 'correct horse battery' });
     for (const prefix of ['', '/api/v1']) {
-      const r = await t.app.inject({ method: 'POST', url: `${prefix}/auth/login`, payload: { email: u.email.toUpperCase(), password: 'correct horse battery' } });
+      const r = await t.app.inject({
+        method: 'POST',
+        url: `${prefix}/auth/login`,
+        payload: { email: u.email.toUpperCase(), password: 'correct horse battery' },
+      });
       expect(r.statusCode).toBe(200);
       const body = r.json();
       expect(body).toMatchObject({ token_type: 'bearer', role: 'subscriber', expires_in: 3600 });
@@ -26,7 +30,11 @@ describe('POST /auth/login', () => {
   it('answers 401 Invalid credentials for a wrong password and for an unknown email alike', async () => {
     const u = await createUser(t.db);
     const wrong = await t.app.inject({ method: 'POST', url: '/auth/login', payload: { email: u.email, password: 'nope-nope-nope' } });
-    const unknown = await t.app.inject({ method: 'POST', url: '/auth/login', payload: { email: 'nobody@example.test', password: 'whatever1234' } });
+    const unknown = await t.app.inject({
+      method: 'POST',
+      url: '/auth/login',
+      payload: { email: 'nobody@example.test', password: 'whatever1234' },
+    });
     expect(wrong.statusCode).toBe(401);
     expect(wrong.json()).toEqual({ detail: 'Invalid credentials' });
     expect(unknown.statusCode).toBe(401);
@@ -54,7 +62,10 @@ describe('JWT verification', () => {
     expect(await t.services.auth.authenticateBearer(`Bearer ${tok.access_token}`)).toEqual({ ok: false, failure: 'invalid' });
     t.clock.advance(-3601_000);
     const [h, p] = tok.access_token.split('.');
-    expect(await t.services.auth.authenticateBearer(`Bearer ${h}.${p}.c2lnbmVkLWJ5LXNvbWVvbmUtZWxzZQ`)).toEqual({ ok: false, failure: 'invalid' });
+    expect(await t.services.auth.authenticateBearer(`Bearer ${h}.${p}.c2lnbmVkLWJ5LXNvbWVvbmUtZWxzZQ`)).toEqual({
+      ok: false,
+      failure: 'invalid',
+    });
     expect(await t.services.auth.authenticateBearer('Bearer abc')).toEqual({ ok: false, failure: 'invalid' });
     expect(await t.services.auth.authenticateBearer(undefined)).toEqual({ ok: false, failure: 'missing' });
   });

@@ -11,18 +11,26 @@ import { childEnv, collect, useChildDb, waitForOutput } from './server-helpers.j
 // no tsx. It builds dist/ itself (tsc, a minute or two on a busy machine).
 const childDb = useChildDb();
 const canBuild = existsSync('node_modules/typescript/bin/tsc');
-if (!canBuild) process.stderr.write('\n### SKIPPED: npm run build and the built server (typescript is not installed: a production-only install) ###\n\n');
+if (!canBuild)
+  process.stderr.write(
+    '\n### SKIPPED: npm run build and the built server (typescript is not installed: a production-only install) ###\n\n',
+  );
 
 describe.skipIf(!canBuild)('npm run build and node dist/scripts/start.js', () => {
   it('builds, starts on a fresh database, serves both OpenAPI documents, stops with exit 0 on SIGTERM', { timeout: 900_000 }, async () => {
-    await promisify(execFile)('npm', ['run', 'build'], { env: { ...process.env, npm_config_update_notifier: 'false' }, maxBuffer: 16 * 1024 * 1024 });
+    await promisify(execFile)('npm', ['run', 'build'], {
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+      maxBuffer: 16 * 1024 * 1024,
+    });
     expect(existsSync('dist/scripts/start.js')).toBe(true);
     expect(existsSync('dist/src/server.js')).toBe(true);
     // The image installs production dependencies only: everything the compiled code imports must be one.
     const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { dependencies: Record<string, string> };
     const imported = new Set<string>();
     for (const f of readdirSync('dist', { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js'))) {
-      for (const m of readFileSync(path.join('dist', f), 'utf8').matchAll(/^\s*(?:import|export)\b[^'"]*?\bfrom\s*'([^'.][^']*)'|\bimport\(\s*'([^'.][^']*)'\s*\)/gm)) {
+      for (const m of readFileSync(path.join('dist', f), 'utf8').matchAll(
+        /^\s*(?:import|export)\b[^'"]*?\bfrom\s*'([^'.][^']*)'|\bimport\(\s*'([^'.][^']*)'\s*\)/gm,
+      )) {
         const spec = (m[1] ?? m[2])!;
         imported.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
       }

@@ -8,7 +8,15 @@ import { demoStartEnv } from '../../src/demo/startup.js';
 describe('loadConfig', () => {
   it('works with an empty environment: embedded database, port 3000, derived public base URL', () => {
     const c = loadConfig({});
-    expect(c).toMatchObject({ NODE_ENV: 'development', PORT: 3000, HOST: '127.0.0.1', EMBEDDED_DB_DIR: 'var/db', DEMO_SEED: true, RATE_LIMIT_STORE: 'memory', WEBHOOK_UNRESPONSIVE_CONCURRENCY: 8 });
+    expect(c).toMatchObject({
+      NODE_ENV: 'development',
+      PORT: 3000,
+      HOST: '127.0.0.1',
+      EMBEDDED_DB_DIR: 'var/db',
+      DEMO_SEED: true,
+      RATE_LIMIT_STORE: 'memory',
+      WEBHOOK_UNRESPONSIVE_CONCURRENCY: 8,
+    });
     expect(c.DATABASE_URL).toBeUndefined();
     expect(c.publicBaseUrl).toBe('http://127.0.0.1:3000');
     expect(c.jwtSecret.length).toBeGreaterThanOrEqual(32);
@@ -21,7 +29,14 @@ describe('loadConfig', () => {
   });
 
   it('parses numbers and booleans, treats empty strings as unset, and strips a trailing slash of PUBLIC_BASE_URL', () => {
-    const c = loadConfig({ PORT: '8080', JOBS_ENABLED: 'no', DEMO_SEED: '0', RATE_LIMIT_ENABLED: 'yes', DATABASE_URL: '', PUBLIC_BASE_URL: 'https://api.example.com/' });
+    const c = loadConfig({
+      PORT: '8080',
+      JOBS_ENABLED: 'no',
+      DEMO_SEED: '0',
+      RATE_LIMIT_ENABLED: 'yes',
+      DATABASE_URL: '',
+      PUBLIC_BASE_URL: 'https://api.example.com/',
+    });
     expect(c).toMatchObject({ PORT: 8080, JOBS_ENABLED: false, DEMO_SEED: false, RATE_LIMIT_ENABLED: true });
     expect(c.DATABASE_URL).toBeUndefined();
     expect(c.publicBaseUrl).toBe('https://api.example.com');
@@ -32,7 +47,10 @@ describe('loadConfig', () => {
     [{ DATABASE_URL: 'mysql://x' }, /^invalid configuration: DATABASE_URL: must be a postgres:\/\/ URL$/],
     [{ RATE_LIMIT_STORE: 'memcached' }, /^invalid configuration: RATE_LIMIT_STORE: /],
     [{ RATE_LIMIT_STORE: 'redis' }, /^invalid configuration: REDIS_URL: required when RATE_LIMIT_STORE=redis /],
-    [{ RATE_LIMIT_STORE: 'redis', REDIS_URL: 'http://127.0.0.1:6379' }, /^invalid configuration: REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL$/],
+    [
+      { RATE_LIMIT_STORE: 'redis', REDIS_URL: 'http://127.0.0.1:6379' },
+      /^invalid configuration: REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL$/,
+    ],
     [{ JWT_SECRET: 'short' }, /^invalid configuration: JWT_SECRET: must be at least 32 bytes$/],
     [{ JWT_SECRET: 'x'.repeat(31) }, /^invalid configuration: JWT_SECRET: must be at least 32 bytes$/],
     [{ DEMO_SEED: 'maybe' }, /^invalid configuration: DEMO_SEED: /],
@@ -40,7 +58,10 @@ describe('loadConfig', () => {
     [{ WEBHOOK_UNRESPONSIVE_CONCURRENCY: '0' }, /^invalid configuration: WEBHOOK_UNRESPONSIVE_CONCURRENCY: /],
     [{ WEBHOOK_UNRESPONSIVE_CONCURRENCY: '65' }, /^invalid configuration: WEBHOOK_UNRESPONSIVE_CONCURRENCY: /],
     [{ NODE_ENV: 'production' }, /^invalid configuration: JWT_SECRET: required when NODE_ENV=production$/],
-    [{ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), SANDBOX: 'true' }, /^invalid configuration: SANDBOX: must not be true when NODE_ENV=production$/],
+    [
+      { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), SANDBOX: 'true' },
+      /^invalid configuration: SANDBOX: must not be true when NODE_ENV=production$/,
+    ],
   ])('a wrong value (%o) throws ConfigError with one line naming the variable', (env, message) => {
     let err: unknown;
     try {
@@ -111,7 +132,9 @@ describe('the JWT signing secret (decisions.md, Safety: JWT)', () => {
     expect(statSync(path.join(dir, 'jwt-secret')).mode & 0o777).toBe(0o600);
     const bad = scratch();
     writeFileSync(path.join(bad, 'jwt-secret'), 'short', { mode: 0o600 });
-    expect(() => loadConfig({ EMBEDDED_DB_DIR: path.join(bad, 'db') }).jwtSecret).toThrow(/^invalid configuration: JWT_SECRET: .*jwt-secret holds fewer than 32 bytes/);
+    expect(() => loadConfig({ EMBEDDED_DB_DIR: path.join(bad, 'db') }).jwtSecret).toThrow(
+      /^invalid configuration: JWT_SECRET: .*jwt-secret holds fewer than 32 bytes/,
+    );
   });
 });
 
@@ -131,12 +154,18 @@ describe('documentation of the configuration', () => {
 
   it('finds the variables of src/config.ts', () => {
     expect(variables).toEqual(expect.arrayContaining(['DATABASE_URL', 'PORT', 'DEMO_SEED', 'RATE_LIMIT_STORE']));
-    expect(Object.keys(loadConfig({})).filter((k) => /^[A-Z]/.test(k)).every((k) => variables.includes(k))).toBe(true);
+    expect(
+      Object.keys(loadConfig({}))
+        .filter((k) => /^[A-Z]/.test(k))
+        .every((k) => variables.includes(k)),
+    ).toBe(true);
   });
 
-  it('no JWT signing key is written in the deployment files: compose requires the environment\'s, .env.example leaves it empty', () => {
+  it("no JWT signing key is written in the deployment files: compose requires the environment's, .env.example leaves it empty", () => {
     const compose = readFileSync('docker-compose.yml', 'utf8');
-    expect([...compose.matchAll(/^\s*JWT_SECRET:\s*(.*)$/gm)].map((m) => m[1])).toEqual([expect.stringMatching(/^\$\{JWT_SECRET:\?set JWT_SECRET[^}]*\}$/)]);
+    expect([...compose.matchAll(/^\s*JWT_SECRET:\s*(.*)$/gm)].map((m) => m[1])).toEqual([
+      expect.stringMatching(/^\$\{JWT_SECRET:\?set JWT_SECRET[^}]*\}$/),
+    ]);
     expect(readFileSync('.env.example', 'utf8')).toMatch(/^JWT_SECRET=$/m);
   });
 

@@ -4,7 +4,8 @@ import { runScript, useChildDb } from './server-helpers.js';
 // `npm run seed:demo` as a user runs it: a child process on a fresh database of its own.
 const childDb = useChildDb();
 
-const seed = (args: string[], env: Record<string, string> = {}) => runScript('scripts/seed-demo.ts', args, childDb().dir, { ...childDb().env, ...env }).done;
+const seed = (args: string[], env: Record<string, string> = {}) =>
+  runScript('scripts/seed-demo.ts', args, childDb().dir, { ...childDb().env, ...env }).done;
 
 describe('npm run seed:demo', () => {
   it('refuses NODE_ENV=production with a clear line and exit code 1, printing nothing on stdout', async () => {
@@ -19,9 +20,21 @@ describe('npm run seed:demo', () => {
     expect(first.code).toBe(0);
     const doc = JSON.parse(first.stdout);
     expect(doc.providers.main.api_key).toMatch(/^sk_[a-z0-9]{8}_[A-Za-z0-9_-]{32,}$/);
-    expect(Object.keys(doc.customers)).toEqual(expect.arrayContaining([
-      'invoiced', 'not_invoiced', 'missing_billing_document', 'missing_invoice', 'changed_today', 'activated', 'not_activated', 'suspended', 'pending_install', 'ambiguous', 'other_provider',
-    ]));
+    expect(Object.keys(doc.customers)).toEqual(
+      expect.arrayContaining([
+        'invoiced',
+        'not_invoiced',
+        'missing_billing_document',
+        'missing_invoice',
+        'changed_today',
+        'activated',
+        'not_activated',
+        'suspended',
+        'pending_install',
+        'ambiguous',
+        'other_provider',
+      ]),
+    );
     expect(first.stderr).toContain('seed:demo: loading into');
     const second = await seed(['--json']);
     expect(second.code).toBe(0);

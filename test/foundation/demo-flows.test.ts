@@ -16,7 +16,10 @@ const key = () => ({ 'x-api-key': doc.providers.main.api_key });
 describe('the demo through the API', () => {
   it('plan-change preview: an amount for invoiced, null with a note for cases a, b and c', async () => {
     const preview = (c: { subscription_id: string }) =>
-      t.app.inject({ url: `/partner/subscriptions/${c.subscription_id}/change-plan/preview?plan_version_id=${doc.plans.faster.plan_version_id}`, headers: key() });
+      t.app.inject({
+        url: `/partner/subscriptions/${c.subscription_id}/change-plan/preview?plan_version_id=${doc.plans.faster.plan_version_id}`,
+        headers: key(),
+      });
     const invoiced = await preview(doc.customers.invoiced);
     expect(invoiced.statusCode).toBe(200);
     expect(invoiced.json()).toMatchObject({ eligible: true, one_time_adjustment: { type: 'next_invoice_line' } });
@@ -29,7 +32,9 @@ describe('the demo through the API', () => {
 
   it('changed_today: a second plan change today answers 409', async () => {
     const r = await t.app.inject({
-      method: 'POST', url: `/partner/subscriptions/${doc.customers.changed_today.subscription_id}/change-plan`, headers: key(),
+      method: 'POST',
+      url: `/partner/subscriptions/${doc.customers.changed_today.subscription_id}/change-plan`,
+      headers: key(),
       payload: { plan_version_id: doc.plans.faster.plan_version_id },
     });
     expect(r.statusCode).toBe(409);
@@ -51,13 +56,15 @@ describe('the demo through the API', () => {
     const s = doc.buildings.third_line.structured;
     const ca = (await check(`${s.house_number} ${s.street}, ${s.city}, ${s.province} ${s.postal_code}`)).json();
     expect(ca).toMatchObject({ serviceable: true, building_id: doc.buildings.third_line.id });
-    const units = (await t.app.inject({ url: `/serviceability/units?building_id=${doc.buildings.second_line.id}`, headers: key() })).json().units as { unit_id: string; available: boolean }[];
+    const units = (await t.app.inject({ url: `/serviceability/units?building_id=${doc.buildings.second_line.id}`, headers: key() })).json()
+      .units as { unit_id: string; available: boolean }[];
     expect(units.find((u) => u.unit_id === doc.buildings.second_line.free_unit_id)?.available).toBe(true);
     expect(units.find((u) => u.unit_id === doc.buildings.occupied_unit_id)?.available).toBe(false);
   });
 
   it('checkout sessions: expired and cancelled answer 410, pending is read by the checkout page', async () => {
-    const get = (id: string) => t.app.inject({ url: `/external-checkout/sessions/${id}`, headers: { 'x-webhook-secret': doc.providers.main.webhook_secret } });
+    const get = (id: string) =>
+      t.app.inject({ url: `/external-checkout/sessions/${id}`, headers: { 'x-webhook-secret': doc.providers.main.webhook_secret } });
     expect((await get(doc.checkout_sessions.expired.id)).statusCode).toBe(410);
     expect((await get(doc.checkout_sessions.cancelled.id)).statusCode).toBe(410);
     const pending = await get(doc.checkout_sessions.pending.id);
@@ -68,16 +75,26 @@ describe('the demo through the API', () => {
   it('pending_install: the admin confirms the shipped installation', async () => {
     const login = await t.app.inject({ method: 'POST', url: '/auth/login', payload: doc.providers.main.admin });
     const r = await t.app.inject({
-      method: 'POST', url: '/provisioning/confirm-install', headers: { authorization: `Bearer ${login.json().access_token}` },
+      method: 'POST',
+      url: '/provisioning/confirm-install',
+      headers: { authorization: `Bearer ${login.json().access_token}` },
       payload: { subscription_id: doc.customers.pending_install.subscription_id },
     });
     expect(r.statusCode).toBe(200);
-    const job = await t.db.selectFrom('install_jobs').select('status').where('id', '=', doc.customers.pending_install.install_job_id).executeTakeFirstOrThrow();
+    const job = await t.db
+      .selectFrom('install_jobs')
+      .select('status')
+      .where('id', '=', doc.customers.pending_install.install_job_id)
+      .executeTakeFirstOrThrow();
     expect(job.status).toBe('COMPLETED');
   });
 
   it('the location hash of the first-line building resolves to its address (no auth)', async () => {
-    const r = await t.app.inject({ method: 'POST', url: '/location/lookup', payload: { location_hash: doc.buildings.first_line.location_hash } });
+    const r = await t.app.inject({
+      method: 'POST',
+      url: '/location/lookup',
+      payload: { location_hash: doc.buildings.first_line.location_hash },
+    });
     expect(r.statusCode).toBe(200);
     expect(r.json()).toMatchObject({ building_id: doc.buildings.first_line.id, postal_code: '10115' });
   });

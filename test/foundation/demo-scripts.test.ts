@@ -11,7 +11,7 @@ import { killChildren, runScript } from './server-helpers.js';
 vi.setConfig({ testTimeout: 120_000 });
 
 describe('where the demo scripts call', () => {
-  it('BASE_URL when set, else the document\'s base_url (what npm start wrote), else the default port', () => {
+  it("BASE_URL when set, else the document's base_url (what npm start wrote), else the default port", () => {
     expect(demoBaseUrl({ BASE_URL: 'http://h:1/' }, { base_url: 'http://doc:2' })).toBe('http://h:1');
     expect(demoBaseUrl({}, { base_url: 'http://127.0.0.1:40123/' })).toBe('http://127.0.0.1:40123');
     expect(demoBaseUrl({ BASE_URL: '' }, {})).toBe(DEFAULT_BASE_URL);
@@ -47,11 +47,16 @@ describe('npm run demo:agent and demo:partner read base_url from the demo docume
   // BASE_URL of the parent (if any) must not decide where the child calls.
   const env = (extra: Record<string, string>) => ({ BASE_URL: '', ...extra });
 
-  it('demo:agent calls the document\'s base_url with the document\'s key', async () => {
+  it("demo:agent calls the document's base_url with the document's key", async () => {
     const file = writeDoc('agent.json', {
       base_url: baseUrl,
       providers: { main: { api_key: 'sk_standin_key' } },
-      customers: { ambiguous: [{ id: 'a', name: 'Anna Schmidt', email: 'a@example.test', subscription_id: 's' }, { id: 'b', name: 'Anna Schmidt', email: 'b@example.test', subscription_id: 't' }] },
+      customers: {
+        ambiguous: [
+          { id: 'a', name: 'Anna Schmidt', email: 'a@example.test', subscription_id: 's' },
+          { id: 'b', name: 'Anna Schmidt', email: 'b@example.test', subscription_id: 't' },
+        ],
+      },
     });
     seen.length = 0;
     const r = await runScript('scripts/demo-agent.ts', [], dir, env({ DEMO_JSON: file })).done;
@@ -60,14 +65,24 @@ describe('npm run demo:agent and demo:partner read base_url from the demo docume
     expect(seen[0]).toEqual({ method: 'GET', url: '/agent/customers/search?q=Anna%20Schmidt', apiKey: 'sk_standin_key' });
   });
 
-  it('demo:partner calls the document\'s base_url', async () => {
+  it("demo:partner calls the document's base_url", async () => {
     const receiverPort = await freePort();
     const file = writeDoc('partner.json', {
       base_url: baseUrl,
       webhook_url: `http://127.0.0.1:${receiverPort}/webhooks`,
-      providers: { main: { id: 'p', api_key: 'sk_standin_key', webhook_secret: 'whs', webhook_signing_secret: `whsec_${Buffer.from('x'.repeat(32)).toString('base64')}` } },
+      providers: {
+        main: {
+          id: 'p',
+          api_key: 'sk_standin_key',
+          webhook_secret: 'whs',
+          webhook_signing_secret: `whsec_${Buffer.from('x'.repeat(32)).toString('base64')}`,
+        },
+      },
       plans: { basic: { plan_version_id: 'b' }, fast: { plan_version_id: 'f' } },
-      buildings: { first_line: { id: 'bl', address: 'A', location_hash: 'h', spare_location_hashes: ['h1', 'h2'] }, second_line: { id: 'b2', free_unit_id: 'u' } },
+      buildings: {
+        first_line: { id: 'bl', address: 'A', location_hash: 'h', spare_location_hashes: ['h1', 'h2'] },
+        second_line: { id: 'b2', free_unit_id: 'u' },
+      },
     });
     seen.length = 0;
     const r = await runScript('scripts/demo-partner.ts', [], dir, env({ DEMO_JSON: file, DEMO_RECEIVER_PORT: String(receiverPort) })).done;

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 const CONF = path.resolve('deploy/nginx.conf');
 const conf = readFileSync(CONF, 'utf8');
 const nginx = spawnSync('nginx', ['-v']).error ? null : 'nginx';
-if (!nginx) process.stderr.write('\n###  SKIPPED: nginx -t of deploy/nginx.conf (nginx is not installed; apt-get install nginx-light)  ###\n\n');
+if (!nginx)
+  process.stderr.write('\n###  SKIPPED: nginx -t of deploy/nginx.conf (nginx is not installed; apt-get install nginx-light)  ###\n\n');
 
 describe('deploy/nginx.conf (N processes behind nginx)', () => {
   it.skipIf(!nginx)('nginx accepts it (nginx -t)', () => {
@@ -14,7 +15,7 @@ describe('deploy/nginx.conf (N processes behind nginx)', () => {
     expect(out).toBe('');
   });
 
-  it('balances over several local processes, passes only the client\'s own address as X-Forwarded-For, and retries only a failed connection', () => {
+  it("balances over several local processes, passes only the client's own address as X-Forwarded-For, and retries only a failed connection", () => {
     const upstream = /upstream netsvc \{([\s\S]*?)\}/.exec(conf)?.[1] ?? '';
     expect([...upstream.matchAll(/^\s*server (127\.0\.0\.1:\d+)/gm)].map((m) => m[1]).length).toBeGreaterThanOrEqual(2);
     // $proxy_add_x_forwarded_for would keep what the client sent: a fresh rate-limit bucket per invented address.

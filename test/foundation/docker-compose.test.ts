@@ -13,7 +13,10 @@ interface Service {
   healthcheck?: { test: string[] };
   depends_on?: Record<string, { condition: string }>;
 }
-const compose = parse(readFileSync('docker-compose.yml', 'utf8')) as { services: Record<string, Service>; volumes?: Record<string, unknown> };
+const compose = parse(readFileSync('docker-compose.yml', 'utf8')) as {
+  services: Record<string, Service>;
+  volumes?: Record<string, unknown>;
+};
 const text = readFileSync('docker-compose.yml', 'utf8');
 
 describe('docker-compose.yml', () => {
@@ -55,7 +58,10 @@ describe('docker-compose.yml', () => {
     const resolved = JSON.parse(out) as { services: Record<string, Service> };
     expect(resolved.services.app!.environment!.JWT_SECRET).toBe('x'.repeat(48));
     // Without the secrets it refuses to start at all.
-    const missing = spawnSync('docker', ['compose', '-f', 'docker-compose.yml', 'config'], { env: { ...process.env, JWT_SECRET: '', POSTGRES_PASSWORD: '' }, encoding: 'utf8' });
+    const missing = spawnSync('docker', ['compose', '-f', 'docker-compose.yml', 'config'], {
+      env: { ...process.env, JWT_SECRET: '', POSTGRES_PASSWORD: '' },
+      encoding: 'utf8',
+    });
     expect(missing.status).not.toBe(0);
     expect(missing.stderr).toMatch(/set (JWT_SECRET|POSTGRES_PASSWORD)/);
   });

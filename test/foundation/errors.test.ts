@@ -26,16 +26,23 @@ describe('request ids', () => {
 });
 
 describe('error shapes', () => {
-  it('an /agent error message ends with its code\'s next step; a partner {detail} is unchanged', async () => {
+  it("an /agent error message ends with its code's next step; a partner {detail} is unchanged", async () => {
     const p = await createProvider(t.db);
     const noKey = await t.app.inject({ method: 'GET', url: '/agent/customers/search?q=ab' });
     expect(noKey.json().error.message).toBe(
-      'The API key is missing, invalid, or its account is disabled. Next step: the integration\'s API key is missing, wrong or disabled: do not retry; hand the conversation to a human and tell the operator.',
+      "The API key is missing, invalid, or its account is disabled. Next step: the integration's API key is missing, wrong or disabled: do not retry; hand the conversation to a human and tell the operator.",
     );
     const unknown = await t.app.inject({ method: 'GET', url: '/agent/customers/not-a-customer', headers: { 'x-api-key': p.apiKey } });
-    expect(unknown.json().error).toMatchObject({ code: 'customer_not_found', message: expect.stringMatching(/\. Next step: ask the caller for another detail and search again/) });
+    expect(unknown.json().error).toMatchObject({
+      code: 'customer_not_found',
+      message: expect.stringMatching(/\. Next step: ask the caller for another detail and search again/),
+    });
     const invalid = await t.app.inject({ method: 'GET', url: '/agent/customers/search?q=a', headers: { 'x-api-key': p.apiKey } });
-    expect(invalid.json().error).toMatchObject({ code: 'validation_error', message: 'Request validation failed. Next step: correct the fields named in `details` and send again (ask the caller when the value came from them).' });
+    expect(invalid.json().error).toMatchObject({
+      code: 'validation_error',
+      message:
+        'Request validation failed. Next step: correct the fields named in `details` and send again (ask the caller when the value came from them).',
+    });
     const partner = await t.app.inject({ method: 'GET', url: '/no-such-thing' });
     expect(partner.json()).toEqual({ detail: 'Not Found' });
   });
@@ -68,13 +75,23 @@ describe('error shapes', () => {
   });
 
   it('malformed JSON, a wrong content type and an oversized body are 4xx in the partner shape, never 500', async () => {
-    const bad = await t.app.inject({ method: 'POST', url: '/auth/login', headers: { 'content-type': 'application/json' }, payload: '{"email":' });
+    const bad = await t.app.inject({
+      method: 'POST',
+      url: '/auth/login',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"email":',
+    });
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toEqual({ detail: 'Malformed JSON body' });
     const type = await t.app.inject({ method: 'POST', url: '/auth/login', headers: { 'content-type': 'text/xml' }, payload: '<a/>' });
     expect(type.statusCode).toBe(415);
     expect(type.json().detail).toMatch(/content type/i);
-    const big = await t.app.inject({ method: 'POST', url: '/auth/login', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ email: 'a@b.de', password: 'x'.repeat(2_000_000) }) });
+    const big = await t.app.inject({
+      method: 'POST',
+      url: '/auth/login',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ email: 'a@b.de', password: 'x'.repeat(2_000_000) }),
+    });
     expect(big.statusCode).toBe(413);
     expect(big.json()).toEqual({ detail: 'Request body is too large' });
   });

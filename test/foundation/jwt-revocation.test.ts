@@ -15,7 +15,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const version = async (id: string) => (await t.db.selectFrom('users').select('token_version').where('id', '=', id).executeTakeFirstOrThrow()).token_version;
+const version = async (id: string) =>
+  (await t.db.selectFrom('users').select('token_version').where('id', '=', id).executeTakeFirstOrThrow()).token_version;
 
 describe('users.token_version', () => {
   it('is bumped by a password, role, sp_role, provider or disabled change, and by nothing else', async () => {
@@ -44,7 +45,8 @@ describe('authenticateBearer', () => {
     const row = await t.db.selectFrom('users').selectAll().where('id', '=', u.id).executeTakeFirstOrThrow();
     const { access_token } = await t.services.auth.issueJwt(row);
     expect(await t.services.auth.authenticateBearer(`Bearer ${access_token}`)).toEqual({
-      ok: true, principal: { userId: u.id, role: 'service_provider', spRole: 'sp_admin', providerId: p.id },
+      ok: true,
+      principal: { userId: u.id, role: 'service_provider', spRole: 'sp_admin', providerId: p.id },
     });
     await t.db.updateTable('users').set({ sp_role: 'bookkeeping' }).where('id', '=', u.id).execute();
     expect(await t.services.auth.authenticateBearer(`Bearer ${access_token}`)).toEqual({ ok: false, failure: 'invalid' });

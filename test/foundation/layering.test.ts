@@ -14,7 +14,9 @@ function filesUnder(dir: string): string[] {
 
 const rel = (f: string) => path.relative(SRC, f);
 const importsOf = (f: string) =>
-  [...readFileSync(f, 'utf8').matchAll(/^(?:import|export)\b[^;]*?from '(\.[^']+)'/gms)].map((m) => path.resolve(path.dirname(f), m[1].replace(/\.js$/, '.ts')));
+  [...readFileSync(f, 'utf8').matchAll(/^(?:import|export)\b[^;]*?from '(\.[^']+)'/gms)].map((m) =>
+    path.resolve(path.dirname(f), m[1].replace(/\.js$/, '.ts')),
+  );
 
 describe('layering', () => {
   const all = filesUnder(SRC);
@@ -40,7 +42,11 @@ describe('layering', () => {
       .filter((f) => rel(f).startsWith('modules/'))
       .filter((f) => {
         const text = readFileSync(f, 'utf8');
-        return /\bFastifyRequest\b/.test(text) || /\b(GET|POST|PUT|PATCH|DELETE) \/agent\b/.test(text) || importsOf(f).some((i) => rel(i).startsWith('surfaces/'));
+        return (
+          /\bFastifyRequest\b/.test(text) ||
+          /\b(GET|POST|PUT|PATCH|DELETE) \/agent\b/.test(text) ||
+          importsOf(f).some((i) => rel(i).startsWith('surfaces/'))
+        );
       });
     expect(offenders.map(rel)).toEqual([]);
   });

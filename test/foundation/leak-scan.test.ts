@@ -11,7 +11,10 @@ afterEach(() => {
 
 function scan(lines: { url: string; body: unknown }[]) {
   const dir = mkdtempSync(path.join(tmpdir(), 'capture-'));
-  writeFileSync(path.join(dir, '1.ndjson'), lines.map((l) => JSON.stringify({ url: l.url, status: 200, body: JSON.stringify(l.body) })).join('\n'));
+  writeFileSync(
+    path.join(dir, '1.ndjson'),
+    lines.map((l) => JSON.stringify({ url: l.url, status: 200, body: JSON.stringify(l.body) })).join('\n'),
+  );
   process.env[RUN_ENV] = dir;
   return scanCapturedResponses();
 }

@@ -31,7 +31,11 @@ describe('logs never carry secrets', () => {
     const searches = ['+4915199887766', 'leaky.person@example.test', 'Leakyname Searchperson'];
     lines.length = 0;
     for (const q of searches) {
-      const r = await t.app.inject({ method: 'GET', url: `/agent/customers/search?q=${encodeURIComponent(q)}&limit=5`, headers: { 'x-api-key': p.apiKey } });
+      const r = await t.app.inject({
+        method: 'GET',
+        url: `/agent/customers/search?q=${encodeURIComponent(q)}&limit=5`,
+        headers: { 'x-api-key': p.apiKey },
+      });
       expect(r.statusCode).toBe(200);
     }
     const all = lines.join('');
@@ -39,21 +43,42 @@ describe('logs never carry secrets', () => {
     expect(requestLines).toHaveLength(searches.length);
     for (const l of requestLines) expect(l.req.url).toBe('/agent/customers/search?q=[redacted]&limit=[redacted]');
     for (const q of searches) {
-      for (const piece of [q, encodeURIComponent(q), q.slice(3, 12), 'Leakyname', 'Searchperson', 'leaky.person', '15199887766']) expect(all).not.toContain(piece);
+      for (const piece of [q, encodeURIComponent(q), q.slice(3, 12), 'Leakyname', 'Searchperson', 'leaky.person', '15199887766'])
+        expect(all).not.toContain(piece);
     }
   });
 
   it('API keys, bearer tokens, passwords and link tokens sent to the server are absent from every log line', async () => {
     const p = await createProvider(t.db);
     const secretToken = 'linktoken_SHOULD_NOT_APPEAR_123456';
-    await t.app.inject({ method: 'GET', url: '/agent/customers/search?q=ab', headers: { 'x-api-key': p.apiKey, 'x-verified-session': 'vs_SHOULD_NOT_APPEAR' } });
-    await t.app.inject({ method: 'POST', url: '/auth/login', payload: { email: 'a@b.de', password: 'PASSWORD_SHOULD_NOT_APPEAR' }, headers: { authorization: 'Bearer JWT_SHOULD_NOT_APPEAR' } });
+    await t.app.inject({
+      method: 'GET',
+      url: '/agent/customers/search?q=ab',
+      headers: { 'x-api-key': p.apiKey, 'x-verified-session': 'vs_SHOULD_NOT_APPEAR' },
+    });
+    await t.app.inject({
+      method: 'POST',
+      url: '/auth/login',
+      payload: { email: 'a@b.de', password: 'PASSWORD_SHOULD_NOT_APPEAR' },
+      headers: { authorization: 'Bearer JWT_SHOULD_NOT_APPEAR' },
+    });
     await t.app.inject({ method: 'GET', url: `/booking/${secretToken}` });
-    await t.app.inject({ method: 'POST', url: '/auth/set-password', payload: { token: secretToken, password: 'PASSWORD_SHOULD_NOT_APPEAR' } });
+    await t.app.inject({
+      method: 'POST',
+      url: '/auth/set-password',
+      payload: { token: secretToken, password: 'PASSWORD_SHOULD_NOT_APPEAR' },
+    });
     const all = lines.join('');
     expect(lines.length).toBeGreaterThan(4);
     expect(all).toContain('incoming request');
-    for (const secret of [p.apiKey, p.apiKey.slice(12), 'vs_SHOULD_NOT_APPEAR', 'PASSWORD_SHOULD_NOT_APPEAR', 'JWT_SHOULD_NOT_APPEAR', secretToken]) {
+    for (const secret of [
+      p.apiKey,
+      p.apiKey.slice(12),
+      'vs_SHOULD_NOT_APPEAR',
+      'PASSWORD_SHOULD_NOT_APPEAR',
+      'JWT_SHOULD_NOT_APPEAR',
+      secretToken,
+    ]) {
       expect(all).not.toContain(secret);
     }
   });

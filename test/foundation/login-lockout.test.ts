@@ -111,14 +111,18 @@ describe('login timing: an unknown email costs one hash check like a wrong passw
   });
 });
 
-describe('PATCH /subscriber/me/password shares the account\'s count', () => {
+describe("PATCH /subscriber/me/password shares the account's count", () => {
   it('wrong current passwords and failed logins count together: 5 + 5 lock both, and the right current password then answers 429 without changing anything', async () => {
     const u = await createUser(t.db);
     const jwt = (await t.services.auth.issueJwt({ id: u.id, role: 'subscriber', sp_role: null, provider_id: null })).access_token;
-    const change = (current: string, ip: string) => t.app.inject({
-      method: 'PATCH', url: '/subscriber/me/password', remoteAddress: ip,
-      headers: { authorization: `Bearer ${jwt}` }, payload: { current_password: current, new_password: 'a brand new password' },
-    });
+    const change = (current: string, ip: string) =>
+      t.app.inject({
+        method: 'PATCH',
+        url: '/subscriber/me/password',
+        remoteAddress: ip,
+        headers: { authorization: `Bearer ${jwt}` },
+        payload: { current_password: current, new_password: 'a brand new password' },
+      });
     const before = await t.db.selectFrom('users').select('password_hash').where('id', '=', u.id).executeTakeFirstOrThrow();
     for (let i = 0; i < 5; i++) expect((await login(u.email, 'wrong', `10.5.${i}.1`)).statusCode).toBe(401);
     for (let i = 0; i < 5; i++) {
@@ -145,7 +149,12 @@ describe('POST /auth/set-password token guesses', () => {
     const u = await createUser(t.db, { password: null });
     const { token } = await createLinkToken(t.db, t.clock, { purpose: 'activation', userId: u.id });
     const setPassword = (tok: string, ip: string) =>
-      t.app.inject({ method: 'POST', url: '/auth/set-password', payload: { token: tok, password: 'a long enough password' }, remoteAddress: ip });
+      t.app.inject({
+        method: 'POST',
+        url: '/auth/set-password',
+        payload: { token: tok, password: 'a long enough password' },
+        remoteAddress: ip,
+      });
     const ip = '198.51.100.4';
     for (let i = 0; i < 10; i++) {
       const r = await setPassword(`guessed-token-${i}-${'x'.repeat(30)}`, ip);

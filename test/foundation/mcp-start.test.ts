@@ -18,15 +18,25 @@ afterAll(() => sink?.close());
 
 describe('npm start serves MCP', () => {
   it('identify (ambiguous, then narrowed), verify by the mailed code, read, preview, confirm, escalate: as tool calls', async () => {
-    const p = runScript('scripts/start.ts', [], childDb().dir, { ...childDb().env, PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'development', SMTP_URL: sink.url,
+    const p = runScript('scripts/start.ts', [], childDb().dir, {
+      ...childDb().env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      NODE_ENV: 'development',
+      SMTP_URL: sink.url,
       // what a search matches, not how fast: a loaded machine must not hit the production time bound
-      SEARCH_TIMEOUT_MS: '60000' });
+      SEARCH_TIMEOUT_MS: '60000',
+    });
     const client = new Client({ name: 'npm-start-agent', version: '1.0.0' });
     try {
       // Loading the demo dataset takes a while on a busy machine (and on a real PostgreSQL).
       const base = (await waitForOutput(p, /ready at (http:\/\/\S+)/, 240_000))[1]!;
       const doc = JSON.parse(readFileSync(path.join(childDb().dir, 'var/demo.json'), 'utf8'));
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/agent/mcp`), { requestInit: { headers: { 'x-api-key': doc.providers.main.api_key } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${base}/agent/mcp`), {
+          requestInit: { headers: { 'x-api-key': doc.providers.main.api_key } },
+        }),
+      );
       const tool = async (name: string, args: Record<string, unknown>) => {
         const r = await client.callTool({ name, arguments: args });
         return { isError: Boolean(r.isError), data: r.structuredContent as any };
@@ -51,14 +61,21 @@ describe('npm start serves MCP', () => {
       const profile = await ok('get_customer_profile', { customer_id: anna.id, verified_session: session });
       const sub = profile.subscriptions[0];
       await ok('get_billing_summary', { customer_id: anna.id, verified_session: session });
-      const target = [doc.plans.fast, doc.plans.faster, doc.plans.basic].map((x) => x.plan_version_id).find((id: string) => id !== sub.plan.plan_version_id);
+      const target = [doc.plans.fast, doc.plans.faster, doc.plans.basic]
+        .map((x) => x.plan_version_id)
+        .find((id: string) => id !== sub.plan.plan_version_id);
       const change = { customer_id: anna.id, verified_session: session, subscription_id: sub.subscription_id, plan_version_id: target };
       const quote = await ok('preview_plan_change', change);
       expect(quote.new_plan.plan_version_id).toBe(target);
       expect((await tool('apply_plan_change', change)).data.error.code).toBe('confirmation_required');
       const applied = await ok('apply_plan_change', { ...change, confirm: true });
       expect(applied.new_plan).toEqual(quote.new_plan);
-      const ticket = await ok('create_ticket', { customer_id: anna.id, verified_session: session, priority: 'low', ai_summary: 'Changed plan by phone; wants a call-back about the router.' });
+      const ticket = await ok('create_ticket', {
+        customer_id: anna.id,
+        verified_session: session,
+        priority: 'low',
+        ai_summary: 'Changed plan by phone; wants a call-back about the router.',
+      });
       expect(ticket).toMatchObject({ status: 'open', ticket_id: expect.any(String) });
     } finally {
       await client.close();

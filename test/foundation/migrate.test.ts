@@ -10,7 +10,8 @@ import { createTestDb, type TestDb } from '../helpers/db.js';
 describe('migrator', () => {
   let testDb: TestDb;
   let dir: string;
-  const fn = (answer: string) => `CREATE OR REPLACE FUNCTION mt_key(p text) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT '${answer}' || p $$;\n`;
+  const fn = (answer: string) =>
+    `CREATE OR REPLACE FUNCTION mt_key(p text) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT '${answer}' || p $$;\n`;
 
   beforeAll(async () => {
     testDb = await createTestDb(); // migrated from the project's own files

@@ -9,7 +9,11 @@ import { perMinuteOf, routeCredentials, securityOf } from '../../src/plugins/rou
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 
 type Op = { security?: Record<string, string[]>[]; responses: Record<string, unknown> };
-type Spec = { paths: Record<string, Record<string, Op>>; servers?: { url: string }[]; components: { securitySchemes: Record<string, unknown> } };
+type Spec = {
+  paths: Record<string, Record<string, Op>>;
+  servers?: { url: string }[];
+  components: { securitySchemes: Record<string, unknown> };
+};
 
 let t: TestApp;
 let docs: { agent: Spec; partner: Spec };
@@ -28,28 +32,41 @@ const docOf = (url: string) => (url === '/agent' || url.startsWith('/agent/') ? 
 function documentedRoutes() {
   const seen = new Map<string, { method: string; url: string; options: RouteOptions }>();
   for (const r of t.app.routeTable) if (!isHidden(r.options)) seen.set(`${r.method} ${r.url}`, r);
-  return [...seen.values()].map((r) => ({ ...r, label: `${r.method} ${r.url}`, op: docOf(r.url).paths[openapiPath(r.url)]?.[r.method.toLowerCase()] }));
+  return [...seen.values()].map((r) => ({
+    ...r,
+    label: `${r.method} ${r.url}`,
+    op: docOf(r.url).paths[openapiPath(r.url)]?.[r.method.toLowerCase()],
+  }));
 }
 
-describe('every route\'s OpenAPI operation states what its hooks and limits enforce', () => {
+describe("every route's OpenAPI operation states what its hooks and limits enforce", () => {
   it('every route is documented, or hidden on purpose (the landing page, the docs pages, the sandbox pages, health and metrics, and the /api/v1 mirror)', () => {
     const hidden = t.app.routeTable.filter((r) => isHidden(r.options)).map((r) => r.url);
-    const unexplained = hidden.filter((u) => u !== '/' && !u.startsWith('/api/v1/') && !/^\/((agent\/)?(docs|openapi\.json)|sandbox\/|healthz$|readyz$|metrics$)/.test(u));
+    const unexplained = hidden.filter(
+      (u) => u !== '/' && !u.startsWith('/api/v1/') && !/^\/((agent\/)?(docs|openapi\.json)|sandbox\/|healthz$|readyz$|metrics$)/.test(u),
+    );
     expect(unexplained).toEqual([]);
-    expect(documentedRoutes().filter((r) => !r.op).map((r) => r.label)).toEqual([]);
+    expect(
+      documentedRoutes()
+        .filter((r) => !r.op)
+        .map((r) => r.label),
+    ).toEqual([]);
   });
 
-  it('security is exactly the credentials the route\'s hooks check (none: `security: []`), with their 401/403 documented', () => {
+  it("security is exactly the credentials the route's hooks check (none: `security: []`), with their 401/403 documented", () => {
     const wrong: string[] = [];
     for (const r of documentedRoutes()) {
       const credentials = routeCredentials(r.options);
       const expected = securityOf(credentials);
-      if (JSON.stringify(r.op.security) !== JSON.stringify(expected)) wrong.push(`${r.label}: security ${JSON.stringify(r.op.security)}, hooks check ${JSON.stringify(expected)}`);
+      if (JSON.stringify(r.op.security) !== JSON.stringify(expected))
+        wrong.push(`${r.label}: security ${JSON.stringify(r.op.security)}, hooks check ${JSON.stringify(expected)}`);
       for (const c of credentials) {
-        for (const status of Object.keys(c.statuses)) if (!r.op.responses[status]) wrong.push(`${r.label}: ${c.scheme} answers ${status}, undocumented`);
+        for (const status of Object.keys(c.statuses))
+          if (!r.op.responses[status]) wrong.push(`${r.label}: ${c.scheme} answers ${status}, undocumented`);
       }
       const schemes = docOf(r.url).components.securitySchemes;
-      for (const name of (r.op.security ?? []).flatMap((req) => Object.keys(req))) if (!schemes[name]) wrong.push(`${r.label}: no security scheme ${name}`);
+      for (const name of (r.op.security ?? []).flatMap((req) => Object.keys(req)))
+        if (!schemes[name]) wrong.push(`${r.label}: no security scheme ${name}`);
     }
     expect(wrong).toEqual([]);
   });
@@ -86,7 +103,11 @@ describe('every route\'s OpenAPI operation states what its hooks and limits enfo
     const internal = Object.entries(docs.partner.paths).filter(([p]) => p.startsWith('/api/v1/'));
     expect(internal.length).toBeGreaterThan(0);
     for (const [p, item] of internal) {
-      for (const op of Object.values(item)) expect((op as { servers?: { url: string }[] }).servers?.map((s) => s.url), p).toEqual(['/']);
+      for (const op of Object.values(item))
+        expect(
+          (op as { servers?: { url: string }[] }).servers?.map((s) => s.url),
+          p,
+        ).toEqual(['/']);
     }
   });
 });
@@ -106,8 +127,10 @@ describe('calling every documented route without credentials', () => {
       const security = r.op.security ?? [];
       const needsCredential = security.length > 0 && security.every((req) => Object.keys(req).length > 0);
       // An id checked before the credential (the checkout session's 410 or 404, as the partner document orders) may answer first.
-      if (needsCredential && ![401, 403, 404, 410].includes(status)) wrong.push(`${r.label}: needs ${JSON.stringify(security)} but answered ${status} without it`);
-      if (!needsCredential && (status === 401 || (status === 403 && security.length === 0))) wrong.push(`${r.label}: declares no credential but answered ${status}`);
+      if (needsCredential && ![401, 403, 404, 410].includes(status))
+        wrong.push(`${r.label}: needs ${JSON.stringify(security)} but answered ${status} without it`);
+      if (!needsCredential && (status === 401 || (status === 403 && security.length === 0)))
+        wrong.push(`${r.label}: declares no credential but answered ${status}`);
     }
     expect(wrong).toEqual([]);
     expect(probed).toBeGreaterThan(50);

@@ -10,9 +10,17 @@ import type { ErrorCode } from '../../src/lib/errors.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 type Media = { schema?: object; example?: unknown; examples?: Record<string, { value: unknown }> };
-type Spec = { paths: Record<string, Record<string, { operationId: string; responses: Record<string, { description?: string; content?: Record<string, Media> }> }>> };
+type Spec = {
+  paths: Record<
+    string,
+    Record<string, { operationId: string; responses: Record<string, { description?: string; content?: Record<string, Media> }> }>
+  >;
+};
 
-interface Found { where: string; problem: string }
+interface Found {
+  where: string;
+  problem: string;
+}
 
 function newAjv() {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -34,7 +42,8 @@ export function exampleProblems(spec: Spec): Found[] {
         for (const [type, m] of media) {
           const values = m.example !== undefined ? [m.example] : Object.values(m.examples ?? {}).map((e) => e.value);
           if (values.length === 0) found.push({ where: `${where} ${type}`, problem: 'no example' });
-          if (status.startsWith('2') && values.length > 1) found.push({ where: `${where} ${type}`, problem: 'a 2xx has one whole example' });
+          if (status.startsWith('2') && values.length > 1)
+            found.push({ where: `${where} ${type}`, problem: 'a 2xx has one whole example' });
           const validate = ajv.compile(m.schema ?? {});
           for (const v of values) {
             if (!validate(v)) found.push({ where: `${where} ${type}`, problem: ajv.errorsText(validate.errors) });
@@ -89,7 +98,11 @@ describe('/agent error examples', () => {
       Object.values(item).flatMap((op) =>
         Object.entries(op.responses)
           .filter(([status]) => Number(status) >= 400 && status !== '429')
-          .map(([status, r]) => ({ where: `${op.operationId} ${status}`, description: r.description ?? '', media: r.content!['application/json']! })),
+          .map(([status, r]) => ({
+            where: `${op.operationId} ${status}`,
+            description: r.description ?? '',
+            media: r.content!['application/json']!,
+          })),
       ),
     );
 
@@ -102,7 +115,7 @@ describe('/agent error examples', () => {
     expect(mismatched).toEqual([]);
   });
 
-  it('an example is the envelope of its code, whose message ends with the code\'s next step', () => {
+  it("an example is the envelope of its code, whose message ends with the code's next step", () => {
     const wrong = errorResponses().flatMap(({ where, media }) =>
       Object.entries(media.examples ?? {}).flatMap(([name, e]) => {
         const error = (e.value as { error: { code: ErrorCode; message: string } }).error;
@@ -116,9 +129,13 @@ describe('/agent error examples', () => {
   it('a 403 of the key check says invalid_api_key and feature_not_enabled, never customer_not_found', () => {
     const search = specs.agent.paths['/agent/customers/search']!.get!.responses['403']!.content!['application/json']!;
     expect(Object.keys(search.examples!).sort()).toEqual(['feature_not_enabled', 'invalid_api_key']);
-    const codes403 = errorResponses().filter((r) => r.where.endsWith(' 403')).flatMap((r) => Object.keys(r.media.examples ?? {}));
+    const codes403 = errorResponses()
+      .filter((r) => r.where.endsWith(' 403'))
+      .flatMap((r) => Object.keys(r.media.examples ?? {}));
     expect(codes403).not.toContain('customer_not_found');
-    expect(new Set(codes403)).toEqual(new Set(['invalid_api_key', 'feature_not_enabled', 'session_customer_mismatch', 'too_many_attempts']));
+    expect(new Set(codes403)).toEqual(
+      new Set(['invalid_api_key', 'feature_not_enabled', 'session_customer_mismatch', 'too_many_attempts']),
+    );
   });
 
   it('withNextStep appends the step once, after the message', () => {
@@ -130,11 +147,16 @@ describe('/agent error examples', () => {
 
 describe('/agent document', () => {
   it('offers only the credentials the agent surface checks, and tags in the order of a conversation, each described', () => {
-    const doc = specs.agent as Spec & { components: { securitySchemes: Record<string, unknown> }; tags: { name: string; description: string }[] };
+    const doc = specs.agent as Spec & {
+      components: { securitySchemes: Record<string, unknown> };
+      tags: { name: string; description: string }[];
+    };
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['apiKey', 'verifiedSession']);
     expect(doc.tags.map((tag) => tag.name)).toEqual(['identify', 'verify', 'read', 'change', 'escalate']);
     expect(doc.tags.every((tag) => tag.description.length > 20)).toBe(true);
-    const used = new Set(Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((op) => (op as unknown as { tags: string[] }).tags)));
+    const used = new Set(
+      Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((op) => (op as unknown as { tags: string[] }).tags)),
+    );
     expect([...used].sort()).toEqual(['change', 'escalate', 'identify', 'read', 'verify']);
   });
 });

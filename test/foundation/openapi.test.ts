@@ -16,7 +16,11 @@ afterAll(() => t.close());
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 type Spec = { paths: Record<string, Record<string, { operationId?: string; tags?: string[]; summary?: string; description?: string }>> };
 const operations = (spec: Spec) =>
-  Object.entries(spec.paths).flatMap(([p, item]) => Object.entries(item).filter(([m]) => METHODS.includes(m)).map(([m, op]) => ({ where: `${m.toUpperCase()} ${p}`, op })));
+  Object.entries(spec.paths).flatMap(([p, item]) =>
+    Object.entries(item)
+      .filter(([m]) => METHODS.includes(m))
+      .map(([m, op]) => ({ where: `${m.toUpperCase()} ${p}`, op })),
+  );
 
 describe.each(Object.keys(OPENAPI_FILES) as (keyof typeof OPENAPI_FILES)[])('openapi/%s.json', (name) => {
   it('is the committed copy of a fresh export', () => {

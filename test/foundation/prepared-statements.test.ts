@@ -23,7 +23,11 @@ describe.skipIf(!usingPostgres())('prepared statements (real Postgres)', () => {
   });
 
   it('prepares a parameterised statement once per connection and reuses it', async () => {
-    const q = () => handle.db.selectFrom('prep_probe' as never).select('a' as never).where('a' as never, '=', 1 as never);
+    const q = () =>
+      handle.db
+        .selectFrom('prep_probe' as never)
+        .select('a' as never)
+        .where('a' as never, '=', 1 as never);
     const { sql: text } = q().compile();
     await q().execute();
     await q().execute();
@@ -36,7 +40,12 @@ describe.skipIf(!usingPostgres())('prepared statements (real Postgres)', () => {
   });
 
   it('a migration that changes a SELECT * result: repeated once outside a transaction, fails only the call in one', async () => {
-    const read = (db = handle.db) => db.selectFrom('prep_probe' as never).selectAll().where('a' as never, '=', 1 as never).execute();
+    const read = (db = handle.db) =>
+      db
+        .selectFrom('prep_probe' as never)
+        .selectAll()
+        .where('a' as never, '=', 1 as never)
+        .execute();
     expect(await read()).toEqual([{ a: 1 }]);
     const other = await createDb({ databaseUrl: testDb.url!, poolSize: 1 });
     try {

@@ -25,11 +25,24 @@ describe('the Redis rate-limit store: starting', () => {
     const testDb = await createTestDb();
     try {
       const config = loadConfig({
-        NODE_ENV: 'test', LOG_LEVEL: 'silent', JOBS_ENABLED: 'false', SCHEDULER_ENABLED: 'false', JWT_SECRET: 'x'.repeat(32),
-        RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_STORE: 'redis', REDIS_URL: `redis://:hunter2-secret@127.0.0.1:${port}`,
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'silent',
+        JOBS_ENABLED: 'false',
+        SCHEDULER_ENABLED: 'false',
+        JWT_SECRET: 'x'.repeat(32),
+        RATE_LIMIT_ENABLED: 'true',
+        RATE_LIMIT_STORE: 'redis',
+        REDIS_URL: `redis://:hunter2-secret@127.0.0.1:${port}`,
       });
-      const err = await buildApp(config, { dbHandle: testDb.handle, migrate: false }).then(() => null, (e: Error) => e);
-      expect(err?.message).toMatch(new RegExp(`^rate-limit store: Redis at redis://:\\*\\*\\*@127\\.0\\.0\\.1:${port} did not answer \\(connect ECONNREFUSED .*\\); check REDIS_URL$`));
+      const err = await buildApp(config, { dbHandle: testDb.handle, migrate: false }).then(
+        () => null,
+        (e: Error) => e,
+      );
+      expect(err?.message).toMatch(
+        new RegExp(
+          `^rate-limit store: Redis at redis://:\\*\\*\\*@127\\.0\\.0\\.1:${port} did not answer \\(connect ECONNREFUSED .*\\); check REDIS_URL$`,
+        ),
+      );
       expect(err?.message).not.toContain('hunter2');
     } finally {
       await testDb.drop();

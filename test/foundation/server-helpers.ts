@@ -12,7 +12,6 @@ import { openEmbedded } from '../../src/db/database.js';
 import { createTestDb } from '../helpers/db.js';
 import { embeddedTemplateFile } from '../helpers/template.js';
 
-
 export interface ChildDb {
   /** The working directory of the child (var/ lands here). */
   dir: string;
@@ -48,7 +47,11 @@ export async function childDb(): Promise<ChildDb> {
 /** The parent's environment without what would point the child at another database or mode. */
 export function childEnv(extra: Record<string, string>): Record<string, string> {
   const base = Object.fromEntries(
-    Object.entries(process.env).filter(([k, v]) => v !== undefined && !['DATABASE_URL', 'NODE_ENV', 'EMBEDDED_DB_DIR', 'PORT', 'VITEST', 'VITEST_WORKER_ID', 'VITEST_POOL_ID'].includes(k)),
+    Object.entries(process.env).filter(
+      ([k, v]) =>
+        v !== undefined &&
+        !['DATABASE_URL', 'NODE_ENV', 'EMBEDDED_DB_DIR', 'PORT', 'VITEST', 'VITEST_WORKER_ID', 'VITEST_POOL_ID'].includes(k),
+    ),
   ) as Record<string, string>;
   return { ...base, LOG_LEVEL: 'silent', ...extra };
 }
@@ -68,7 +71,11 @@ process.once('exit', () => {
  */
 export function runScript(script: string, args: string[], cwd: string, env: Record<string, string>) {
   const tsx = pathToFileURL(require.resolve('tsx')).href;
-  const child = spawn(process.execPath, ['--import', tsx, path.resolve(script), ...args], { cwd, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', tsx, path.resolve(script), ...args], {
+    cwd,
+    env: childEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.add(child);
   child.on('close', () => children.delete(child));
   return collect(child);
@@ -92,7 +99,10 @@ export function collect(child: ChildProcessWithoutNullStreams | ReturnType<typeo
 /** Resolves with the first match of `re` in the child's stdout, or rejects when the child ends or time runs out. */
 export function waitForOutput(p: ReturnType<typeof collect>, re: RegExp, timeoutMs = 60_000): Promise<RegExpMatchArray> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => finish(new Error(`no ${re} within ${timeoutMs} ms; stdout: ${p.out.stdout}\nstderr: ${p.out.stderr}`)), timeoutMs);
+    const timer = setTimeout(
+      () => finish(new Error(`no ${re} within ${timeoutMs} ms; stdout: ${p.out.stdout}\nstderr: ${p.out.stderr}`)),
+      timeoutMs,
+    );
     const check = () => {
       const m = p.out.stdout.match(re);
       if (m) finish(null, m);

@@ -12,7 +12,13 @@ let firstStartToken = '';
 const embedded = !process.env.DATABASE_URL;
 
 async function start(env: Record<string, string> = {}): Promise<Started> {
-  const p = runScript('scripts/start.ts', [], childDb().dir, { ...childDb().env, PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'development', ...env });
+  const p = runScript('scripts/start.ts', [], childDb().dir, {
+    ...childDb().env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    NODE_ENV: 'development',
+    ...env,
+  });
   try {
     const m = await waitForOutput(p, /ready at (http:\/\/\S+)/);
     return Object.assign(p, { url: m[1] });
@@ -59,7 +65,11 @@ describe('npm start', () => {
         expect(sandbox.headers.get('content-type')).toMatch(/^text\/html/);
       }
       // The seeded accounts are what the server serves.
-      const login = await fetch(`${p.url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(doc.providers.main.admin) });
+      const login = await fetch(`${p.url}/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(doc.providers.main.admin),
+      });
       expect(login.status).toBe(200);
       const session = (await login.json()) as { role: string; access_token: string };
       expect(session.role).toBe('service_provider');
@@ -86,14 +96,21 @@ describe('npm start', () => {
     }
   });
 
-  it.skipIf(!embedded)('on the embedded database without JWT_SECRET: signs with one random secret kept next to the database, owner-only', () => {
-    const file = path.join(path.dirname(childDb().env.EMBEDDED_DB_DIR), 'jwt-secret');
-    expect(statSync(file).mode & 0o777).toBe(0o600);
-    expect(Buffer.from(readFileSync(file, 'utf8'), 'base64url')).toHaveLength(32);
-  });
+  it.skipIf(!embedded)(
+    'on the embedded database without JWT_SECRET: signs with one random secret kept next to the database, owner-only',
+    () => {
+      const file = path.join(path.dirname(childDb().env.EMBEDDED_DB_DIR), 'jwt-secret');
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(Buffer.from(readFileSync(file, 'utf8'), 'base64url')).toHaveLength(32);
+    },
+  );
 
   it.each([
-    ['DATABASE_URL without JWT_SECRET', { DATABASE_URL: 'postgres://127.0.0.1:1/never-reached', JWT_SECRET: '' }, /^invalid configuration: JWT_SECRET: required with DATABASE_URL /],
+    [
+      'DATABASE_URL without JWT_SECRET',
+      { DATABASE_URL: 'postgres://127.0.0.1:1/never-reached', JWT_SECRET: '' },
+      /^invalid configuration: JWT_SECRET: required with DATABASE_URL /,
+    ],
     ['a JWT_SECRET under 32 bytes', { JWT_SECRET: 'x'.repeat(31) }, /^invalid configuration: JWT_SECRET: must be at least 32 bytes$/],
   ])('%s: refuses to start with one clear line on stderr and exit code 1', async (_, env, line) => {
     const r = await runScript('scripts/start.ts', [], childDb().dir, { ...childDb().env, ...env }).done;

@@ -28,7 +28,12 @@ function descendants(pid: number): number[] {
   }
   const found: number[] = [];
   const walk = (p: number) => {
-    for (const [child, parent] of parentOf) if (parent === p) (found.push(child), walk(child));
+    for (const [child, parent] of parentOf) {
+      if (parent === p) {
+        found.push(child);
+        walk(child);
+      }
+    }
   };
   walk(pid);
   return found;
@@ -64,40 +69,44 @@ function portFree(port: number): Promise<boolean> {
 }
 
 describe('npm start and signals', () => {
-  it.each(['SIGTERM', 'SIGINT'] as const)('%s to the npm process stops the server gracefully: exit 0, port free, no orphan', { timeout: 600_000 }, async (signal) => {
-    const port = await freePort();
-    const npm = spawn('npm', ['start'], {
-      cwd: path.resolve('.'),
-      env: childEnv({
-        ...childDb().env,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        NODE_ENV: 'development',
-        DEMO_SEED: 'false',
-        MAIL_OUTBOX_DIR: outbox,
-        LOG_LEVEL: 'info',
-        npm_config_update_notifier: 'false',
-      }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const p = collect(npm);
-    try {
-      // A generous guard: npm, tsx and the migrations on a machine the whole suite shares.
-      await waitForOutput(p, /ready at http:\/\//, 300_000);
-      const below = descendants(npm.pid!);
-      // npm runs the script through a shell that `exec`s node: the server is npm's only child.
-      expect(below.length).toBeGreaterThan(0);
-      expect((await fetch(`http://127.0.0.1:${port}/openapi.json`)).status).toBe(200);
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    '%s to the npm process stops the server gracefully: exit 0, port free, no orphan',
+    { timeout: 600_000 },
+    async (signal) => {
+      const port = await freePort();
+      const npm = spawn('npm', ['start'], {
+        cwd: path.resolve('.'),
+        env: childEnv({
+          ...childDb().env,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          NODE_ENV: 'development',
+          DEMO_SEED: 'false',
+          MAIL_OUTBOX_DIR: outbox,
+          LOG_LEVEL: 'info',
+          npm_config_update_notifier: 'false',
+        }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const p = collect(npm);
+      try {
+        // A generous guard: npm, tsx and the migrations on a machine the whole suite shares.
+        await waitForOutput(p, /ready at http:\/\//, 300_000);
+        const below = descendants(npm.pid!);
+        // npm runs the script through a shell that `exec`s node: the server is npm's only child.
+        expect(below.length).toBeGreaterThan(0);
+        expect((await fetch(`http://127.0.0.1:${port}/openapi.json`)).status).toBe(200);
 
-      npm.kill(signal);
-      const r = await p.done;
-      expect({ code: r.code, signal: r.signal }).toEqual({ code: 0, signal: null });
-      expect(r.stdout).toMatch(new RegExp(`"signal":"${signal}".*"msg":"shutting down"`));
-      expect(await leftRunning(below)).toEqual([]);
-      expect(await portFree(port)).toBe(true);
-    } finally {
-      for (const pid of descendants(npm.pid!)) process.kill(pid, 'SIGKILL');
-      npm.kill('SIGKILL');
-    }
-  });
+        npm.kill(signal);
+        const r = await p.done;
+        expect({ code: r.code, signal: r.signal }).toEqual({ code: 0, signal: null });
+        expect(r.stdout).toMatch(new RegExp(`"signal":"${signal}".*"msg":"shutting down"`));
+        expect(await leftRunning(below)).toEqual([]);
+        expect(await portFree(port)).toBe(true);
+      } finally {
+        for (const pid of descendants(npm.pid!)) process.kill(pid, 'SIGKILL');
+        npm.kill('SIGKILL');
+      }
+    },
+  );
 });

@@ -7,10 +7,11 @@ import { createTestDb, type TestDb } from '../helpers/db.js';
 describe('executeTogether', () => {
   let testDb: TestDb;
   // Tables of this test only; the schema's own are not needed to prove the statement's semantics.
-  const db = () => testDb.handle.db.withTables<{
-    tg_parent: { id: number; name: string };
-    tg_child: { id: number; parent_id: number };
-  }>();
+  const db = () =>
+    testDb.handle.db.withTables<{
+      tg_parent: { id: number; name: string };
+      tg_child: { id: number; parent_id: number };
+    }>();
   const rows = async () => ({
     parents: (await db().selectFrom('tg_parent').select('id').orderBy('id').execute()).map((r) => r.id),
     children: (await db().selectFrom('tg_child').select('id').orderBy('id').execute()).map((r) => r.id),
@@ -51,15 +52,25 @@ describe('executeTogether', () => {
 
   it('inside a transaction, the writes commit or roll back with it', async () => {
     await expect(
-      db().transaction().execute(async (trx) => {
-        await executeTogether(trx, [trx.insertInto('tg_parent').values({ id: 5, name: 'e' }), trx.insertInto('tg_child').values({ id: 50, parent_id: 5 })]);
-        throw new Error('abort');
-      }),
+      db()
+        .transaction()
+        .execute(async (trx) => {
+          await executeTogether(trx, [
+            trx.insertInto('tg_parent').values({ id: 5, name: 'e' }),
+            trx.insertInto('tg_child').values({ id: 50, parent_id: 5 }),
+          ]);
+          throw new Error('abort');
+        }),
     ).rejects.toThrow('abort');
     expect(await rows()).toEqual({ parents: [], children: [] });
-    await db().transaction().execute((trx) =>
-      executeTogether(trx, [trx.insertInto('tg_parent').values({ id: 6, name: 'f' }), trx.insertInto('tg_child').values({ id: 60, parent_id: 6 })]),
-    );
+    await db()
+      .transaction()
+      .execute((trx) =>
+        executeTogether(trx, [
+          trx.insertInto('tg_parent').values({ id: 6, name: 'f' }),
+          trx.insertInto('tg_child').values({ id: 60, parent_id: 6 }),
+        ]),
+      );
     expect(await rows()).toEqual({ parents: [6], children: [60] });
   });
 

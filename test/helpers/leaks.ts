@@ -48,7 +48,7 @@ export function endCapture() {
 export function scanCapturedResponses(): { scanned: number; leaks: string[] } {
   let scanned = 0;
   const leaks: string[] = [];
-  let files: string[] = [];
+  let files: string[];
   try {
     files = readdirSync(captureDir());
   } catch {

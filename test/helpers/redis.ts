@@ -9,11 +9,17 @@ declare module 'vitest' {
   }
 }
 
-export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** Global setup: the URL when a PING answers within a second, else null and one loud line. */
 export async function probeRedis(): Promise<string | null> {
-  const redis = new Redis(TEST_REDIS_URL, { lazyConnect: true, connectTimeout: 1000, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
+  const redis = new Redis(TEST_REDIS_URL, {
+    lazyConnect: true,
+    connectTimeout: 1000,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  });
   let cause: Error | undefined;
   redis.on('error', (err: Error) => (cause ??= err));
   try {

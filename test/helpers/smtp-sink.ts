@@ -87,7 +87,12 @@ function createSmtpSink(): SmtpSink {
               subject: parsed.subject ?? '',
               text: parsed.text ?? '',
               html: typeof parsed.html === 'string' ? parsed.html : null,
-              attachments: parsed.attachments.map((a) => ({ filename: a.filename ?? null, contentType: a.contentType, content: a.content, size: a.size })),
+              attachments: parsed.attachments.map((a) => ({
+                filename: a.filename ?? null,
+                contentType: a.contentType,
+                content: a.content,
+                size: a.size,
+              })),
               tag: typeof parsed.headers.get('x-mail-tag') === 'string' ? (parsed.headers.get('x-mail-tag') as string) : null,
               headers,
               raw,
@@ -112,7 +117,7 @@ function createSmtpSink(): SmtpSink {
         });
       });
       // smtp-server keeps its net.Server on `.server`.
-      port = ((server as unknown as { server: { address(): AddressInfo } }).server.address()).port;
+      port = (server as unknown as { server: { address(): AddressInfo } }).server.address().port;
       return sink;
     },
     get url() {
@@ -129,7 +134,11 @@ function createSmtpSink(): SmtpSink {
       return new Promise<SinkMessage>((resolve, reject) => {
         const timer = setTimeout(() => {
           waiters.delete(w);
-          reject(new Error(`smtp sink: no matching message within ${timeoutMs} ms (${messages.length} received: ${messages.map((m) => m.subject).join(' | ')})`));
+          reject(
+            new Error(
+              `smtp sink: no matching message within ${timeoutMs} ms (${messages.length} received: ${messages.map((m) => m.subject).join(' | ')})`,
+            ),
+          );
         }, timeoutMs);
         const w = (m: SinkMessage) => {
           if (!predicate(m)) return;

@@ -10,7 +10,11 @@ export function recordStatements(db: Kysely<any>) {
   const original = proto.executeQuery;
   const seen: string[] = [];
   proto.executeQuery = function (this: unknown, ...args: unknown[]) {
-    seen.push(String((args[0] as { sql: string }).sql).replace(/\s+/g, ' ').trim());
+    seen.push(
+      String((args[0] as { sql: string }).sql)
+        .replace(/\s+/g, ' ')
+        .trim(),
+    );
     return original.apply(this, args);
   };
   let stopped = false;

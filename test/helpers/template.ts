@@ -7,7 +7,9 @@ import { MIGRATIONS_DIR } from '../../src/db/migrate.js';
 function migrationsFingerprint(): string {
   const h = createHash('sha256');
   for (const dir of [MIGRATIONS_DIR, path.join(MIGRATIONS_DIR, 'functions')]) {
-    for (const f of readdirSync(dir).filter((f) => f.endsWith('.sql')).sort()) {
+    for (const f of readdirSync(dir)
+      .filter((f) => f.endsWith('.sql'))
+      .sort()) {
       h.update(path.relative(MIGRATIONS_DIR, path.join(dir, f))).update(readFileSync(path.join(dir, f)));
     }
   }

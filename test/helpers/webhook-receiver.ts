@@ -90,14 +90,18 @@ function verify(secrets: string[], headers: IncomingHttpHeaders, body: string, n
   const id = headers['webhook-id'];
   const ts = headers['webhook-timestamp'];
   const sig = headers['webhook-signature'];
-  if (typeof id !== 'string' || typeof ts !== 'string' || typeof sig !== 'string') return 'missing webhook-id, webhook-timestamp or webhook-signature';
+  if (typeof id !== 'string' || typeof ts !== 'string' || typeof sig !== 'string')
+    return 'missing webhook-id, webhook-timestamp or webhook-signature';
   if (!/^\d+$/.test(ts)) return 'webhook-timestamp is not unix seconds';
   const seconds = Number(ts);
   const nowSeconds = Math.floor(now.getTime() / 1000);
   if (nowSeconds - seconds > RECEIVER_TOLERANCE_SECONDS) return 'timestamp too old';
   if (seconds - nowSeconds > RECEIVER_TOLERANCE_SECONDS) return 'timestamp too new';
   if (secrets.length === 0) return 'no signing secret trusted (call trust())';
-  const passed = sig.split(' ').filter((s) => s.startsWith('v1,')).map((s) => Buffer.from(s.slice(3)));
+  const passed = sig
+    .split(' ')
+    .filter((s) => s.startsWith('v1,'))
+    .map((s) => Buffer.from(s.slice(3)));
   for (const secret of secrets) {
     // The package's verify() checks the timestamp against the system clock; the test clock runs
     // elsewhere, so the same signing primitive is compared here instead.
@@ -143,10 +147,20 @@ export async function startWebhookReceiver(opts: ReceiverOptions = {}): Promise<
         return answer(401, {}, problem);
       }
       if (typeof mode === 'object') {
-        return answer(mode.status, mode.retryAfter !== undefined ? { 'retry-after': String(mode.retryAfter) } : {}, `receiver answers ${mode.status}`);
+        return answer(
+          mode.status,
+          mode.retryAfter !== undefined ? { 'retry-after': String(mode.retryAfter) } : {},
+          `receiver answers ${mode.status}`,
+        );
       }
       const envelope = JSON.parse(rawBody) as WebhookEnvelope;
-      events.push({ ...envelope, webhookId: webhookId!, timestamp: Number(req.headers['webhook-timestamp']), headers: req.headers, rawBody });
+      events.push({
+        ...envelope,
+        webhookId: webhookId!,
+        timestamp: Number(req.headers['webhook-timestamp']),
+        headers: req.headers,
+        rawBody,
+      });
       answer(204);
       for (const w of [...waiters]) {
         if (events.length >= w.n) {

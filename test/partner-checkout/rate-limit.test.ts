@@ -33,7 +33,13 @@ describe('serviceability rate limits', () => {
 
   it('check answers 429 after 120 requests a minute per key', async () => {
     const p = await createProvider(t.db);
-    const post = () => t.app.inject({ method: 'POST', url: '/serviceability/check', headers: { 'x-api-key': p.apiKey }, payload: { address: 'Lindenallee 3, 10115 Berlin' } });
+    const post = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/serviceability/check',
+        headers: { 'x-api-key': p.apiKey },
+        payload: { address: 'Lindenallee 3, 10115 Berlin' },
+      });
     for (let i = 0; i < 120; i++) expect((await post()).statusCode).toBe(200);
     expect((await post()).statusCode).toBe(429);
   });

@@ -16,10 +16,20 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 type Provider = Awaited<ReturnType<typeof createProvider>>;
-interface Suggestion { display: string; building_id: string | null; orderable: boolean; house_number: string; country: string }
+interface Suggestion {
+  display: string;
+  building_id: string | null;
+  orderable: boolean;
+  house_number: string;
+  country: string;
+}
 
 async function suggest(p: Provider, q: string, extra = ''): Promise<Suggestion[]> {
-  const r = await t.app.inject({ method: 'GET', url: `/serviceability/autocomplete?q=${encodeURIComponent(q)}${extra}`, headers: { 'x-api-key': p.apiKey } });
+  const r = await t.app.inject({
+    method: 'GET',
+    url: `/serviceability/autocomplete?q=${encodeURIComponent(q)}${extra}`,
+    headers: { 'x-api-key': p.apiKey },
+  });
   expect(r.statusCode, q).toBe(200);
   return r.json().suggestions;
 }
@@ -34,11 +44,25 @@ describe('autocomplete: one suggestion per display, picked after an early-stoppi
     // 60 rows, so a first page of 30 rows holds only 10 displays and must be asked again.
     for (let i = 1; i <= 20; i++) {
       for (let copy = 0; copy < 3; copy++) {
-        await createCoverageAddress(t.db, p.id, { street: 'Ulmenweg', houseNumber: copy === 1 ? `${i} ` : String(i), postalCode: '20095', city: 'Hamburg', buildingId: null, orderable: false });
+        await createCoverageAddress(t.db, p.id, {
+          street: 'Ulmenweg',
+          houseNumber: copy === 1 ? `${i} ` : String(i),
+          postalCode: '20095',
+          city: 'Hamburg',
+          buildingId: null,
+          orderable: false,
+        });
       }
     }
     // Address 7: one of its rows (inserted last, in no privileged position) is orderable with a building.
-    await createCoverageAddress(t.db, p.id, { street: 'Ulmenweg', houseNumber: '7', postalCode: '20095', city: 'Hamburg', buildingId: building, orderable: true });
+    await createCoverageAddress(t.db, p.id, {
+      street: 'Ulmenweg',
+      houseNumber: '7',
+      postalCode: '20095',
+      city: 'Hamburg',
+      buildingId: building,
+      orderable: true,
+    });
   });
 
   it('15 unique displays even when duplicates fill the first page, in key order', async () => {
@@ -62,8 +86,20 @@ describe('autocomplete: one suggestion per display, picked after an early-stoppi
 
   it('displays that share a search key stay apart (dedupe is by display, not by key)', async () => {
     const q = await createProvider(t.db);
-    await createCoverageAddress(t.db, q.id, { street: 'Am Markt', houseNumber: '3', postalCode: '10115', city: 'Berlin', display: 'Am Markt 3, 10115 Berlin' });
-    await createCoverageAddress(t.db, q.id, { street: 'Am Markt', houseNumber: '3', postalCode: '10115', city: 'Berlin', display: 'Am Markt 3. 10115 Berlin' });
+    await createCoverageAddress(t.db, q.id, {
+      street: 'Am Markt',
+      houseNumber: '3',
+      postalCode: '10115',
+      city: 'Berlin',
+      display: 'Am Markt 3, 10115 Berlin',
+    });
+    await createCoverageAddress(t.db, q.id, {
+      street: 'Am Markt',
+      houseNumber: '3',
+      postalCode: '10115',
+      city: 'Berlin',
+      display: 'Am Markt 3. 10115 Berlin',
+    });
     const s = await suggest(q, 'Am Markt 3');
     expect(s.map((x) => x.display).sort()).toEqual(['Am Markt 3, 10115 Berlin', 'Am Markt 3. 10115 Berlin']);
   });
@@ -78,11 +114,51 @@ describe('autocomplete: house-number-first addresses (CA, US) also match street 
   let toronto: string;
   beforeAll(async () => {
     p = await createProvider(t.db);
-    toronto = (await createBuilding(t.db, p.id, { street: 'King Street West', houseNumber: '12A', postalCode: 'M5V 2T6', city: 'Toronto', country: 'CA' })).id;
-    await createCoverageAddress(t.db, p.id, { buildingId: toronto, street: 'King Street West', houseNumber: '12 A', postalCode: 'M5V2T6', city: 'Toronto', province: 'ON', country: 'CA' });
-    await createCoverageAddress(t.db, p.id, { buildingId: null, street: 'King Street West', houseNumber: '120', postalCode: 'M5V 2T6', city: 'Toronto', province: 'ON', country: 'CA', orderable: false });
-    await createCoverageAddress(t.db, p.id, { buildingId: null, street: 'Queen St. E.', houseNumber: '5', postalCode: 'M5C 1S1', city: 'Toronto', province: 'ON', country: 'CA' });
-    await createCoverageAddress(t.db, p.id, { buildingId: null, street: 'Kingsway', houseNumber: '9', postalCode: '10115', city: 'Berlin', country: 'DE' });
+    toronto = (
+      await createBuilding(t.db, p.id, {
+        street: 'King Street West',
+        houseNumber: '12A',
+        postalCode: 'M5V 2T6',
+        city: 'Toronto',
+        country: 'CA',
+      })
+    ).id;
+    await createCoverageAddress(t.db, p.id, {
+      buildingId: toronto,
+      street: 'King Street West',
+      houseNumber: '12 A',
+      postalCode: 'M5V2T6',
+      city: 'Toronto',
+      province: 'ON',
+      country: 'CA',
+    });
+    await createCoverageAddress(t.db, p.id, {
+      buildingId: null,
+      street: 'King Street West',
+      houseNumber: '120',
+      postalCode: 'M5V 2T6',
+      city: 'Toronto',
+      province: 'ON',
+      country: 'CA',
+      orderable: false,
+    });
+    await createCoverageAddress(t.db, p.id, {
+      buildingId: null,
+      street: 'Queen St. E.',
+      houseNumber: '5',
+      postalCode: 'M5C 1S1',
+      city: 'Toronto',
+      province: 'ON',
+      country: 'CA',
+    });
+    await createCoverageAddress(t.db, p.id, {
+      buildingId: null,
+      street: 'Kingsway',
+      houseNumber: '9',
+      postalCode: '10115',
+      city: 'Berlin',
+      country: 'DE',
+    });
   });
 
   it('"12A King…" (as displayed) and "King Street West 12 a" (street first) find the same address', async () => {
@@ -96,11 +172,14 @@ describe('autocomplete: house-number-first addresses (CA, US) also match street 
 
   it('the street alone lists its addresses (in street-first key order); displays that start with the text come first', async () => {
     expect((await suggest(p, 'King Street')).map((x) => x.display)).toEqual([
-      '120 King Street West, Toronto, ON M5V 2T6', '12A King Street West, Toronto, ON M5V 2T6',
+      '120 King Street West, Toronto, ON M5V 2T6',
+      '12A King Street West, Toronto, ON M5V 2T6',
     ]);
     // "Kingsway 9, 10115 Berlin" starts with "king"; the Toronto street-first matches follow.
     expect((await suggest(p, 'King')).map((x) => x.display)).toEqual([
-      'Kingsway 9, 10115 Berlin', '120 King Street West, Toronto, ON M5V 2T6', '12A King Street West, Toronto, ON M5V 2T6',
+      'Kingsway 9, 10115 Berlin',
+      '120 King Street West, Toronto, ON M5V 2T6',
+      '12A King Street West, Toronto, ON M5V 2T6',
     ]);
   });
 
@@ -119,12 +198,20 @@ describe('autocomplete: house-number-first addresses (CA, US) also match street 
     ];
     for (const a of cases) {
       const c = coverageColumns(a);
-      const streetFirst = searchKey([`${a.street.replace(/\s+/g, ' ').trim()} ${c.house_number_norm}`, a.city, [a.province, c.postal_code].filter(Boolean).join(' ')].filter(Boolean).join(', '));
-      const r = await sql<{ k: string | null }>`SELECT coverage_street_first_key(${c.search_key}::text, ${c.house_number_norm}::text, ${a.street}::text) AS k`.execute(t.db);
+      const streetFirst = searchKey(
+        [`${a.street.replace(/\s+/g, ' ').trim()} ${c.house_number_norm}`, a.city, [a.province, c.postal_code].filter(Boolean).join(' ')]
+          .filter(Boolean)
+          .join(', '),
+      );
+      const r = await sql<{
+        k: string | null;
+      }>`SELECT coverage_street_first_key(${c.search_key}::text, ${c.house_number_norm}::text, ${a.street}::text) AS k`.execute(t.db);
       expect(r.rows[0].k, a.street).toBe(streetFirst);
     }
     // A key that does not start with "<number> <street>" has no street-first spelling (left to the fallback).
-    const odd = await sql<{ k: string | null }>`SELECT coverage_street_first_key('12 other street toronto', '12', 'King Street') AS k`.execute(t.db);
+    const odd = await sql<{
+      k: string | null;
+    }>`SELECT coverage_street_first_key('12 other street toronto', '12', 'King Street') AS k`.execute(t.db);
     expect(odd.rows[0].k).toBeNull();
   });
 });
@@ -133,7 +220,13 @@ describe('autocomplete: the trigram fallback fires only when no prefix matches',
   let p: Provider;
   beforeAll(async () => {
     p = await createProvider(t.db);
-    for (let i = 1; i <= 5; i++) await createCoverageAddress(t.db, p.id, { street: 'Eichendorffstraße', houseNumber: String(i), postalCode: '04103', city: 'Leipzig' });
+    for (let i = 1; i <= 5; i++)
+      await createCoverageAddress(t.db, p.id, {
+        street: 'Eichendorffstraße',
+        houseNumber: String(i),
+        postalCode: '04103',
+        city: 'Leipzig',
+      });
     await createCoverageAddress(t.db, p.id, { street: 'Leipziger Straße', houseNumber: '1', postalCode: '10117', city: 'Berlin' });
   });
 
@@ -170,26 +263,51 @@ describe('autocomplete: pages that stop early are never trusted past a possible 
     const p = await createProvider(t.db);
     const building = (await createBuilding(t.db, p.id, { street: 'Zedernweg', houseNumber: '1' })).id;
     // 14 rows of one display (the first page for limit=1 holds 11): the orderable one is written last.
-    for (let i = 0; i < 13; i++) await createCoverageAddress(t.db, p.id, { street: 'Zedernweg', houseNumber: i % 2 ? '1' : '1 ', buildingId: null, orderable: false });
+    for (let i = 0; i < 13; i++)
+      await createCoverageAddress(t.db, p.id, { street: 'Zedernweg', houseNumber: i % 2 ? '1' : '1 ', buildingId: null, orderable: false });
     await createCoverageAddress(t.db, p.id, { street: 'Zedernweg', houseNumber: '1', buildingId: building });
     await createCoverageAddress(t.db, p.id, { street: 'Zedernweg', houseNumber: '2', buildingId: null, orderable: false });
-    expect(await suggest(p, 'Zedernweg', '&limit=1')).toEqual([expect.objectContaining({ display: 'Zedernweg 1, 10115 Berlin', building_id: building, orderable: true })]);
-    expect((await suggest(p, 'Zedernweg', '&limit=2')).map((x) => [x.display, x.orderable])).toEqual([['Zedernweg 1, 10115 Berlin', true], ['Zedernweg 2, 10115 Berlin', false]]);
+    expect(await suggest(p, 'Zedernweg', '&limit=1')).toEqual([
+      expect.objectContaining({ display: 'Zedernweg 1, 10115 Berlin', building_id: building, orderable: true }),
+    ]);
+    expect((await suggest(p, 'Zedernweg', '&limit=2')).map((x) => [x.display, x.orderable])).toEqual([
+      ['Zedernweg 1, 10115 Berlin', true],
+      ['Zedernweg 2, 10115 Berlin', false],
+    ]);
   });
 
   it('while the display-order range has more rows, street-first matches do not jump ahead of them', async () => {
     const p = await createProvider(t.db);
-    for (let i = 1; i <= 30; i++) await createCoverageAddress(t.db, p.id, { street: 'Mainzer Straße', houseNumber: String(i), postalCode: '55116', city: 'Mainz' });
-    await createCoverageAddress(t.db, p.id, { street: 'Main Street', houseNumber: '5', postalCode: 'M4M 1A1', city: 'Toronto', province: 'ON', country: 'CA' });
+    for (let i = 1; i <= 30; i++)
+      await createCoverageAddress(t.db, p.id, { street: 'Mainzer Straße', houseNumber: String(i), postalCode: '55116', city: 'Mainz' });
+    await createCoverageAddress(t.db, p.id, {
+      street: 'Main Street',
+      houseNumber: '5',
+      postalCode: 'M4M 1A1',
+      city: 'Toronto',
+      province: 'ON',
+      country: 'CA',
+    });
     const s = await suggest(p, 'Main');
     expect(s).toHaveLength(15);
     expect(s.every((x) => x.display.startsWith('Mainzer Straße'))).toBe(true);
     // Fewer display-order matches than asked for: the street-first ones follow them.
     const q = await createProvider(t.db);
-    for (let i = 1; i <= 3; i++) await createCoverageAddress(t.db, q.id, { street: 'Mainzer Straße', houseNumber: String(i), postalCode: '55116', city: 'Mainz' });
-    await createCoverageAddress(t.db, q.id, { street: 'Main Street', houseNumber: '5', postalCode: 'M4M 1A1', city: 'Toronto', province: 'ON', country: 'CA' });
+    for (let i = 1; i <= 3; i++)
+      await createCoverageAddress(t.db, q.id, { street: 'Mainzer Straße', houseNumber: String(i), postalCode: '55116', city: 'Mainz' });
+    await createCoverageAddress(t.db, q.id, {
+      street: 'Main Street',
+      houseNumber: '5',
+      postalCode: 'M4M 1A1',
+      city: 'Toronto',
+      province: 'ON',
+      country: 'CA',
+    });
     expect((await suggest(q, 'Main')).map((x) => x.display)).toEqual([
-      'Mainzer Straße 1, 55116 Mainz', 'Mainzer Straße 2, 55116 Mainz', 'Mainzer Straße 3, 55116 Mainz', '5 Main Street, Toronto, ON M4M 1A1',
+      'Mainzer Straße 1, 55116 Mainz',
+      'Mainzer Straße 2, 55116 Mainz',
+      'Mainzer Straße 3, 55116 Mainz',
+      '5 Main Street, Toronto, ON M4M 1A1',
     ]);
   });
 });
@@ -197,8 +315,20 @@ describe('autocomplete: pages that stop early are never trusted past a possible 
 describe('pickPrefixSuggestions (the page logic, pure)', () => {
   let seq = 0;
   const row = (src: number, k: string, display: string, o: Partial<PrefixRow> = {}): PrefixRow => ({
-    id: `00000000-0000-4000-8000-${String(++seq).padStart(12, '0')}`, building_id: null, street: 's', house_number: '1',
-    postal_code: null, city: null, province: null, country: 'DE', display, orderable: false, building_in_coverage: null, src, k, ...o,
+    id: `00000000-0000-4000-8000-${String(++seq).padStart(12, '0')}`,
+    building_id: null,
+    street: 's',
+    house_number: '1',
+    postal_code: null,
+    city: null,
+    province: null,
+    country: 'DE',
+    display,
+    orderable: false,
+    building_in_coverage: null,
+    src,
+    k,
+    ...o,
   });
 
   it('a full page drops its last key (it may be cut) and reports `cut`; a page that is not full is complete', () => {
@@ -224,7 +354,10 @@ describe('pickPrefixSuggestions (the page logic, pure)', () => {
       row(0, 'k', 'Other', { id: '00000000-0000-4000-8000-000000000002' }),
     ];
     const { picked } = pickPrefixSuggestions(rows, 30, 15, false);
-    expect(picked.map((r) => [r.display, r.id.slice(-1)])).toEqual([['Other', '2'], ['Same', '9']]);
+    expect(picked.map((r) => [r.display, r.id.slice(-1)])).toEqual([
+      ['Other', '2'],
+      ['Same', '9'],
+    ]);
   });
 
   it('stops at n displays', () => {
@@ -260,14 +393,23 @@ describe('autocomplete plans (EXPLAIN, a few thousand addresses)', () => {
    * prepared with the function's parameters, as PL/pgSQL runs it (a generic plan).
    */
   async function plan(key: string): Promise<string> {
-    const src = await sql<{ body: string }>`SELECT prosrc AS body FROM pg_proc WHERE proname = 'coverage_autocomplete_candidates'`.execute(t.db);
-    const ranges = /(SELECT json_agg[\s\S]*?);\s*RETURN/.exec(src.rows[0].body)![1].replace(/INTO v_rows/, '')
-      .replace(/\bp_provider\b/g, '$1').replace(/\bp_key\b/g, '$2').replace(/\bp_upper\b/g, '$3').replace(/\bp_fetch\b/g, '$4');
+    const src = await sql<{ body: string }>`SELECT prosrc AS body FROM pg_proc WHERE proname = 'coverage_autocomplete_candidates'`.execute(
+      t.db,
+    );
+    const ranges = /(SELECT json_agg[\s\S]*?);\s*RETURN/
+      .exec(src.rows[0].body)![1]
+      .replace(/INTO v_rows/, '')
+      .replace(/\bp_provider\b/g, '$1')
+      .replace(/\bp_key\b/g, '$2')
+      .replace(/\bp_upper\b/g, '$3')
+      .replace(/\bp_fetch\b/g, '$4');
     return t.db.connection().execute(async (conn) => {
       await sql`SET plan_cache_mode = force_generic_plan`.execute(conn);
       try {
         await sql.raw(`PREPARE ac_plan(uuid, text, text, integer) AS ${ranges}`).execute(conn);
-        const r = await sql<{ 'QUERY PLAN': string }>`EXPLAIN EXECUTE ac_plan(${sql.lit(p.id)}, ${sql.lit(key)}, ${sql.lit(prefixUpperBound(key))}, 25)`.execute(conn);
+        const r = await sql<{
+          'QUERY PLAN': string;
+        }>`EXPLAIN EXECUTE ac_plan(${sql.lit(p.id)}, ${sql.lit(key)}, ${sql.lit(prefixUpperBound(key))}, 25)`.execute(conn);
         return r.rows.map((row) => row['QUERY PLAN']).join('\n');
       } finally {
         await sql`DEALLOCATE ac_plan`.execute(conn).catch(() => undefined);

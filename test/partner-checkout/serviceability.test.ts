@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import {
-  createBuilding, createCoverageAddress, createPlanVersion, createProvider, createSubscriber, createSubscription,
+  createBuilding,
+  createCoverageAddress,
+  createPlanVersion,
+  createProvider,
+  createSubscriber,
+  createSubscription,
 } from '../helpers/factories.js';
 
 let t: TestApp;
@@ -14,7 +19,11 @@ const MOUNTS = ['', '/api/v1'];
 type Provider = Awaited<ReturnType<typeof createProvider>>;
 
 const autocomplete = (p: Provider | null, q: string, extra = '', prefix = '') =>
-  t.app.inject({ method: 'GET', url: `${prefix}/serviceability/autocomplete?q=${encodeURIComponent(q)}${extra}`, headers: p ? { 'x-api-key': p.apiKey } : {} });
+  t.app.inject({
+    method: 'GET',
+    url: `${prefix}/serviceability/autocomplete?q=${encodeURIComponent(q)}${extra}`,
+    headers: p ? { 'x-api-key': p.apiKey } : {},
+  });
 const check = (p: Provider, payload: unknown, prefix = '') =>
   t.app.inject({ method: 'POST', url: `${prefix}/serviceability/check`, headers: { 'x-api-key': p.apiKey }, payload: payload as object });
 const units = (p: Provider, buildingId: string, prefix = '') =>
@@ -29,7 +38,11 @@ describe('serviceability authentication', () => {
       const missing = await autocomplete(null, 'Haupt', '', prefix);
       expect(missing.statusCode).toBe(401);
       expect(missing.json()).toEqual({ detail: 'Not authenticated' });
-      const wrong = await t.app.inject({ method: 'GET', url: `${prefix}/serviceability/autocomplete?q=Haupt`, headers: { 'x-api-key': `sk_abcdefgh_${'x'.repeat(40)}` } });
+      const wrong = await t.app.inject({
+        method: 'GET',
+        url: `${prefix}/serviceability/autocomplete?q=Haupt`,
+        headers: { 'x-api-key': `sk_abcdefgh_${'x'.repeat(40)}` },
+      });
       expect(wrong.statusCode).toBe(403);
       expect(wrong.json()).toEqual({ detail: 'Invalid credentials' });
       const scope = await autocomplete(noScope, 'Haupt', '', prefix);
@@ -53,7 +66,8 @@ describe('GET /serviceability/autocomplete', () => {
     await createCoverageAddress(t.db, p.id, { buildingId, street: 'Lindenallee', houseNumber: '12 A' });
     await createCoverageAddress(t.db, p.id, { buildingId: null, street: 'Lindenallee', houseNumber: '14', orderable: false });
     await createCoverageAddress(t.db, other.id, { street: 'Lindenallee', houseNumber: '99' });
-    for (let i = 1; i <= 20; i++) await createCoverageAddress(t.db, p.id, { street: 'Birkenweg', houseNumber: String(i), postalCode: '20095', city: 'Hamburg' });
+    for (let i = 1; i <= 20; i++)
+      await createCoverageAddress(t.db, p.id, { street: 'Birkenweg', houseNumber: String(i), postalCode: '20095', city: 'Hamburg' });
   });
 
   it('a house-number suffix matches fused or separated ("12a", "12 A", "12A"), on both mounts', async () => {
@@ -64,8 +78,15 @@ describe('GET /serviceability/autocomplete', () => {
         const s = r.json().suggestions;
         expect(s, q).toHaveLength(1);
         expect(s[0]).toEqual({
-          display: 'Lindenallee 12A, 10115 Berlin', building_id: buildingId, street: 'Lindenallee', house_number: expect.stringMatching(/^12 ?[aA]$/),
-          postal_code: '10115', city: 'Berlin', province: null, country: 'DE', orderable: true,
+          display: 'Lindenallee 12A, 10115 Berlin',
+          building_id: buildingId,
+          street: 'Lindenallee',
+          house_number: expect.stringMatching(/^12 ?[aA]$/),
+          postal_code: '10115',
+          city: 'Berlin',
+          province: null,
+          country: 'DE',
+          orderable: true,
         });
       }
     }
@@ -88,7 +109,7 @@ describe('GET /serviceability/autocomplete', () => {
     expect(five.json().suggestions).toHaveLength(5);
   });
 
-  it('results are scoped to the key\'s provider', async () => {
+  it("results are scoped to the key's provider", async () => {
     const mine = await autocomplete(p, 'Lindenallee 99');
     expect(mine.statusCode).toBe(200);
     expect(mine.json().suggestions.map((s: { display: string }) => s.display)).not.toContain('Lindenallee 99, 10115 Berlin');
@@ -127,26 +148,83 @@ describe('POST /serviceability/check', () => {
     berlin = (await createBuilding(t.db, p.id, { street: 'Hauptstraße', houseNumber: '12a', postalCode: '10115', city: 'Berlin' })).id;
     munich = (await createBuilding(t.db, p.id, { street: 'Hauptstraße', houseNumber: '12a', postalCode: '80331', city: 'München' })).id;
     plain12 = (await createBuilding(t.db, p.id, { street: 'Hauptstraße', houseNumber: '12', postalCode: '10115', city: 'Berlin' })).id;
-    toronto = (await createBuilding(t.db, p.id, { street: 'Main Street', houseNumber: '12A', postalCode: 'M5V 2T6', city: 'Toronto', country: 'CA' })).id;
-    ottawa = (await createBuilding(t.db, p.id, { street: 'Main Street', houseNumber: '12A', postalCode: 'K1P 1J1', city: 'Ottawa', country: 'CA' })).id;
-    await createCoverageAddress(t.db, p.id, { buildingId: berlin, street: 'Hauptstraße', houseNumber: '12a', postalCode: '10115', city: 'Berlin' });
-    await createCoverageAddress(t.db, p.id, { buildingId: munich, street: 'Hauptstraße', houseNumber: '12 a', postalCode: '80331', city: 'München' });
-    await createCoverageAddress(t.db, p.id, { buildingId: plain12, street: 'Hauptstraße', houseNumber: '12', postalCode: '10115', city: 'Berlin' });
-    await createCoverageAddress(t.db, p.id, { buildingId: toronto, street: 'Main Street', houseNumber: '12A', postalCode: 'M5V2T6', city: 'Toronto', province: 'ON', country: 'CA' });
-    await createCoverageAddress(t.db, p.id, { buildingId: ottawa, street: 'Main Street', houseNumber: '12 A', postalCode: 'K1P 1J1', city: 'Ottawa', province: 'ON', country: 'CA' });
+    toronto = (
+      await createBuilding(t.db, p.id, { street: 'Main Street', houseNumber: '12A', postalCode: 'M5V 2T6', city: 'Toronto', country: 'CA' })
+    ).id;
+    ottawa = (
+      await createBuilding(t.db, p.id, { street: 'Main Street', houseNumber: '12A', postalCode: 'K1P 1J1', city: 'Ottawa', country: 'CA' })
+    ).id;
+    await createCoverageAddress(t.db, p.id, {
+      buildingId: berlin,
+      street: 'Hauptstraße',
+      houseNumber: '12a',
+      postalCode: '10115',
+      city: 'Berlin',
+    });
+    await createCoverageAddress(t.db, p.id, {
+      buildingId: munich,
+      street: 'Hauptstraße',
+      houseNumber: '12 a',
+      postalCode: '80331',
+      city: 'München',
+    });
+    await createCoverageAddress(t.db, p.id, {
+      buildingId: plain12,
+      street: 'Hauptstraße',
+      houseNumber: '12',
+      postalCode: '10115',
+      city: 'Berlin',
+    });
+    await createCoverageAddress(t.db, p.id, {
+      buildingId: toronto,
+      street: 'Main Street',
+      houseNumber: '12A',
+      postalCode: 'M5V2T6',
+      city: 'Toronto',
+      province: 'ON',
+      country: 'CA',
+    });
+    await createCoverageAddress(t.db, p.id, {
+      buildingId: ottawa,
+      street: 'Main Street',
+      houseNumber: '12 A',
+      postalCode: 'K1P 1J1',
+      city: 'Ottawa',
+      province: 'ON',
+      country: 'CA',
+    });
   });
 
   it('a free-text German address with a 5-digit postcode matches, suffix fused or separated, on both mounts', async () => {
-    const plan = await createPlanVersion(t.db, p.id, { name: 'Fibre 250', priceCents: 3999, down: 250, up: 50, storeProductId: 'prod_250' });
+    const plan = await createPlanVersion(t.db, p.id, {
+      name: 'Fibre 250',
+      priceCents: 3999,
+      down: 250,
+      up: 50,
+      storeProductId: 'prod_250',
+    });
     for (const prefix of MOUNTS) {
       for (const address of ['Hauptstraße 12a, 10115 Berlin', 'Hauptstraße 12 A 10115 Berlin', 'hauptstraße 12-a, 10115']) {
         const r = await check(p, { address }, prefix);
         expect(r.statusCode).toBe(200);
         const body = r.json();
         expect(body, address).toMatchObject({ serviceable: true, building_id: berlin });
-        expect(body.match).toMatchObject({ street: 'Hauptstraße', postal_code: '10115', city: 'Berlin', country: 'DE', building_id: berlin, orderable: true });
+        expect(body.match).toMatchObject({
+          street: 'Hauptstraße',
+          postal_code: '10115',
+          city: 'Berlin',
+          country: 'DE',
+          building_id: berlin,
+          orderable: true,
+        });
         expect(body.plans).toContainEqual({
-          plan_version_id: plan.id, name: 'Fibre 250', monthly_price: '39.99', currency: 'EUR', download_mbps: 250, upload_mbps: 50, store_product_id: 'prod_250',
+          plan_version_id: plan.id,
+          name: 'Fibre 250',
+          monthly_price: '39.99',
+          currency: 'EUR',
+          download_mbps: 250,
+          upload_mbps: 50,
+          store_product_id: 'prod_250',
         });
       }
     }
@@ -161,7 +239,11 @@ describe('POST /serviceability/check', () => {
     for (const address of ['12A Main Street, Toronto, ON M5V 2T6', '12 a Main Street Toronto ON m5v2t6']) {
       const r = await check(p, { address });
       expect(r.statusCode).toBe(200);
-      expect(r.json(), address).toMatchObject({ serviceable: true, building_id: toronto, match: { postal_code: 'M5V 2T6', country: 'CA', province: 'ON' } });
+      expect(r.json(), address).toMatchObject({
+        serviceable: true,
+        building_id: toronto,
+        match: { postal_code: 'M5V 2T6', country: 'CA', province: 'ON' },
+      });
     }
     const ottawaR = await check(p, { address: '12A Main Street, Ottawa ON K1P 1J1' });
     expect(ottawaR.json()).toMatchObject({ serviceable: true, building_id: ottawa });
@@ -186,7 +268,12 @@ describe('POST /serviceability/check', () => {
   });
 
   it('structured fields win when both structured and free text are sent', async () => {
-    const structuredRight = await check(p, { address: 'Nirgendwo 1, 99999 Irgendwo', street: 'Hauptstraße', house_number: '12 A', postal_code: '80331' });
+    const structuredRight = await check(p, {
+      address: 'Nirgendwo 1, 99999 Irgendwo',
+      street: 'Hauptstraße',
+      house_number: '12 A',
+      postal_code: '80331',
+    });
     expect(structuredRight.json()).toMatchObject({ serviceable: true, building_id: munich });
     const structuredWrong = await check(p, { address: 'Hauptstraße 12a, 10115 Berlin', street: 'Nirgendwo', house_number: '1' });
     expect(structuredWrong.json()).toEqual(NO_MATCH);
@@ -211,7 +298,13 @@ describe('POST /serviceability/check', () => {
 
   it('a match that is not orderable, or whose building left coverage, is not serviceable and lists no plans', async () => {
     const closed = (await createBuilding(t.db, p.id, { street: 'Gartenweg', houseNumber: '3', postalCode: '10117' })).id;
-    await createCoverageAddress(t.db, p.id, { buildingId: closed, street: 'Gartenweg', houseNumber: '3', postalCode: '10117', orderable: false });
+    await createCoverageAddress(t.db, p.id, {
+      buildingId: closed,
+      street: 'Gartenweg',
+      houseNumber: '3',
+      postalCode: '10117',
+      orderable: false,
+    });
     const r = await check(p, { address: 'Gartenweg 3, 10117 Berlin' });
     expect(r.statusCode).toBe(200);
     expect(r.json()).toMatchObject({ serviceable: false, plans: [], building_id: closed, match: { orderable: false } });
@@ -223,7 +316,7 @@ describe('POST /serviceability/check', () => {
     expect(r2.json()).toMatchObject({ serviceable: false, plans: [], building_id: gone });
   });
 
-  it('plans are the provider\'s active plan versions only', async () => {
+  it("plans are the provider's active plan versions only", async () => {
     const q = await createProvider(t.db);
     const b = (await createBuilding(t.db, q.id, { street: 'Ringstraße', houseNumber: '1', postalCode: '50667', city: 'Köln' })).id;
     await createCoverageAddress(t.db, q.id, { buildingId: b, street: 'Ringstraße', houseNumber: '1', postalCode: '50667', city: 'Köln' });
@@ -247,7 +340,14 @@ describe('GET /serviceability/units', () => {
     const statuses = ['ACTIVE', 'SUSPENDED', 'CANCELLED', 'PENDING_INSTALL', 'PENDING'] as const;
     for (const [i, status] of statuses.entries()) {
       const sub = await createSubscriber(t.db, p.id);
-      await createSubscription(t.db, { providerId: p.id, subscriberId: sub.id, planVersionId: plan.id, buildingId: b.id, unitId: b.units[i].id, status });
+      await createSubscription(t.db, {
+        providerId: p.id,
+        subscriberId: sub.id,
+        planVersionId: plan.id,
+        buildingId: b.id,
+        unitId: b.units[i].id,
+        status,
+      });
     }
     for (const prefix of MOUNTS) {
       const r = await units(p, b.id, prefix);
@@ -256,11 +356,16 @@ describe('GET /serviceability/units', () => {
       expect(body.building_id).toBe(b.id);
       const byLabel = Object.fromEntries(body.units.map((u: { label: string; available: boolean }) => [u.label, u.available]));
       expect(byLabel).toEqual({ '1A': false, '1B': false, '2A': true, '2B': false, '3A': false, '3B': true });
-      expect(body.units[0]).toEqual({ unit_id: expect.any(String), label: expect.any(String), floor: null, available: expect.any(Boolean) });
+      expect(body.units[0]).toEqual({
+        unit_id: expect.any(String),
+        label: expect.any(String),
+        floor: null,
+        available: expect.any(Boolean),
+      });
     }
   });
 
-  it('answers 404 for an unknown building, another provider\'s building, and a building not in coverage; 422 for a malformed id', async () => {
+  it("answers 404 for an unknown building, another provider's building, and a building not in coverage; 422 for a malformed id", async () => {
     const p = await createProvider(t.db);
     const other = await createProvider(t.db);
     const theirs = await createBuilding(t.db, other.id);

@@ -1,7 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SimulatedAdapters } from '../../src/adapters/index.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { createBuilding, createLocation, createPlanVersion, createProvider, createSubscriber, createSubscription } from '../helpers/factories.js';
+import {
+  createBuilding,
+  createLocation,
+  createPlanVersion,
+  createProvider,
+  createSubscriber,
+  createSubscription,
+} from '../helpers/factories.js';
 
 let t: TestApp;
 let sw: SimulatedAdapters['switchController'];
@@ -16,26 +23,60 @@ const MOUNTS = ['', '/api/v1'];
 type Status = 'PENDING' | 'PENDING_INSTALL' | 'ACTIVE' | 'SUSPENDED' | 'CANCELLED';
 
 /** A provider-billed subscription (the endpoint is for providers that own billing) unless serviceBilled. */
-async function world(status: Status, o: { withPort?: boolean; serviceBilled?: boolean; suspendedReason?: 'provider' | 'non_payment' } = {}) {
+async function world(
+  status: Status,
+  o: { withPort?: boolean; serviceBilled?: boolean; suspendedReason?: 'provider' | 'non_payment' } = {},
+) {
   const p = await createProvider(t.db);
   const plan = await createPlanVersion(t.db, p.id, { down: 500, up: 100 });
   const b = await createBuilding(t.db, p.id, { units: ['1A'] });
   const loc = o.withPort === false ? null : await createLocation(t.db, p.id, b.id, b.units[0].id);
   const sub = await createSubscriber(t.db, p.id);
   const s = await createSubscription(t.db, {
-    providerId: p.id, subscriberId: sub.id, planVersionId: plan.id, buildingId: b.id, unitId: b.units[0].id, locationId: loc?.id ?? null, status,
+    providerId: p.id,
+    subscriberId: sub.id,
+    planVersionId: plan.id,
+    buildingId: b.id,
+    unitId: b.units[0].id,
+    locationId: loc?.id ?? null,
+    status,
     serviceBilled: o.serviceBilled ?? false,
   });
-  if (status === 'SUSPENDED') await t.db.updateTable('subscriptions').set({ suspended_reason: o.suspendedReason ?? 'provider' }).where('id', '=', s.id).execute();
+  if (status === 'SUSPENDED')
+    await t.db
+      .updateTable('subscriptions')
+      .set({ suspended_reason: o.suspendedReason ?? 'provider' })
+      .where('id', '=', s.id)
+      .execute();
   return { p, s, loc };
 }
 
 const call = (secret: string | undefined, payload: object, prefix = '') =>
-  t.app.inject({ method: 'POST', url: `${prefix}/external-checkout/subscription-status`, payload, headers: secret ? { 'x-webhook-secret': secret } : {} });
-const subRow = (id: string) => t.db.selectFrom('subscriptions').select(['status', 'suspended_reason']).where('id', '=', id).executeTakeFirstOrThrow();
-const portJobs = (id: string) => t.db.selectFrom('jobs').select(['kind', 'payload', 'status', 'provider_id']).where('subscription_id', '=', id).where('kind', '=', 'provisioning.port').execute();
+  t.app.inject({
+    method: 'POST',
+    url: `${prefix}/external-checkout/subscription-status`,
+    payload,
+    headers: secret ? { 'x-webhook-secret': secret } : {},
+  });
+const subRow = (id: string) =>
+  t.db.selectFrom('subscriptions').select(['status', 'suspended_reason']).where('id', '=', id).executeTakeFirstOrThrow();
+const portJobs = (id: string) =>
+  t.db
+    .selectFrom('jobs')
+    .select(['kind', 'payload', 'status', 'provider_id'])
+    .where('subscription_id', '=', id)
+    .where('kind', '=', 'provisioning.port')
+    .execute();
 const webhookCount = async (id: string) =>
-  Number((await t.db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('subscription_id', '=', id).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await t.db
+        .selectFrom('webhook_deliveries')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('subscription_id', '=', id)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe('POST /external-checkout/subscription-status suspend', () => {
   it('ACTIVE → SUSPENDED (reason provider), port switched to the captive portal, no webhook, on both mounts', async () => {
@@ -43,7 +84,13 @@ describe('POST /external-checkout/subscription-status suspend', () => {
       const w = await world('ACTIVE');
       const r = await call(w.p.webhookSecret, { subscription_id: w.s.id, action: 'suspend' }, prefix);
       expect(r.statusCode).toBe(200);
-      expect(r.json()).toEqual({ subscription_id: w.s.id, status: 'SUSPENDED', port_changed: true, port_error: null, message: expect.any(String) });
+      expect(r.json()).toEqual({
+        subscription_id: w.s.id,
+        status: 'SUSPENDED',
+        port_changed: true,
+        port_error: null,
+        message: expect.any(String),
+      });
       expect(await subRow(w.s.id)).toEqual({ status: 'SUSPENDED', suspended_reason: 'provider' });
       expect((await sw.getPort(w.loc!.id))?.mode).toBe('captive_portal');
       expect(await webhookCount(w.s.id)).toBe(0);
@@ -93,11 +140,22 @@ describe('POST /external-checkout/subscription-status restore', () => {
       const w = await world('SUSPENDED');
       const r = await call(w.p.webhookSecret, { subscription_id: w.s.id, action: 'restore' }, prefix);
       expect(r.statusCode).toBe(200);
-      expect(r.json()).toEqual({ subscription_id: w.s.id, status: 'ACTIVE', port_changed: false, port_error: null, message: expect.any(String) });
+      expect(r.json()).toEqual({
+        subscription_id: w.s.id,
+        status: 'ACTIVE',
+        port_changed: false,
+        port_error: null,
+        message: expect.any(String),
+      });
       expect(await subRow(w.s.id)).toEqual({ status: 'ACTIVE', suspended_reason: null });
       const jobs = await portJobs(w.s.id);
       expect(jobs).toHaveLength(1);
-      expect(jobs[0]).toMatchObject({ kind: 'provisioning.port', payload: { subscription_id: w.s.id, reason: 'restore' }, status: 'queued', provider_id: w.p.id });
+      expect(jobs[0]).toMatchObject({
+        kind: 'provisioning.port',
+        payload: { subscription_id: w.s.id, reason: 'restore' },
+        status: 'queued',
+        provider_id: w.p.id,
+      });
       expect(await webhookCount(w.s.id)).toBe(0);
     }
   });

@@ -24,7 +24,12 @@ async function verifiedCustomer(world: World = w, o: Parameters<typeof createCus
 }
 type Customer = Awaited<ReturnType<typeof verifiedCustomer>>;
 
-const call = (path: 'plan-change/preview' | 'plan-change', c: Pick<Customer, 'subscriberId' | 'session'>, body: Record<string, unknown>, o: { key?: string | null; headers?: Record<string, string>; session?: string | null } = {}) =>
+const call = (
+  path: 'plan-change/preview' | 'plan-change',
+  c: Pick<Customer, 'subscriberId' | 'session'>,
+  body: Record<string, unknown>,
+  o: { key?: string | null; headers?: Record<string, string>; session?: string | null } = {},
+) =>
   t.app.inject({
     method: 'POST',
     url: `/agent/customers/${c.subscriberId}/${path}`,
@@ -39,11 +44,23 @@ const preview = (c: Customer, planVersionId: string, o: Parameters<typeof call>[
   call('plan-change/preview', c, { subscription_id: c.subscriptionId, plan_version_id: planVersionId }, o);
 const OMIT = Symbol('omit confirm');
 const apply = (c: Customer, planVersionId: string, confirm: unknown = true, o: Parameters<typeof call>[3] = {}) =>
-  call('plan-change', c, { subscription_id: c.subscriptionId, plan_version_id: planVersionId, ...(confirm === OMIT ? {} : { confirm }) }, o);
+  call(
+    'plan-change',
+    c,
+    { subscription_id: c.subscriptionId, plan_version_id: planVersionId, ...(confirm === OMIT ? {} : { confirm }) },
+    o,
+  );
 
-const pendingOf = (subscriptionId: string) => t.db.selectFrom('pending_adjustments').selectAll().where('subscription_id', '=', subscriptionId).orderBy('created_at').execute();
-const changesOf = (subscriptionId: string) => t.db.selectFrom('plan_changes').selectAll().where('subscription_id', '=', subscriptionId).orderBy('created_at').execute();
-const plan = (p: { id: string; name: string; priceCents: number }) => ({ plan_version_id: p.id, name: p.name, monthly_price: (p.priceCents / 100).toFixed(2), currency: 'EUR' });
+const pendingOf = (subscriptionId: string) =>
+  t.db.selectFrom('pending_adjustments').selectAll().where('subscription_id', '=', subscriptionId).orderBy('created_at').execute();
+const changesOf = (subscriptionId: string) =>
+  t.db.selectFrom('plan_changes').selectAll().where('subscription_id', '=', subscriptionId).orderBy('created_at').execute();
+const plan = (p: { id: string; name: string; priceCents: number }) => ({
+  plan_version_id: p.id,
+  name: p.name,
+  monthly_price: (p.priceCents / 100).toFixed(2),
+  currency: 'EUR',
+});
 
 describe('agent plan-change preview: quote for the rest of the month, nothing written', () => {
   it('an upgrade of +10.00 on day 16 of a 30-day month quotes a 5.00 next_invoice_line, with the deprecated fields', async () => {
@@ -67,7 +84,14 @@ describe('agent plan-change preview: quote for the rest of the month, nothing wr
     const pricey = await createPlanVersion(t.db, w.provider.id, { name: 'Pricey', priceCents: 5000 });
     const c = await verifiedCustomer(w, { records: 'invoiced', planVersionId: pricey.id });
     const r = await preview(c, w.plans.fast.id);
-    expect(r.json().one_time_adjustment).toEqual({ type: 'credit', amount: '5.01', currency: 'EUR', days: 15, days_in_period: 30, due_in_days: 0 });
+    expect(r.json().one_time_adjustment).toEqual({
+      type: 'credit',
+      amount: '5.01',
+      currency: 'EUR',
+      days: 15,
+      days_in_period: 30,
+      due_in_days: 0,
+    });
     expect(r.json().proration_factor).toBe(0.5);
   });
 
@@ -87,8 +111,14 @@ describe('agent plan-change preview: quote for the rest of the month, nothing wr
   it('answers one_time_adjustment null with a note in the three billing-record cases, and for a provider-billed subscription', async () => {
     const cases = [
       { records: 'not_invoiced' as const, note: /not been invoiced yet: the monthly invoice will reflect the new price/ },
-      { records: 'missing_billing_document' as const, note: /invoice exists .* billing document is missing\. This is an operator-escalation state/ },
-      { records: 'missing_invoice' as const, note: /billing document .* exists but the invoice record is missing\. This is an operator-escalation state/ },
+      {
+        records: 'missing_billing_document' as const,
+        note: /invoice exists .* billing document is missing\. This is an operator-escalation state/,
+      },
+      {
+        records: 'missing_invoice' as const,
+        note: /billing document .* exists but the invoice record is missing\. This is an operator-escalation state/,
+      },
     ];
     for (const k of cases) {
       const c = await verifiedCustomer(w, { records: k.records });
@@ -106,7 +136,7 @@ describe('agent plan-change preview: quote for the rest of the month, nothing wr
     expect(r.json().note).toMatch(/billed by the provider, not by this service: no invoice line or credit note is issued/);
   });
 
-  it('a month invoiced in an earlier month does not count: only the current calendar month\'s records decide', async () => {
+  it("a month invoiced in an earlier month does not count: only the current calendar month's records decide", async () => {
     const c = await verifiedCustomer(w, { records: 'invoiced', month: '2026-10-01' });
     const r = await preview(c, w.plans.faster.id);
     expect(r.json().one_time_adjustment).toBeNull();
@@ -121,33 +151,57 @@ describe('agent plan-change: a correction under 0.50 is none and is carried into
     const c = await verifiedCustomer(w, { records: 'invoiced' });
 
     const q1 = await preview(c, p4089.id);
-    expect(q1.json().one_time_adjustment).toEqual({ type: 'none', amount: '0.00', currency: 'EUR', days: 15, days_in_period: 30, due_in_days: 0 });
+    expect(q1.json().one_time_adjustment).toEqual({
+      type: 'none',
+      amount: '0.00',
+      currency: 'EUR',
+      days: 15,
+      days_in_period: 30,
+      due_in_days: 0,
+    });
     expect(q1.json().note).toMatch(/under 0\.50/);
     const a1 = await apply(c, p4089.id);
     expect(a1.statusCode).toBe(200);
     expect(a1.json().one_time_adjustment).toMatchObject({ type: 'none', amount: '0.00' });
     const [carry] = await pendingOf(c.subscriptionId);
     const [pc1] = await changesOf(c.subscriptionId);
-    expect(carry).toMatchObject({ kind: 'carried_correction', amount_cents: 45, status: 'pending', plan_change_id: pc1.id, folded_into_plan_change_id: null });
+    expect(carry).toMatchObject({
+      kind: 'carried_correction',
+      amount_cents: 45,
+      status: 'pending',
+      plan_change_id: pc1.id,
+      folded_into_plan_change_id: null,
+    });
     expect(pc1).toMatchObject({ adjustment_type: 'none', adjustment_cents: 0 });
     expect(await t.db.selectFrom('credit_notes').selectAll().where('subscription_id', '=', c.subscriptionId).execute()).toHaveLength(0);
 
     t.clock.set('2026-11-17T08:00:00Z');
     const q2 = await preview(c, p4099.id);
-    expect(q2.json().one_time_adjustment).toEqual({ type: 'next_invoice_line', amount: '0.50', currency: 'EUR', days: 14, days_in_period: 30, due_in_days: 14 });
+    expect(q2.json().one_time_adjustment).toEqual({
+      type: 'next_invoice_line',
+      amount: '0.50',
+      currency: 'EUR',
+      days: 14,
+      days_in_period: 30,
+      due_in_days: 14,
+    });
     const a2 = await apply(c, p4099.id);
     expect(a2.statusCode).toBe(200);
     const pcs = await changesOf(c.subscriptionId);
     expect(pcs[1]).toMatchObject({ adjustment_type: 'next_invoice_line', adjustment_cents: 50 });
     const rows = await pendingOf(c.subscriptionId);
     expect(rows).toHaveLength(2);
-    expect(rows.find((r) => r.kind === 'carried_correction')).toMatchObject({ status: 'applied', folded_into_plan_change_id: pcs[1].id, applied_invoice_id: null });
+    expect(rows.find((r) => r.kind === 'carried_correction')).toMatchObject({
+      status: 'applied',
+      folded_into_plan_change_id: pcs[1].id,
+      applied_invoice_id: null,
+    });
     const line = rows.find((r) => r.kind === 'upgrade_line')!;
     expect(line).toMatchObject({ amount_cents: 50, status: 'pending', plan_change_id: pcs[1].id });
     expect(line.description).toContain('includes carried correction 0.45 EUR');
   });
 
-  it('a carried amount that keeps the total under 0.50 stays pending and this change\'s own part joins it', async () => {
+  it("a carried amount that keeps the total under 0.50 stays pending and this change's own part joins it", async () => {
     const p4079 = await createPlanVersion(t.db, w.provider.id, { name: 'Fast 79', priceCents: 4079 });
     const p4039 = await createPlanVersion(t.db, w.provider.id, { name: 'Fast 39', priceCents: 4039 });
     const c = await verifiedCustomer(w, { records: 'invoiced' });
@@ -188,7 +242,9 @@ describe('agent plan-change apply: confirmation-gated, applied in one transactio
     for (const confirm of [OMIT, false, null]) {
       const r = await apply(c, w.plans.faster.id, confirm);
       expect(r.statusCode).toBe(400);
-      expect(r.json()).toEqual({ error: { code: 'confirmation_required', message: expect.stringContaining('confirm: true'), request_id: r.headers['x-request-id'] } });
+      expect(r.json()).toEqual({
+        error: { code: 'confirmation_required', message: expect.stringContaining('confirm: true'), request_id: r.headers['x-request-id'] },
+      });
     }
     expect(await writeCounts(t.db)).toEqual(before);
   });
@@ -219,13 +275,31 @@ describe('agent plan-change apply: confirmation-gated, applied in one transactio
       one_time_adjustment: { type: 'next_invoice_line', amount: '5.00', currency: 'EUR', days: 15, days_in_period: 30, due_in_days: 15 },
     });
     expect(pc).toMatchObject({ source: 'agent', actor: w.provider.keyPrefix, adjustment_type: 'next_invoice_line', adjustment_cents: 500 });
-    const sub = await t.db.selectFrom('subscriptions').select('plan_version_id').where('id', '=', c.subscriptionId).executeTakeFirstOrThrow();
+    const sub = await t.db
+      .selectFrom('subscriptions')
+      .select('plan_version_id')
+      .where('id', '=', c.subscriptionId)
+      .executeTakeFirstOrThrow();
     expect(sub.plan_version_id).toBe(w.plans.faster.id);
-    expect(await pendingOf(c.subscriptionId)).toEqual([expect.objectContaining({ kind: 'upgrade_line', amount_cents: 500, status: 'pending' })]);
+    expect(await pendingOf(c.subscriptionId)).toEqual([
+      expect.objectContaining({ kind: 'upgrade_line', amount_cents: 500, status: 'pending' }),
+    ]);
     const audit = await t.db.selectFrom('audit_entries').selectAll().where('entity_id', '=', c.subscriptionId).execute();
-    expect(audit).toEqual([expect.objectContaining({ actor_type: 'api_key', actor: w.provider.keyPrefix, action: 'subscription.plan_change', request_id: r.headers['x-request-id'] })]);
+    expect(audit).toEqual([
+      expect.objectContaining({
+        actor_type: 'api_key',
+        actor: w.provider.keyPrefix,
+        action: 'subscription.plan_change',
+        request_id: r.headers['x-request-id'],
+      }),
+    ]);
     expect(audit[0].before).toMatchObject({ plan_version_id: w.plans.fast.id });
-    expect(audit[0].after).toMatchObject({ plan_version_id: w.plans.faster.id, source: 'agent', billing_state: 'invoiced', one_time_adjustment: { type: 'next_invoice_line', amount: '5.00' } });
+    expect(audit[0].after).toMatchObject({
+      plan_version_id: w.plans.faster.id,
+      source: 'agent',
+      billing_state: 'invoiced',
+      one_time_adjustment: { type: 'next_invoice_line', amount: '5.00' },
+    });
     const hooks = await t.db.selectFrom('webhook_deliveries').selectAll().where('subscription_id', '=', c.subscriptionId).execute();
     expect(hooks).toHaveLength(1);
     expect(hooks[0]).toMatchObject({ event_type: 'subscription.plan_changed', provider_id: w.provider.id });
@@ -235,9 +309,18 @@ describe('agent plan-change apply: confirmation-gated, applied in one transactio
   it('applies a downgrade as an open credit note issued now', async () => {
     const c = await verifiedCustomer(w, { records: 'invoiced' });
     const r = await apply(c, w.plans.basic.id);
-    expect(r.json().one_time_adjustment).toEqual({ type: 'credit', amount: '5.00', currency: 'EUR', days: 15, days_in_period: 30, due_in_days: 0 });
+    expect(r.json().one_time_adjustment).toEqual({
+      type: 'credit',
+      amount: '5.00',
+      currency: 'EUR',
+      days: 15,
+      days_in_period: 30,
+      due_in_days: 0,
+    });
     const notes = await t.db.selectFrom('credit_notes').selectAll().where('subscription_id', '=', c.subscriptionId).execute();
-    expect(notes).toEqual([expect.objectContaining({ state: 'open', amount_cents: 500, currency: 'EUR', issued_at: new Date('2026-11-16T10:00:00Z') })]);
+    expect(notes).toEqual([
+      expect.objectContaining({ state: 'open', amount_cents: 500, currency: 'EUR', issued_at: new Date('2026-11-16T10:00:00Z') }),
+    ]);
     expect(notes[0].reason).toContain('Fast → Basic');
   });
 
@@ -276,19 +359,31 @@ describe('agent plan-change apply: confirmation-gated, applied in one transactio
 
   it('the limit is per customer: after one line changed (by the agent or the partner), another line answers 409 plan_change_limit', async () => {
     const c = await verifiedCustomer(w, { records: 'invoiced' });
-    const second = { ...c, subscriptionId: (await createCustomer(t.db, w, { records: 'invoiced', subscriberId: c.subscriberId })).subscriptionId };
+    const second = {
+      ...c,
+      subscriptionId: (await createCustomer(t.db, w, { records: 'invoiced', subscriberId: c.subscriberId })).subscriptionId,
+    };
     expect((await apply(c, w.plans.faster.id)).statusCode).toBe(200);
     const r = await apply(second, w.plans.faster.id);
     expect(r.statusCode).toBe(409);
-    expect(r.json().error).toMatchObject({ code: 'plan_change_limit', message: expect.stringMatching(/^This customer already changed plan today/) });
+    expect(r.json().error).toMatchObject({
+      code: 'plan_change_limit',
+      message: expect.stringMatching(/^This customer already changed plan today/),
+    });
     expect((await preview(second, w.plans.faster.id)).json().error.code).toBe('plan_change_limit');
     expect(await changesOf(second.subscriptionId)).toHaveLength(0);
 
     // a partner change of one line counts for the customer as well
     const d = await verifiedCustomer(w, { records: 'invoiced' });
-    const other = { ...d, subscriptionId: (await createCustomer(t.db, w, { records: 'invoiced', subscriberId: d.subscriberId })).subscriptionId };
+    const other = {
+      ...d,
+      subscriptionId: (await createCustomer(t.db, w, { records: 'invoiced', subscriberId: d.subscriberId })).subscriptionId,
+    };
     const partner = await t.app.inject({
-      method: 'POST', url: `/partner/subscriptions/${d.subscriptionId}/change-plan`, headers: { 'x-api-key': w.provider.apiKey }, payload: { plan_version_id: w.plans.faster.id },
+      method: 'POST',
+      url: `/partner/subscriptions/${d.subscriptionId}/change-plan`,
+      headers: { 'x-api-key': w.provider.apiKey },
+      payload: { plan_version_id: w.plans.faster.id },
     });
     expect(partner.statusCode).toBe(200);
     expect((await apply(other, w.plans.faster.id)).statusCode).toBe(409);
@@ -323,7 +418,7 @@ describe('agent plan-change apply: confirmation-gated, applied in one transactio
 });
 
 describe('agent plan-change: provider and customer scoping, verified session', () => {
-  it('a customer of another provider answers 404 customer_not_found, even with that customer\'s session', async () => {
+  it("a customer of another provider answers 404 customer_not_found, even with that customer's session", async () => {
     const theirs = await verifiedCustomer(other, { records: 'invoiced' });
     for (const r of [await preview(theirs, other.plans.faster.id), await apply(theirs, other.plans.faster.id)]) {
       expect(r.statusCode).toBe(404);
@@ -332,7 +427,7 @@ describe('agent plan-change: provider and customer scoping, verified session', (
     expect(await changesOf(theirs.subscriptionId)).toHaveLength(0);
   });
 
-  it('another provider\'s customer is 404 customer_not_found before the body is validated (no 400 oracle)', async () => {
+  it("another provider's customer is 404 customer_not_found before the body is validated (no 400 oracle)", async () => {
     const theirs = await verifiedCustomer(other, { records: 'invoiced' });
     for (const path of ['plan-change/preview', 'plan-change'] as const) {
       const r = await call(path, theirs, { subscription_id: 'not-a-uuid' });
@@ -344,9 +439,16 @@ describe('agent plan-change: provider and customer scoping, verified session', (
   it('a subscription of another customer, or a plan of another provider, answers 404 not_found', async () => {
     const me = await verifiedCustomer(w, { records: 'invoiced' });
     const neighbour = await createCustomer(t.db, w, { records: 'invoiced' });
-    const r1 = await call('plan-change', me, { subscription_id: neighbour.subscriptionId, plan_version_id: w.plans.faster.id, confirm: true });
+    const r1 = await call('plan-change', me, {
+      subscription_id: neighbour.subscriptionId,
+      plan_version_id: w.plans.faster.id,
+      confirm: true,
+    });
     expect(r1.statusCode).toBe(404);
-    expect(r1.json().error).toMatchObject({ code: 'not_found', message: expect.stringMatching(/^Subscription not found\. Next step: take the id again/) });
+    expect(r1.json().error).toMatchObject({
+      code: 'not_found',
+      message: expect.stringMatching(/^Subscription not found\. Next step: take the id again/),
+    });
     const r2 = await apply(me, other.plans.faster.id);
     expect(r2.statusCode).toBe(404);
     expect(r2.json().error).toMatchObject({ code: 'not_found', message: expect.stringMatching(/^Plan version not found\. Next step: /) });
@@ -391,15 +493,20 @@ describe('agent plan-change preview: one round trip', () => {
     expect(r.statusCode).toBe(200);
     expect(r.json().one_time_adjustment.type).toBe('next_invoice_line');
     expect(rec.seen).toHaveLength(1);
-    expect(rec.seen[0]).toMatch(/FROM agent_owned_customer\(.*LEFT JOIN verified_sessions .*LEFT JOIN LATERAL plan_change_preview_snapshot\(/);
+    expect(rec.seen[0]).toMatch(
+      /FROM agent_owned_customer\(.*LEFT JOIN verified_sessions .*LEFT JOIN LATERAL plan_change_preview_snapshot\(/,
+    );
   });
 
-  it('the snapshot read with the ownership check stays scoped: a neighbour\'s subscription is 404 not_found', async () => {
+  it("the snapshot read with the ownership check stays scoped: a neighbour's subscription is 404 not_found", async () => {
     const me = await verifiedCustomer(w, { records: 'invoiced' });
     const neighbour = await createCustomer(t.db, w, { records: 'invoiced' });
     const r = await call('plan-change/preview', me, { subscription_id: neighbour.subscriptionId, plan_version_id: w.plans.faster.id });
     expect(r.statusCode).toBe(404);
-    expect(r.json().error).toMatchObject({ code: 'not_found', message: expect.stringMatching(/^Subscription not found\. Next step: take the id again/) });
+    expect(r.json().error).toMatchObject({
+      code: 'not_found',
+      message: expect.stringMatching(/^Subscription not found\. Next step: take the id again/),
+    });
   });
 
   it('a body that is not two UUIDs is read without the snapshot and answers 400 validation_error', async () => {
@@ -412,14 +519,23 @@ describe('agent plan-change preview: one round trip', () => {
   it('a prefetched read counts only for the target it was read for', async () => {
     const service = createPlanChangeService(t.app.deps);
     const c = await verifiedCustomer(w, { records: 'invoiced' });
-    const target = { providerId: w.provider.id, customerId: c.subscriberId, subscriptionId: c.subscriptionId, planVersionId: w.plans.faster.id, source: 'agent' as const };
+    const target = {
+      providerId: w.provider.id,
+      customerId: c.subscriberId,
+      subscriptionId: c.subscriptionId,
+      planVersionId: w.plans.faster.id,
+      source: 'agent' as const,
+    };
     // A row read for another plan version (here: none found) must not answer for this one.
     const stale = { read: service.previewRead({ ...target, planVersionId: other.plans.faster.id }), row: null };
     const p = await service.preview(target, stale);
     expect(p.newPlan.id).toBe(w.plans.faster.id);
     expect(p.quote?.adjustment?.type).toBe('next_invoice_line');
     // The same target's row is used as read: no row means no subscription.
-    await expect(service.preview(target, { read: service.previewRead(target), row: null })).rejects.toMatchObject({ status: 404, code: 'not_found' });
+    await expect(service.preview(target, { read: service.previewRead(target), row: null })).rejects.toMatchObject({
+      status: 404,
+      code: 'not_found',
+    });
   });
 });
 
@@ -443,6 +559,8 @@ describe('fixtures', () => {
     const c = await createCustomer(t.db, w);
     await setMonthRecords(t.db, w.provider.id, c.subscriberId, c.subscriptionId, '2026-11-01', 'missing_invoice');
     expect(await t.db.selectFrom('invoices').selectAll().where('subscription_id', '=', c.subscriptionId).execute()).toHaveLength(0);
-    expect(await t.db.selectFrom('billing_documents').selectAll().where('subscription_id', '=', c.subscriptionId).execute()).toHaveLength(1);
+    expect(await t.db.selectFrom('billing_documents').selectAll().where('subscription_id', '=', c.subscriptionId).execute()).toHaveLength(
+      1,
+    );
   });
 });

@@ -19,7 +19,12 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const partnerChange = (subscriptionId: string, planVersionId: string) =>
-  t.app.inject({ method: 'POST', url: `/partner/subscriptions/${subscriptionId}/change-plan`, headers: { 'x-api-key': w.provider.apiKey }, payload: { plan_version_id: planVersionId } });
+  t.app.inject({
+    method: 'POST',
+    url: `/partner/subscriptions/${subscriptionId}/change-plan`,
+    headers: { 'x-api-key': w.provider.apiKey },
+    payload: { plan_version_id: planVersionId },
+  });
 
 const agentChange = (customerId: string, session: string, subscriptionId: string, planVersionId: string) =>
   t.app.inject({
@@ -30,12 +35,23 @@ const agentChange = (customerId: string, session: string, subscriptionId: string
   });
 
 async function rowsOf(subscriptionIds: string[]) {
-  const count = async (table: 'plan_changes' | 'pending_adjustments' | 'credit_notes' | 'audit_entries' | 'webhook_deliveries' | 'jobs') => {
+  const count = async (
+    table: 'plan_changes' | 'pending_adjustments' | 'credit_notes' | 'audit_entries' | 'webhook_deliveries' | 'jobs',
+  ) => {
     const col = table === 'audit_entries' ? 'entity_id' : 'subscription_id';
-    const r = await t.db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as('n')).where(col, 'in', subscriptionIds).executeTakeFirstOrThrow();
+    const r = await t.db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where(col, 'in', subscriptionIds)
+      .executeTakeFirstOrThrow();
     return Number(r.n);
   };
-  const bandwidthJobs = await t.db.selectFrom('jobs').select('id').where('kind', '=', 'plan_change.update_bandwidth').where('subscription_id', 'in', subscriptionIds).execute();
+  const bandwidthJobs = await t.db
+    .selectFrom('jobs')
+    .select('id')
+    .where('kind', '=', 'plan_change.update_bandwidth')
+    .where('subscription_id', 'in', subscriptionIds)
+    .execute();
   return {
     plan_changes: await count('plan_changes'),
     adjustments: (await count('pending_adjustments')) + (await count('credit_notes')),
@@ -56,7 +72,11 @@ describe('plan change: concurrent applies, the daily limits hold', () => {
     expect(refused).toHaveLength(9);
     for (const r of refused) expect(r.json().detail).toMatch(/already changed plan today/);
     const winner = ok[0].json().plan_version_id;
-    const sub = await t.db.selectFrom('subscriptions').select('plan_version_id').where('id', '=', c.subscriptionId).executeTakeFirstOrThrow();
+    const sub = await t.db
+      .selectFrom('subscriptions')
+      .select('plan_version_id')
+      .where('id', '=', c.subscriptionId)
+      .executeTakeFirstOrThrow();
     expect(sub.plan_version_id).toBe(winner);
     expect(await rowsOf([c.subscriptionId])).toEqual({ plan_changes: 1, adjustments: 1, audit: 1, webhooks: 1, bandwidth_jobs: 1 });
   });
@@ -64,9 +84,12 @@ describe('plan change: concurrent applies, the daily limits hold', () => {
   it('parallel agent requests on three subscriptions of one customer: exactly one changes', async () => {
     const a = await createCustomer(t.db, w, { records: 'invoiced' });
     const subs = [a.subscriptionId];
-    for (let i = 0; i < 2; i++) subs.push((await createCustomer(t.db, w, { records: 'invoiced', subscriberId: a.subscriberId })).subscriptionId);
+    for (let i = 0; i < 2; i++)
+      subs.push((await createCustomer(t.db, w, { records: 'invoiced', subscriberId: a.subscriberId })).subscriptionId);
     const session = await createVerifiedSession(t.db, w.provider.id, a.subscriberId, t.clock.now());
-    const answers = await Promise.all(subs.map((s, i) => agentChange(a.subscriberId, session, s, i % 2 ? w.plans.basic.id : w.plans.faster.id)));
+    const answers = await Promise.all(
+      subs.map((s, i) => agentChange(a.subscriberId, session, s, i % 2 ? w.plans.basic.id : w.plans.faster.id)),
+    );
     expect(answers.filter((r) => r.statusCode === 200)).toHaveLength(1);
     const refused = answers.filter((r) => r.statusCode === 409);
     expect(refused).toHaveLength(2);
@@ -79,7 +102,8 @@ describe('plan change: concurrent applies, the daily limits hold', () => {
   it('parallel partner requests on three subscriptions of one customer, two on each: each subscription changes exactly once', async () => {
     const a = await createCustomer(t.db, w, { records: 'invoiced' });
     const subs = [a.subscriptionId];
-    for (let i = 0; i < 2; i++) subs.push((await createCustomer(t.db, w, { records: 'invoiced', subscriberId: a.subscriberId })).subscriptionId);
+    for (let i = 0; i < 2; i++)
+      subs.push((await createCustomer(t.db, w, { records: 'invoiced', subscriberId: a.subscriberId })).subscriptionId);
     const answers = await Promise.all(subs.flatMap((s) => [partnerChange(s, w.plans.faster.id), partnerChange(s, w.plans.basic.id)]));
     expect(answers.filter((r) => r.statusCode === 200)).toHaveLength(3);
     expect(answers.filter((r) => r.statusCode === 409)).toHaveLength(3);
@@ -114,7 +138,9 @@ if (usingPostgres()) {
         let waiting = 0;
         for (let i = 0; i < 200 && waiting === 0; i++) {
           await new Promise((r) => setTimeout(r, 25));
-          const r = await sql<{ n: string }>`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(t.db);
+          const r = await sql<{
+            n: string;
+          }>`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(t.db);
           waiting = Number(r.rows[0].n);
         }
         expect(waiting).toBe(1);
@@ -123,12 +149,17 @@ if (usingPostgres()) {
         expect(r.statusCode).toBe(409);
         expect(r.json().error).toMatchObject({
           code: 'plan_change_limit',
-          message: 'This customer already changed plan today (UTC calendar day); the next change is possible from tomorrow. Next step: tell the customer the next plan change is possible from tomorrow (UTC); if it cannot wait, escalate by ticket.',
+          message:
+            'This customer already changed plan today (UTC calendar day); the next change is possible from tomorrow. Next step: tell the customer the next plan change is possible from tomorrow (UTC); if it cannot wait, escalate by ticket.',
         });
       } finally {
         await other.end();
       }
-      const sub = await t.db.selectFrom('subscriptions').select('plan_version_id').where('id', '=', a.subscriptionId).executeTakeFirstOrThrow();
+      const sub = await t.db
+        .selectFrom('subscriptions')
+        .select('plan_version_id')
+        .where('id', '=', a.subscriptionId)
+        .executeTakeFirstOrThrow();
       expect(sub.plan_version_id).toBe(w.plans.fast.id);
       expect(await rowsOf([a.subscriptionId])).toEqual({ plan_changes: 0, adjustments: 0, audit: 0, webhooks: 0, bandwidth_jobs: 0 });
     });

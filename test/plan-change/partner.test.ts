@@ -18,7 +18,11 @@ afterEach(() => {
   t.clock.set('2026-11-16T10:00:00.000Z');
 });
 
-const change = (subscriptionId: string, planVersionId: unknown, o: { key?: string | null; prefix?: string; headers?: Record<string, string> } = {}) =>
+const change = (
+  subscriptionId: string,
+  planVersionId: unknown,
+  o: { key?: string | null; prefix?: string; headers?: Record<string, string> } = {},
+) =>
   t.app.inject({
     method: 'POST',
     url: `${o.prefix ?? ''}/partner/subscriptions/${subscriptionId}/change-plan`,
@@ -33,23 +37,36 @@ const preview = (subscriptionId: string, planVersionId: string, o: { key?: strin
     headers: { 'x-api-key': o.key ?? w.provider.apiKey },
   });
 
-const changesOf = (subscriptionId: string) => t.db.selectFrom('plan_changes').selectAll().where('subscription_id', '=', subscriptionId).execute();
+const changesOf = (subscriptionId: string) =>
+  t.db.selectFrom('plan_changes').selectAll().where('subscription_id', '=', subscriptionId).execute();
 const planOf = async (subscriptionId: string) =>
-  (await t.db.selectFrom('subscriptions').select('plan_version_id').where('id', '=', subscriptionId).executeTakeFirstOrThrow()).plan_version_id;
+  (await t.db.selectFrom('subscriptions').select('plan_version_id').where('id', '=', subscriptionId).executeTakeFirstOrThrow())
+    .plan_version_id;
 
 describe('partner change-plan: an upgrade in an invoiced month', () => {
   it('applies at once: 200 shape, plan moved, upgrade line pending (5.00 = +10.00 x 15/30), audit, webhook, bandwidth on the switch', async () => {
     const c = await createCustomer(t.db, w, { records: 'invoiced' });
     const r = await change(c.subscriptionId, w.plans.faster.id);
     expect(r.statusCode).toBe(200);
-    expect(r.json()).toEqual({ subscription_id: c.subscriptionId, plan_version_id: w.plans.faster.id, bandwidth_updated: true, effective_date: '2026-11-16' });
+    expect(r.json()).toEqual({
+      subscription_id: c.subscriptionId,
+      plan_version_id: w.plans.faster.id,
+      bandwidth_updated: true,
+      effective_date: '2026-11-16',
+    });
 
     expect(await planOf(c.subscriptionId)).toBe(w.plans.faster.id);
     const [pc] = await changesOf(c.subscriptionId);
     expect(pc).toMatchObject({
-      subscriber_id: c.subscriberId, from_plan_version_id: w.plans.fast.id, to_plan_version_id: w.plans.faster.id,
-      change_date: '2026-11-16', source: 'partner', adjustment_type: 'next_invoice_line', adjustment_cents: 500,
-      bandwidth_status: 'applied', actor: w.provider.keyPrefix,
+      subscriber_id: c.subscriberId,
+      from_plan_version_id: w.plans.fast.id,
+      to_plan_version_id: w.plans.faster.id,
+      change_date: '2026-11-16',
+      source: 'partner',
+      adjustment_type: 'next_invoice_line',
+      adjustment_cents: 500,
+      bandwidth_status: 'applied',
+      actor: w.provider.keyPrefix,
     });
     const lines = await t.db.selectFrom('pending_adjustments').selectAll().where('subscription_id', '=', c.subscriptionId).execute();
     expect(lines).toHaveLength(1);
@@ -59,9 +76,20 @@ describe('partner change-plan: an upgrade in an invoiced month', () => {
 
     const audit = await t.db.selectFrom('audit_entries').selectAll().where('entity_id', '=', c.subscriptionId).execute();
     expect(audit).toHaveLength(1);
-    expect(audit[0]).toMatchObject({ actor_type: 'api_key', actor: w.provider.keyPrefix, action: 'subscription.plan_change', entity_type: 'subscription', provider_id: w.provider.id });
+    expect(audit[0]).toMatchObject({
+      actor_type: 'api_key',
+      actor: w.provider.keyPrefix,
+      action: 'subscription.plan_change',
+      entity_type: 'subscription',
+      provider_id: w.provider.id,
+    });
     expect(audit[0].before).toMatchObject({ plan_version_id: w.plans.fast.id, monthly_price: '39.99' });
-    expect(audit[0].after).toMatchObject({ plan_version_id: w.plans.faster.id, monthly_price: '49.99', source: 'partner', plan_change_id: pc.id });
+    expect(audit[0].after).toMatchObject({
+      plan_version_id: w.plans.faster.id,
+      monthly_price: '49.99',
+      source: 'partner',
+      plan_change_id: pc.id,
+    });
     expect(audit[0].request_id).toBe(r.headers['x-request-id']);
 
     const hooks = await t.db.selectFrom('webhook_deliveries').selectAll().where('subscription_id', '=', c.subscriptionId).execute();
@@ -71,8 +99,13 @@ describe('partner change-plan: an upgrade in an invoiced month', () => {
       type: 'subscription.plan_changed',
       provider_id: w.provider.id,
       data: {
-        subscription_id: c.subscriptionId, subscriber_id: c.subscriberId, plan_change_id: pc.id, effective_date: '2026-11-16',
-        source: 'partner', previous_plan_version_id: w.plans.fast.id, plan_version_id: w.plans.faster.id,
+        subscription_id: c.subscriptionId,
+        subscriber_id: c.subscriberId,
+        plan_change_id: pc.id,
+        effective_date: '2026-11-16',
+        source: 'partner',
+        previous_plan_version_id: w.plans.fast.id,
+        plan_version_id: w.plans.faster.id,
         one_time_adjustment: { type: 'next_invoice_line', amount: '5.00', currency: 'EUR', days: 15, days_in_period: 30 },
       },
     });
@@ -103,10 +136,19 @@ describe('partner change-plan: a downgrade issues a credit note now', () => {
     const notes = await t.db.selectFrom('credit_notes').selectAll().where('subscription_id', '=', c.subscriptionId).execute();
     expect(notes).toHaveLength(1);
     const [pc] = await changesOf(c.subscriptionId);
-    expect(notes[0]).toMatchObject({ state: 'open', amount_cents: 501, currency: 'EUR', subscriber_id: c.subscriberId, plan_change_id: pc.id, applied_invoice_id: null });
+    expect(notes[0]).toMatchObject({
+      state: 'open',
+      amount_cents: 501,
+      currency: 'EUR',
+      subscriber_id: c.subscriberId,
+      plan_change_id: pc.id,
+      applied_invoice_id: null,
+    });
     expect(notes[0].number).toMatch(/^CN-202611-[A-Z0-9]{8}$/);
     expect(pc).toMatchObject({ adjustment_type: 'credit', adjustment_cents: -501 });
-    expect(await t.db.selectFrom('pending_adjustments').selectAll().where('subscription_id', '=', c.subscriptionId).execute()).toHaveLength(0);
+    expect(await t.db.selectFrom('pending_adjustments').selectAll().where('subscription_id', '=', c.subscriptionId).execute()).toHaveLength(
+      0,
+    );
   });
 });
 
@@ -164,9 +206,14 @@ describe('partner change-plan: once per subscription per UTC calendar day', () =
     const before = await writeCounts(t.db);
     const second = await change(c.subscriptionId, w.plans.basic.id);
     expect(second.statusCode).toBe(409);
-    expect(second.json()).toEqual({ detail: 'This subscription already changed plan today (UTC calendar day); the next change is possible from tomorrow' });
+    expect(second.json()).toEqual({
+      detail: 'This subscription already changed plan today (UTC calendar day); the next change is possible from tomorrow',
+    });
     expect(await writeCounts(t.db)).toEqual(before);
-    expect((await preview(c.subscriptionId, w.plans.basic.id)).json()).toMatchObject({ eligible: false, reasons: ['already_changed_today'] });
+    expect((await preview(c.subscriptionId, w.plans.basic.id)).json()).toMatchObject({
+      eligible: false,
+      reasons: ['already_changed_today'],
+    });
 
     t.clock.set('2026-11-17T00:00:00Z');
     expect((await preview(c.subscriptionId, w.plans.basic.id)).json()).toMatchObject({ eligible: true, reasons: [] });
@@ -183,13 +230,21 @@ describe('partner change-plan: once per subscription per UTC calendar day', () =
     expect((await preview(b.subscriptionId, w.plans.faster.id)).json()).toMatchObject({ eligible: true, reasons: [] });
     const second = await change(b.subscriptionId, w.plans.faster.id);
     expect(second.statusCode).toBe(200);
-    expect(second.json()).toMatchObject({ subscription_id: b.subscriptionId, plan_version_id: w.plans.faster.id, effective_date: '2026-11-16' });
+    expect(second.json()).toMatchObject({
+      subscription_id: b.subscriptionId,
+      plan_version_id: w.plans.faster.id,
+      effective_date: '2026-11-16',
+    });
     expect(await planOf(b.subscriptionId)).toBe(w.plans.faster.id);
     const again = await change(a.subscriptionId, w.plans.basic.id);
     expect(again.statusCode).toBe(409);
     expect(again.json().detail).toMatch(/^This subscription already changed plan today/);
     expect(await planOf(a.subscriptionId)).toBe(w.plans.faster.id);
-    const rows = await t.db.selectFrom('plan_changes').select(['subscription_id', 'source']).where('subscriber_id', '=', a.subscriberId).execute();
+    const rows = await t.db
+      .selectFrom('plan_changes')
+      .select(['subscription_id', 'source'])
+      .where('subscriber_id', '=', a.subscriberId)
+      .execute();
     expect(rows.map((r) => r.subscription_id).sort()).toEqual([a.subscriptionId, b.subscriptionId].sort());
   });
 
@@ -197,7 +252,8 @@ describe('partner change-plan: once per subscription per UTC calendar day', () =
     const c = await createCustomer(t.db, w, { records: 'invoiced' });
     const session = await createVerifiedSession(t.db, w.provider.id, c.subscriberId, t.clock.now());
     const agent = await t.app.inject({
-      method: 'POST', url: `/agent/customers/${c.subscriberId}/plan-change`,
+      method: 'POST',
+      url: `/agent/customers/${c.subscriberId}/plan-change`,
       headers: { 'x-api-key': w.provider.apiKey, 'x-verified-session': session },
       payload: { subscription_id: c.subscriptionId, plan_version_id: w.plans.faster.id, confirm: true },
     });
@@ -210,9 +266,17 @@ describe('partner change-plan: once per subscription per UTC calendar day', () =
   it('the old paths without /partner are gone (404), at the base and under /api/v1', async () => {
     const c = await createCustomer(t.db, w);
     for (const prefix of ['', '/api/v1']) {
-      const post = await t.app.inject({ method: 'POST', url: `${prefix}/subscriptions/${c.subscriptionId}/change-plan`, headers: { 'x-api-key': w.provider.apiKey }, payload: { plan_version_id: w.plans.faster.id } });
+      const post = await t.app.inject({
+        method: 'POST',
+        url: `${prefix}/subscriptions/${c.subscriptionId}/change-plan`,
+        headers: { 'x-api-key': w.provider.apiKey },
+        payload: { plan_version_id: w.plans.faster.id },
+      });
       expect(post.statusCode).toBe(404);
-      const get = await t.app.inject({ url: `${prefix}/subscriptions/${c.subscriptionId}/change-plan/preview?plan_version_id=${w.plans.faster.id}`, headers: { 'x-api-key': w.provider.apiKey } });
+      const get = await t.app.inject({
+        url: `${prefix}/subscriptions/${c.subscriptionId}/change-plan/preview?plan_version_id=${w.plans.faster.id}`,
+        headers: { 'x-api-key': w.provider.apiKey },
+      });
       expect(get.statusCode).toBe(404);
     }
     expect(await changesOf(c.subscriptionId)).toHaveLength(0);
@@ -228,7 +292,9 @@ describe('partner change-plan: billing guards', () => {
     const r = await change(c.subscriptionId, w.plans.basic.id);
     expect(r.statusCode).toBe(200);
     expect(await t.db.selectFrom('credit_notes').selectAll().where('subscription_id', '=', c.subscriptionId).execute()).toHaveLength(0);
-    expect(await t.db.selectFrom('pending_adjustments').selectAll().where('subscription_id', '=', c.subscriptionId).execute()).toHaveLength(0);
+    expect(await t.db.selectFrom('pending_adjustments').selectAll().where('subscription_id', '=', c.subscriptionId).execute()).toHaveLength(
+      0,
+    );
     expect((await changesOf(c.subscriptionId))[0]).toMatchObject({ adjustment_type: null, adjustment_cents: null });
   });
 
@@ -238,7 +304,9 @@ describe('partner change-plan: billing guards', () => {
     expect(p.json()).toMatchObject({ eligible: true, one_time_adjustment: null });
     expect(p.json().note).toMatch(/monthly invoice will reflect the new price/);
     expect((await change(c.subscriptionId, w.plans.faster.id)).statusCode).toBe(200);
-    expect(await t.db.selectFrom('pending_adjustments').selectAll().where('subscription_id', '=', c.subscriptionId).execute()).toHaveLength(0);
+    expect(await t.db.selectFrom('pending_adjustments').selectAll().where('subscription_id', '=', c.subscriptionId).execute()).toHaveLength(
+      0,
+    );
   });
 });
 
@@ -253,7 +321,11 @@ describe('partner change-plan: bandwidth_updated tells what the switch did', () 
     expect(pc.bandwidth_status).toBe('awaiting_operator');
     t.clock.advance(5 * 60_000);
     await t.deps.jobs.drain();
-    const job = await t.db.selectFrom('jobs').selectAll().where('dedupe_key', '=', `plan-change-bandwidth:${pc.id}`).executeTakeFirstOrThrow();
+    const job = await t.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('dedupe_key', '=', `plan-change-bandwidth:${pc.id}`)
+      .executeTakeFirstOrThrow();
     expect(job).toMatchObject({ status: 'succeeded', attempts: 1 });
     expect(job.result).toEqual({ skipped: 'awaiting_operator' });
   });
@@ -274,7 +346,10 @@ describe('partner change-plan: bandwidth_updated tells what the switch did', () 
     t.clock.advance(61_000);
     await t.deps.jobs.drain();
     expect((await changesOf(c.subscriptionId))[0].bandwidth_status).toBe('applied');
-    expect(await simulatorsOf(t.deps.adapters).switchController.getPort(c.locationId!)).toMatchObject({ download_mbps: 1000, upload_mbps: 200 });
+    expect(await simulatorsOf(t.deps.adapters).switchController.getPort(c.locationId!)).toMatchObject({
+      download_mbps: 1000,
+      upload_mbps: 200,
+    });
   });
 
   it('a subscription without a switch port reports false and queues no switch job', async () => {
@@ -282,7 +357,14 @@ describe('partner change-plan: bandwidth_updated tells what the switch did', () 
     const r = await change(c.subscriptionId, w.plans.faster.id);
     expect(r.json().bandwidth_updated).toBe(false);
     expect((await changesOf(c.subscriptionId))[0].bandwidth_status).toBe('no_port');
-    expect(await t.db.selectFrom('jobs').selectAll().where('subscription_id', '=', c.subscriptionId).where('kind', '=', 'plan_change.update_bandwidth').execute()).toHaveLength(0);
+    expect(
+      await t.db
+        .selectFrom('jobs')
+        .selectAll()
+        .where('subscription_id', '=', c.subscriptionId)
+        .where('kind', '=', 'plan_change.update_bandwidth')
+        .execute(),
+    ).toHaveLength(0);
   });
 });
 
@@ -312,7 +394,9 @@ describe('partner change-plan: provider scoping and credentials', () => {
     const none = await change(c.subscriptionId, limited.plans.faster.id, { key: null });
     expect(none.statusCode).toBe(401);
     expect(none.json()).toEqual({ detail: 'Not authenticated' });
-    const wrong = await change(c.subscriptionId, limited.plans.faster.id, { key: `${limited.provider.apiKey.slice(0, 12)}${'x'.repeat(32)}` });
+    const wrong = await change(c.subscriptionId, limited.plans.faster.id, {
+      key: `${limited.provider.apiKey.slice(0, 12)}${'x'.repeat(32)}`,
+    });
     expect(wrong.statusCode).toBe(403);
     expect(await changesOf(c.subscriptionId)).toHaveLength(0);
   });
@@ -322,11 +406,18 @@ describe('partner change-plan: provider scoping and credentials', () => {
     const r = await change(c.subscriptionId, 'not-a-uuid');
     expect(r.statusCode).toBe(422);
     expect(r.json().detail).toMatch(/^plan_version_id: /);
-    const noBody = await t.app.inject({ method: 'POST', url: `/partner/subscriptions/${c.subscriptionId}/change-plan`, headers: { 'x-api-key': w.provider.apiKey }, payload: {} });
+    const noBody = await t.app.inject({
+      method: 'POST',
+      url: `/partner/subscriptions/${c.subscriptionId}/change-plan`,
+      headers: { 'x-api-key': w.provider.apiKey },
+      payload: {},
+    });
     expect(noBody.statusCode).toBe(422);
     // an override is the platform administrator's: a partner sending a reason is refused, not silently ignored
     const override = await t.app.inject({
-      method: 'POST', url: `/partner/subscriptions/${c.subscriptionId}/change-plan`, headers: { 'x-api-key': w.provider.apiKey },
+      method: 'POST',
+      url: `/partner/subscriptions/${c.subscriptionId}/change-plan`,
+      headers: { 'x-api-key': w.provider.apiKey },
       payload: { plan_version_id: w.plans.faster.id, override_reason: 'please' },
     });
     expect(override.statusCode).toBe(422);
@@ -334,7 +425,11 @@ describe('partner change-plan: provider scoping and credentials', () => {
     const badId = await change('123', w.plans.faster.id);
     expect(badId.statusCode).toBe(422);
     expect(badId.json().detail).toMatch(/^id: /);
-    const noQuery = await t.app.inject({ method: 'GET', url: `/partner/subscriptions/${c.subscriptionId}/change-plan/preview`, headers: { 'x-api-key': w.provider.apiKey } });
+    const noQuery = await t.app.inject({
+      method: 'GET',
+      url: `/partner/subscriptions/${c.subscriptionId}/change-plan/preview`,
+      headers: { 'x-api-key': w.provider.apiKey },
+    });
     expect(noQuery.statusCode).toBe(422);
     expect(noQuery.json().detail).toMatch(/plan_version_id/);
   });

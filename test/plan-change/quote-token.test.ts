@@ -28,9 +28,15 @@ const call = (path: string, c: Customer, body: Record<string, unknown>) =>
     headers: { 'x-api-key': c.world.provider.apiKey, 'x-verified-session': c.session },
     payload: body,
   });
-const preview = (c: Customer, planVersionId: string) => call('plan-change/preview', c, { subscription_id: c.subscriptionId, plan_version_id: planVersionId });
+const preview = (c: Customer, planVersionId: string) =>
+  call('plan-change/preview', c, { subscription_id: c.subscriptionId, plan_version_id: planVersionId });
 const apply = (c: Customer, planVersionId: string, quoteToken?: string) =>
-  call('plan-change', c, { subscription_id: c.subscriptionId, plan_version_id: planVersionId, confirm: true, ...(quoteToken === undefined ? {} : { quote_token: quoteToken }) });
+  call('plan-change', c, {
+    subscription_id: c.subscriptionId,
+    plan_version_id: planVersionId,
+    confirm: true,
+    ...(quoteToken === undefined ? {} : { quote_token: quoteToken }),
+  });
 
 async function quoted(c: Customer, planVersionId: string): Promise<string> {
   const r = await preview(c, planVersionId);
@@ -38,7 +44,8 @@ async function quoted(c: Customer, planVersionId: string): Promise<string> {
   return r.json().quote_token;
 }
 const planOf = async (subscriptionId: string) =>
-  (await t.db.selectFrom('subscriptions').select('plan_version_id').where('id', '=', subscriptionId).executeTakeFirstOrThrow()).plan_version_id;
+  (await t.db.selectFrom('subscriptions').select('plan_version_id').where('id', '=', subscriptionId).executeTakeFirstOrThrow())
+    .plan_version_id;
 const expectCode = (r: { statusCode: number; json(): { error: { code: string } } }, status: number, code: string) => {
   expect({ status: r.statusCode, code: r.json().error?.code }).toEqual({ status, code });
 };
@@ -49,12 +56,21 @@ describe('signed quote: the preview issues it', () => {
   it('a preview answers a quote_token, a signed JWT of its own type (quote+jwt), valid 15 minutes', async () => {
     const c = await verifiedCustomer(w, { records: 'invoiced' });
     const token = await quoted(c, w.plans.faster.id);
-    const [header, payload] = partsOf(token).slice(0, 2).map((p) => JSON.parse(Buffer.from(p, 'base64url').toString()));
+    const [header, payload] = partsOf(token)
+      .slice(0, 2)
+      .map((p) => JSON.parse(Buffer.from(p, 'base64url').toString()));
     expect(header).toEqual({ alg: 'HS256', typ: 'quote+jwt' });
     expect(payload.exp - payload.iat).toBe(15 * 60);
     expect(payload.q).toMatchObject({
-      providerId: w.provider.id, customerId: c.subscriberId, subscriptionId: c.subscriptionId, toPlanVersionId: w.plans.faster.id,
-      fromPlanVersionId: w.plans.fast.id, billingState: 'invoiced', adjustmentType: 'next_invoice_line', adjustmentCents: 500, day: '2026-11-16',
+      providerId: w.provider.id,
+      customerId: c.subscriberId,
+      subscriptionId: c.subscriptionId,
+      toPlanVersionId: w.plans.faster.id,
+      fromPlanVersionId: w.plans.fast.id,
+      billingState: 'invoiced',
+      adjustmentType: 'next_invoice_line',
+      adjustmentCents: 500,
+      day: '2026-11-16',
     });
   });
 
@@ -128,7 +144,7 @@ describe('signed quote: apply with the token applies exactly the quote', () => {
   });
 });
 
-describe('signed quote: a token that is not this change\'s quote answers 401 quote_invalid', () => {
+describe("signed quote: a token that is not this change's quote answers 401 quote_invalid", () => {
   it('an altered amount (payload changed, signature kept), a garbage string, another secret, alg none', async () => {
     const c = await verifiedCustomer(w, { records: 'invoiced' });
     const token = await quoted(c, w.plans.faster.id);
@@ -137,8 +153,12 @@ describe('signed quote: a token that is not this change\'s quote answers 401 quo
     payload.q.adjustmentCents = 1;
     const altered = `${h}.${b64(payload)}.${s}`;
     const now = Math.floor(t.clock.now().getTime() / 1000);
-    const foreign = await new SignJWT({ q: payload.q }).setProtectedHeader({ alg: 'HS256', typ: 'quote+jwt' })
-      .setIssuer('netsvc-api/plan-change-quote').setAudience('agent:plan-change').setIssuedAt(now).setExpirationTime(now + 600)
+    const foreign = await new SignJWT({ q: payload.q })
+      .setProtectedHeader({ alg: 'HS256', typ: 'quote+jwt' })
+      .setIssuer('netsvc-api/plan-change-quote')
+      .setAudience('agent:plan-change')
+      .setIssuedAt(now)
+      .setExpirationTime(now + 600)
       .sign(new TextEncoder().encode('x'.repeat(48)));
     const none = `${b64({ alg: 'none', typ: 'quote+jwt' })}.${p}.`;
     for (const bad of [altered, 'not-a-token', foreign, none, `${token}x`]) {
@@ -168,10 +188,14 @@ describe('signed quote: a token that is not this change\'s quote answers 401 quo
 });
 
 describe('without a quote token apply behaves as before', () => {
-  it('the price moved since the preview: the change applies at today\'s computed price', async () => {
+  it("the price moved since the preview: the change applies at today's computed price", async () => {
     const c = await verifiedCustomer(w, { records: 'invoiced' });
     await quoted(c, w.plans.faster.id);
-    const pricier = await t.db.updateTable('plan_versions').set({ monthly_price_cents: 5999 }).where('id', '=', w.plans.faster.id).execute();
+    const pricier = await t.db
+      .updateTable('plan_versions')
+      .set({ monthly_price_cents: 5999 })
+      .where('id', '=', w.plans.faster.id)
+      .execute();
     expect(pricier).toBeTruthy();
     try {
       const r = await apply(c, w.plans.faster.id);

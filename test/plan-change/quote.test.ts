@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
-  calendarPosition, computeAdjustment, dueInDays, prorationFactor, proratedDifferenceCents,
+  calendarPosition,
+  computeAdjustment,
+  dueInDays,
+  prorationFactor,
+  proratedDifferenceCents,
 } from '../../src/modules/plan-change/plan-change.quote.js';
 
 const at = (iso: string) => calendarPosition(new Date(iso));
@@ -39,16 +43,22 @@ describe('plan-change quote: adjustment = (new - old) x days / days_in_period, r
 
   it('is exact in integer cents for any prices and day (property)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 1_000_000 }), fc.integer({ min: 0, max: 1_000_000 }), fc.integer({ min: 1, max: 31 }), fc.integer({ min: 28, max: 31 }), (o, n, d, dip) => {
-        fc.pre(d <= dip);
-        const pos = { days: dip - d + 1, daysInPeriod: dip };
-        const cents = proratedDifferenceCents(o, n, pos);
-        const exact = ((n - o) * pos.days) / dip;
-        expect(Number.isInteger(cents)).toBe(true);
-        expect(Math.abs(cents - exact)).toBeLessThanOrEqual(0.5);
-        expect(proratedDifferenceCents(n, o, pos)).toBe(0 - cents);
-        expect(Object.is(cents, -0)).toBe(false);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 1_000_000 }),
+        fc.integer({ min: 0, max: 1_000_000 }),
+        fc.integer({ min: 1, max: 31 }),
+        fc.integer({ min: 28, max: 31 }),
+        (o, n, d, dip) => {
+          fc.pre(d <= dip);
+          const pos = { days: dip - d + 1, daysInPeriod: dip };
+          const cents = proratedDifferenceCents(o, n, pos);
+          const exact = ((n - o) * pos.days) / dip;
+          expect(Number.isInteger(cents)).toBe(true);
+          expect(Math.abs(cents - exact)).toBeLessThanOrEqual(0.5);
+          expect(proratedDifferenceCents(n, o, pos)).toBe(0 - cents);
+          expect(Object.is(cents, -0)).toBe(false);
+        },
+      ),
     );
   });
 });
@@ -69,11 +79,21 @@ describe('plan-change quote: type by sign, none under 0.50 with the carried corr
 
   it('a pending carried amount counts before the 0.50 test and is settled with the change', () => {
     // own +0.20, carried +0.45: 0.65 is settled as a line
-    expect(computeAdjustment(3999, 4039, pos, 45)).toMatchObject({ type: 'next_invoice_line', amountCents: 65, ownCents: 20, carriedInCents: 45 });
+    expect(computeAdjustment(3999, 4039, pos, 45)).toMatchObject({
+      type: 'next_invoice_line',
+      amountCents: 65,
+      ownCents: 20,
+      carriedInCents: 45,
+    });
     // own -1.00, carried +0.45: -0.55 is a credit
     expect(computeAdjustment(4199, 3999, pos, 45)).toMatchObject({ type: 'credit', amountCents: -55, carriedInCents: 45 });
     // own -0.40, carried +0.45: 0.05 stays under the minimum; only the own part joins the carry
-    expect(computeAdjustment(4079, 3999, pos, 45)).toMatchObject({ type: 'none', amountCents: 0, carryForwardCents: -40, carriedInCents: 0 });
+    expect(computeAdjustment(4079, 3999, pos, 45)).toMatchObject({
+      type: 'none',
+      amountCents: 0,
+      carryForwardCents: -40,
+      carriedInCents: 0,
+    });
   });
 });
 
@@ -84,12 +104,14 @@ describe('plan-change quote: deprecated fields', () => {
     expect(prorationFactor({ days: 2, daysInPeriod: 3 })).toBe(0.6667);
   });
 
-  it('due_in_days counts to next month\'s invoice date for a line, 0 for a credit or none', () => {
+  it("due_in_days counts to next month's invoice date for a line, 0 for a credit or none", () => {
     const pos = at('2026-11-16T10:00:00Z');
     const sub = { billing_day: 1, billing_day_effective_from: null, previous_billing_day: null };
     expect(dueInDays('next_invoice_line', pos, sub)).toBe(15); // 2026-12-01
     expect(dueInDays('next_invoice_line', pos, { ...sub, billing_day: 5 })).toBe(19); // 2026-12-05
-    expect(dueInDays('next_invoice_line', pos, { billing_day: 5, billing_day_effective_from: '2027-01-01', previous_billing_day: 3 })).toBe(17);
+    expect(dueInDays('next_invoice_line', pos, { billing_day: 5, billing_day_effective_from: '2027-01-01', previous_billing_day: 3 })).toBe(
+      17,
+    );
     expect(dueInDays('credit', pos, sub)).toBe(0);
     expect(dueInDays('none', pos, sub)).toBe(0);
   });

@@ -35,16 +35,27 @@ async function mailedRollback(to: string, tag: 'contact_change_confirmation' | '
 }
 
 const page = (method: 'GET' | 'POST', token: string) =>
-  kit.t.app.inject({ method, url: `/rollback/${encodeURIComponent(token)}`, ...(method === 'POST' ? { headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'confirm=yes' } : {}) });
+  kit.t.app.inject({
+    method,
+    url: `/rollback/${encodeURIComponent(token)}`,
+    ...(method === 'POST' ? { headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'confirm=yes' } : {}),
+  });
 const subscriber = (id: string) => kit.t.db.selectFrom('subscribers').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-const linkOf = (subscriberId: string) => kit.t.db.selectFrom('rollback_links').selectAll().where('subscriber_id', '=', subscriberId).orderBy('created_at').execute();
+const linkOf = (subscriberId: string) =>
+  kit.t.db.selectFrom('rollback_links').selectAll().where('subscriber_id', '=', subscriberId).orderBy('created_at').execute();
 const audits = (entityId: string, action: string) =>
   kit.t.db.selectFrom('audit_entries').selectAll().where('entity_id', '=', entityId).where('action', '=', action).execute();
-const editContact = (c: Customer, payload: Record<string, unknown>) => kit.call('PATCH', `/agent/customers/${c.id}/contact`, { session: c.session, payload });
+const editContact = (c: Customer, payload: Record<string, unknown>) =>
+  kit.call('PATCH', `/agent/customers/${c.id}/contact`, { session: c.session, payload });
 
 describe('rollback link after an /agent contact edit', () => {
   it('the confirmation mail goes to the email on file before the edit; GET shows a form and changes nothing; POST restores, audits and uses the link', async () => {
-    const c = await verified({ firstName: 'Rita', lastName: 'Rollback', email: `rita.${Date.now()}@example.com`, phone: '+49 151 11112222' });
+    const c = await verified({
+      firstName: 'Rita',
+      lastName: 'Rollback',
+      email: `rita.${Date.now()}@example.com`,
+      phone: '+49 151 11112222',
+    });
     const before = await subscriber(c.id);
     const r = await editContact(c, { last_name: 'Changed', email: `new.${before.email}`, phone: '+49 151 33334444' });
     expect(r.status).toBe(200);
@@ -63,8 +74,12 @@ describe('rollback link after an /agent contact edit', () => {
     expectPageHeaders(p, { token: true });
     expect(p.body).toContain('Change undone');
     const after = await subscriber(c.id);
-    expect({ last_name: after.last_name, email: after.email, phone: after.phone, phone_e164: after.phone_e164 })
-      .toEqual({ last_name: before.last_name, email: before.email, phone: before.phone, phone_e164: before.phone_e164 });
+    expect({ last_name: after.last_name, email: after.email, phone: after.phone, phone_e164: after.phone_e164 }).toEqual({
+      last_name: before.last_name,
+      email: before.email,
+      phone: before.phone,
+      phone_e164: before.phone_e164,
+    });
     expect((await linkOf(c.id))[0].used_at).not.toBeNull();
     const [audit] = await audits(c.id, 'customer.contact.rollback');
     expect(audit).toMatchObject({ actor_type: 'system', actor: 'rollback_link', request_id: p.headers['x-request-id'] });
@@ -119,12 +134,17 @@ describe('rollback link after an /agent plan change', () => {
     const body = { subscription_id: c.subscriptionId, plan_version_id: planVersionId };
     const p = await kit.call('POST', `/agent/customers/${c.id}/plan-change/preview`, { session: c.session, payload: body });
     expect(p.status).toBe(200);
-    return kit.call('POST', `/agent/customers/${c.id}/plan-change`, { session: c.session, payload: { ...body, confirm: true, quote_token: p.body.quote_token } });
+    return kit.call('POST', `/agent/customers/${c.id}/plan-change`, {
+      session: c.session,
+      payload: { ...body, confirm: true, quote_token: p.body.quote_token },
+    });
   };
-  const planOf = async (id: string) => (await kit.t.db.selectFrom('subscriptions').select('plan_version_id').where('id', '=', id).executeTakeFirstOrThrow()).plan_version_id;
-  const changes = (id: string) => kit.t.db.selectFrom('plan_changes').selectAll().where('subscription_id', '=', id).orderBy('created_at').orderBy('source').execute();
+  const planOf = async (id: string) =>
+    (await kit.t.db.selectFrom('subscriptions').select('plan_version_id').where('id', '=', id).executeTakeFirstOrThrow()).plan_version_id;
+  const changes = (id: string) =>
+    kit.t.db.selectFrom('plan_changes').selectAll().where('subscription_id', '=', id).orderBy('created_at').orderBy('source').execute();
 
-  it('the same day: restores the plan, reverses the upgrade line with the billing engine\'s credit, audits, uses the link; the day\'s limit still holds', async () => {
+  it("the same day: restores the plan, reverses the upgrade line with the billing engine's credit, audits, uses the link; the day's limit still holds", async () => {
     const c = await planCustomer();
     const r = await changePlan(c, c.faster.id);
     expect(r.status).toBe(200);
@@ -144,8 +164,13 @@ describe('rollback link after an /agent plan change', () => {
     const [original, rollback] = await changes(c.subscriptionId);
     expect(original).toMatchObject({ source: 'agent', adjustment_type: 'next_invoice_line', adjustment_cents: 500 });
     expect(rollback).toMatchObject({
-      source: 'rollback', rolls_back_plan_change_id: original.id, from_plan_version_id: c.faster.id, to_plan_version_id: c.plan.id,
-      adjustment_type: 'credit', adjustment_cents: -500, change_date: '2026-11-16',
+      source: 'rollback',
+      rolls_back_plan_change_id: original.id,
+      from_plan_version_id: c.faster.id,
+      to_plan_version_id: c.plan.id,
+      adjustment_type: 'credit',
+      adjustment_cents: -500,
+      change_date: '2026-11-16',
     });
     const notes = await kit.t.db.selectFrom('credit_notes').selectAll().where('plan_change_id', '=', rollback.id).execute();
     expect(notes).toEqual([expect.objectContaining({ amount_cents: 500, state: 'open' })]);
@@ -155,7 +180,10 @@ describe('rollback link after an /agent plan change', () => {
     expect((await linkOf(c.id))[0].used_at).not.toBeNull();
     // No second confirmation mail (a rollback sends none), and the undone change still counts for today.
     expect((await page('POST', token)).statusCode).toBe(410);
-    const again = await kit.call('POST', `/agent/customers/${c.id}/plan-change/preview`, { session: c.session, payload: { subscription_id: c.subscriptionId, plan_version_id: c.faster.id } });
+    const again = await kit.call('POST', `/agent/customers/${c.id}/plan-change/preview`, {
+      session: c.session,
+      payload: { subscription_id: c.subscriptionId, plan_version_id: c.faster.id },
+    });
     expect(again.body.error.code).toBe('plan_change_limit');
   });
 
@@ -173,7 +201,7 @@ describe('rollback link after an /agent plan change', () => {
     expect((await changes(c.subscriptionId)).map((x) => x.source)).toEqual(['agent', 'agent']);
   });
 
-  it('the next day, within 24 hours: the rollback is a change of that day (not refused by the day\'s limit, not counted by it)', async () => {
+  it("the next day, within 24 hours: the rollback is a change of that day (not refused by the day's limit, not counted by it)", async () => {
     const c = await planCustomer();
     expect((await changePlan(c, c.faster.id)).status).toBe(200);
     const { token } = await mailedRollback(c.email, 'plan_change_confirmation');

@@ -1,7 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createPlanVersion, createProvider, createSubscriber, createSubscription } from '../helpers/factories.js';
-import { DECLINING_PAYMENT_METHOD_MARKER, resetAllFaults, simulatorsOf, TEST_CARDS, type SimulatedAdapters } from '../../src/adapters/index.js';
+import {
+  DECLINING_PAYMENT_METHOD_MARKER,
+  resetAllFaults,
+  simulatorsOf,
+  TEST_CARDS,
+  type SimulatedAdapters,
+} from '../../src/adapters/index.js';
 import { AdapterError, CardRequestError, type BillingCreditNote } from '../../src/adapters/types.js';
 import { newId, randomAlnum } from '../../src/lib/ids.js';
 
@@ -67,15 +73,35 @@ describe('billing system simulator', () => {
     const states: BillingCreditNote['state'][] = ['draft', 'open', 'refunded', 'paid_out', 'applied', 'archived', 'voided'];
     for (const [i, state] of states.entries()) {
       ids[state] = newId();
-      await t.db.insertInto('credit_notes').values({
-        id: ids[state], provider_id: providerId, subscriber_id: subscriberId, number: `CN-${randomAlnum(8)}`, state,
-        amount_cents: 1000 + i, currency: 'EUR', reason: `reason ${state}`, issued_at: new Date(Date.UTC(2026, 0, 1 + i)),
-      }).execute();
+      await t.db
+        .insertInto('credit_notes')
+        .values({
+          id: ids[state],
+          provider_id: providerId,
+          subscriber_id: subscriberId,
+          number: `CN-${randomAlnum(8)}`,
+          state,
+          amount_cents: 1000 + i,
+          currency: 'EUR',
+          reason: `reason ${state}`,
+          issued_at: new Date(Date.UTC(2026, 0, 1 + i)),
+        })
+        .execute();
     }
-    await t.db.insertInto('credit_notes').values({
-      id: newId(), provider_id: providerId, subscriber_id: other, number: `CN-${randomAlnum(8)}`, state: 'open',
-      amount_cents: 5, currency: 'EUR', reason: 'other', issued_at: new Date('2026-03-01T00:00:00Z'),
-    }).execute();
+    await t.db
+      .insertInto('credit_notes')
+      .values({
+        id: newId(),
+        provider_id: providerId,
+        subscriber_id: other,
+        number: `CN-${randomAlnum(8)}`,
+        state: 'open',
+        amount_cents: 5,
+        currency: 'EUR',
+        reason: 'other',
+        issued_at: new Date('2026-03-01T00:00:00Z'),
+      })
+      .execute();
   });
 
   it('lists every credit note of the subscriber in every state, newest first (filtering is the service’s rule)', async () => {
@@ -83,8 +109,15 @@ describe('billing system simulator', () => {
     expect(notes.map((n) => n.state)).toEqual(['voided', 'archived', 'applied', 'paid_out', 'refunded', 'open', 'draft']);
     expect(notes.every((n) => n.subscriber_id === subscriberId)).toBe(true);
     expect(notes.at(-1)).toEqual({
-      id: ids.draft, number: expect.stringMatching(/^CN-/), state: 'draft', amount_cents: 1000, currency: 'EUR', reason: 'reason draft',
-      issued_at: new Date('2026-01-01T00:00:00Z'), subscriber_id: subscriberId, subscription_id: null,
+      id: ids.draft,
+      number: expect.stringMatching(/^CN-/),
+      state: 'draft',
+      amount_cents: 1000,
+      currency: 'EUR',
+      reason: 'reason draft',
+      issued_at: new Date('2026-01-01T00:00:00Z'),
+      subscriber_id: subscriberId,
+      subscription_id: null,
     });
   });
 
@@ -108,7 +141,11 @@ describe('billing system simulator', () => {
   });
 
   it('refuses a malformed reschedule', async () => {
-    await expectAdapterError(sim.billingSystem.rescheduleNextInvoice({ subscriptionId: newId(), sendDate: '2026-02-30' }), 'billing', 'failed');
+    await expectAdapterError(
+      sim.billingSystem.rescheduleNextInvoice({ subscriptionId: newId(), sendDate: '2026-02-30' }),
+      'billing',
+      'failed',
+    );
     await expectAdapterError(sim.billingSystem.rescheduleNextInvoice({ subscriptionId: 'x', sendDate: '2026-02-03' }), 'billing', 'failed');
   });
 
@@ -116,7 +153,11 @@ describe('billing system simulator', () => {
     await checkFaultModes('billing', sim.billingSystem.faults, () => sim.billingSystem.listCreditNotes(subscriberId));
     const sid = newId();
     sim.billingSystem.faults.set('unreachable');
-    await expectAdapterError(sim.billingSystem.rescheduleNextInvoice({ subscriptionId: sid, sendDate: '2026-12-05' }), 'billing', 'unreachable');
+    await expectAdapterError(
+      sim.billingSystem.rescheduleNextInvoice({ subscriptionId: sid, sendDate: '2026-12-05' }),
+      'billing',
+      'unreachable',
+    );
     expect(await sim.billingSystem.getNextInvoiceSendDate(sid)).toBeNull();
   });
 });
@@ -137,14 +178,23 @@ describe('card processor simulator', () => {
     expect(card).toEqual({ payment_method_id: expect.stringMatching(/^pm_/), brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2029 });
     expect(await sim.cardProcessor.confirmSetup({ account, setupId: setup.setup_id })).toEqual(card);
     expect(sim.cardProcessor.savedCards(account).filter((c) => c.subscriberId === 'sub-1')).toEqual([{ ...card, subscriberId: 'sub-1' }]);
-    expect(sim.cardProcessor.setups(account).find((s) => s.setup_id === setup.setup_id)).toMatchObject({ status: 'succeeded', payment_method_id: card.payment_method_id });
+    expect(sim.cardProcessor.setups(account).find((s) => s.setup_id === setup.setup_id)).toMatchObject({
+      status: 'succeeded',
+      payment_method_id: card.payment_method_id,
+    });
   });
 
   it(`declines ${TEST_CARDS.declined} (CardRequestError card_declined) and saves nothing; the setup can be retried`, async () => {
     const setup = await sim.cardProcessor.createSetup({ account, subscriberId: 'sub-2', email: 'b@example.test' });
-    await expectCardError(sim.cardProcessor.confirmSetup({ account, setupId: setup.setup_id, cardNumber: TEST_CARDS.declined }), 'card_declined');
+    await expectCardError(
+      sim.cardProcessor.confirmSetup({ account, setupId: setup.setup_id, cardNumber: TEST_CARDS.declined }),
+      'card_declined',
+    );
     expect(sim.cardProcessor.savedCards(account).filter((c) => c.subscriberId === 'sub-2')).toEqual([]);
-    await expectCardError(sim.cardProcessor.confirmSetup({ account, setupId: setup.setup_id, cardNumber: '4242424242424241' }), 'incorrect_number');
+    await expectCardError(
+      sim.cardProcessor.confirmSetup({ account, setupId: setup.setup_id, cardNumber: '4242424242424241' }),
+      'incorrect_number',
+    );
     const card = await sim.cardProcessor.confirmSetup({ account, setupId: setup.setup_id, cardNumber: TEST_CARDS.succeeds });
     expect(card.last4).toBe('4242');
   });
@@ -158,13 +208,24 @@ describe('card processor simulator', () => {
   it('charges a saved card once per idempotency key: a repeat answers the same payment intent and takes no money', async () => {
     const card = await saveCard();
     const before = sim.cardProcessor.charges.length;
-    const req = { account, paymentMethodId: card.payment_method_id, amountCents: 3999, currency: 'eur', idempotencyKey: `first-invoice-${newId()}` };
+    const req = {
+      account,
+      paymentMethodId: card.payment_method_id,
+      amountCents: 3999,
+      currency: 'eur',
+      idempotencyKey: `first-invoice-${newId()}`,
+    };
     const first = await sim.cardProcessor.charge(req);
     const again = await sim.cardProcessor.charge(req);
     expect(first).toEqual({ payment_intent_id: expect.stringMatching(/^pi_/), status: 'succeeded' });
     expect(again).toEqual(first);
     expect(sim.cardProcessor.charges.length).toBe(before + 1);
-    expect(sim.cardProcessor.charges.at(-1)).toMatchObject({ amountCents: 3999, currency: 'EUR', status: 'succeeded', created_at: t.clock.now() });
+    expect(sim.cardProcessor.charges.at(-1)).toMatchObject({
+      amountCents: 3999,
+      currency: 'EUR',
+      status: 'succeeded',
+      created_at: t.clock.now(),
+    });
     await expectCardError(sim.cardProcessor.charge({ ...req, amountCents: 1 }), 'idempotency_key_reused');
     const other = await sim.cardProcessor.charge({ ...req, idempotencyKey: `second-${newId()}` });
     expect(other.payment_intent_id).not.toBe(first.payment_intent_id);
@@ -179,13 +240,34 @@ describe('card processor simulator', () => {
   });
 
   it('treats payment methods it did not create (seeded data, after a restart) as working cards unless marked declining', async () => {
-    const ok = await sim.cardProcessor.charge({ account, paymentMethodId: 'pm_seeded_visa', amountCents: 100, currency: 'EUR', idempotencyKey: newId() });
+    const ok = await sim.cardProcessor.charge({
+      account,
+      paymentMethodId: 'pm_seeded_visa',
+      amountCents: 100,
+      currency: 'EUR',
+      idempotencyKey: newId(),
+    });
     expect(ok.status).toBe('succeeded');
-    const no = await sim.cardProcessor.charge({ account, paymentMethodId: `pm_card_${DECLINING_PAYMENT_METHOD_MARKER}`, amountCents: 100, currency: 'EUR', idempotencyKey: newId() });
+    const no = await sim.cardProcessor.charge({
+      account,
+      paymentMethodId: `pm_card_${DECLINING_PAYMENT_METHOD_MARKER}`,
+      amountCents: 100,
+      currency: 'EUR',
+      idempotencyKey: newId(),
+    });
     expect(no.status).toBe('declined');
-    await expectCardError(sim.cardProcessor.charge({ account, paymentMethodId: 'card_123', amountCents: 100, currency: 'EUR', idempotencyKey: newId() }), 'payment_method_not_found');
-    await expectCardError(sim.cardProcessor.charge({ account, paymentMethodId: 'pm_x', amountCents: 0, currency: 'EUR', idempotencyKey: newId() }), 'invalid_request');
-    await expectCardError(sim.cardProcessor.charge({ account, paymentMethodId: 'pm_x', amountCents: 10, currency: 'EURO', idempotencyKey: newId() }), 'invalid_request');
+    await expectCardError(
+      sim.cardProcessor.charge({ account, paymentMethodId: 'card_123', amountCents: 100, currency: 'EUR', idempotencyKey: newId() }),
+      'payment_method_not_found',
+    );
+    await expectCardError(
+      sim.cardProcessor.charge({ account, paymentMethodId: 'pm_x', amountCents: 0, currency: 'EUR', idempotencyKey: newId() }),
+      'invalid_request',
+    );
+    await expectCardError(
+      sim.cardProcessor.charge({ account, paymentMethodId: 'pm_x', amountCents: 10, currency: 'EURO', idempotencyKey: newId() }),
+      'invalid_request',
+    );
   });
 
   it('keeps cards per account: a card of one account cannot be charged through another', async () => {
@@ -195,13 +277,35 @@ describe('card processor simulator', () => {
   });
 
   it('each fault mode; an unreachable processor takes no charge', async () => {
-    await checkFaultModes('card', sim.cardProcessor.faults, () => sim.cardProcessor.createSetup({ account, subscriberId: 's', email: 'f@example.test' }));
+    await checkFaultModes('card', sim.cardProcessor.faults, () =>
+      sim.cardProcessor.createSetup({ account, subscriberId: 's', email: 'f@example.test' }),
+    );
     const card = await saveCard();
     const before = sim.cardProcessor.charges.length;
     sim.cardProcessor.faults.set('unreachable');
-    await expectAdapterError(sim.cardProcessor.charge({ account, paymentMethodId: card.payment_method_id, amountCents: 100, currency: 'EUR', idempotencyKey: newId() }), 'card', 'unreachable');
+    await expectAdapterError(
+      sim.cardProcessor.charge({
+        account,
+        paymentMethodId: card.payment_method_id,
+        amountCents: 100,
+        currency: 'EUR',
+        idempotencyKey: newId(),
+      }),
+      'card',
+      'unreachable',
+    );
     sim.cardProcessor.faults.set('failing');
-    await expectAdapterError(sim.cardProcessor.charge({ account, paymentMethodId: card.payment_method_id, amountCents: 100, currency: 'EUR', idempotencyKey: newId() }), 'card', 'failed');
+    await expectAdapterError(
+      sim.cardProcessor.charge({
+        account,
+        paymentMethodId: card.payment_method_id,
+        amountCents: 100,
+        currency: 'EUR',
+        idempotencyKey: newId(),
+      }),
+      'card',
+      'failed',
+    );
     expect(sim.cardProcessor.charges.length).toBe(before);
   });
 });

@@ -54,7 +54,12 @@ const spec = (locationId: string, operationKey = `op-${randomAlnum(10)}`) => ({
 });
 
 const opsOf = (locationId: string) =>
-  t.db.selectFrom('sim_switch_operations').select(['operation_key', 'action', 'result']).where('location_id', '=', locationId).orderBy('applied_at').execute();
+  t.db
+    .selectFrom('sim_switch_operations')
+    .select(['operation_key', 'action', 'result'])
+    .where('location_id', '=', locationId)
+    .orderBy('applied_at')
+    .execute();
 
 describe('switch controller simulator', () => {
   it('persists the provisioned port in sim_switch_ports (VLAN, bandwidth, MAC normalised)', async () => {
@@ -62,8 +67,15 @@ describe('switch controller simulator', () => {
     await sim.switchController.provisionPort(spec(loc, 'prov-1'));
     const port = await sim.switchController.getPort(loc);
     expect(port).toMatchObject({
-      mode: 'provisioned', switch_id: 'sw-01', port: 'ge-0/0/7', vlan_id: 120, download_mbps: 250, upload_mbps: 50,
-      mac_address: 'aa:bb:cc:dd:ee:01', operations: 1, last_operation_key: 'prov-1',
+      mode: 'provisioned',
+      switch_id: 'sw-01',
+      port: 'ge-0/0/7',
+      vlan_id: 120,
+      download_mbps: 250,
+      upload_mbps: 50,
+      mac_address: 'aa:bb:cc:dd:ee:01',
+      operations: 1,
+      last_operation_key: 'prov-1',
     });
     expect(await opsOf(loc)).toEqual([{ operation_key: 'prov-1', action: 'provision_port', result: {} }]);
   });
@@ -80,12 +92,19 @@ describe('switch controller simulator', () => {
     await sim.switchController.provisionPort(spec(loc, 'prov-x'));
     await sim.switchController.setCaptivePortal({ operationKey: 'suspend-x', locationId: loc });
     await sim.switchController.provisionPort(spec(loc, 'prov-x')); // a late retry of the first job
-    expect(await sim.switchController.getPort(loc)).toMatchObject({ mode: 'captive_portal', operations: 2, last_operation_key: 'suspend-x' });
+    expect(await sim.switchController.getPort(loc)).toMatchObject({
+      mode: 'captive_portal',
+      operations: 2,
+      last_operation_key: 'suspend-x',
+    });
   });
 
   it('settles two concurrent calls with one key as one operation', async () => {
     const loc = await location();
-    const results = await Promise.allSettled([sim.switchController.provisionPort(spec(loc, 'race')), sim.switchController.provisionPort(spec(loc, 'race'))]);
+    const results = await Promise.allSettled([
+      sim.switchController.provisionPort(spec(loc, 'race')),
+      sim.switchController.provisionPort(spec(loc, 'race')),
+    ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled']);
     expect(await sim.switchController.getPort(loc)).toMatchObject({ operations: 1 });
     expect(await opsOf(loc)).toHaveLength(1);
@@ -124,26 +143,52 @@ describe('switch controller simulator', () => {
     expect(await sim.switchController.getPort(loc)).toMatchObject({ mode: 'captive_portal', vlan_id: 120, operations: 2 });
     await sim.switchController.resetPort({ operationKey: `reset-${loc}`, locationId: loc });
     expect(await sim.switchController.getPort(loc)).toMatchObject({
-      mode: 'reset', vlan_id: null, download_mbps: null, upload_mbps: null, mac_address: null, operations: 3,
+      mode: 'reset',
+      vlan_id: null,
+      download_mbps: null,
+      upload_mbps: null,
+      mac_address: null,
+      operations: 3,
     });
   });
 
   it('applies a bandwidth change on a regular switch ({applied: true})', async () => {
     const loc = await location('sw-07');
     await sim.switchController.provisionPort(spec(loc));
-    expect(await sim.switchController.updateBandwidth({ operationKey: 'bw-1', locationId: loc, downloadMbps: 500, uploadMbps: 100 })).toEqual({ applied: true });
-    expect(await sim.switchController.getPort(loc)).toMatchObject({ download_mbps: 500, upload_mbps: 100, pending_download_mbps: null, operations: 2 });
+    expect(
+      await sim.switchController.updateBandwidth({ operationKey: 'bw-1', locationId: loc, downloadMbps: 500, uploadMbps: 100 }),
+    ).toEqual({ applied: true });
+    expect(await sim.switchController.getPort(loc)).toMatchObject({
+      download_mbps: 500,
+      upload_mbps: 100,
+      pending_download_mbps: null,
+      operations: 2,
+    });
   });
 
   it("holds a bandwidth change for operator confirmation on a 'legacy-' switch ({applied: false}), the same answer on a repeat", async () => {
     const loc = await location('legacy-berlin-3');
     await sim.switchController.provisionPort({ ...spec(loc), switchId: 'legacy-berlin-3' });
-    const first = await sim.switchController.updateBandwidth({ operationKey: 'bw-legacy', locationId: loc, downloadMbps: 500, uploadMbps: 100 });
-    const again = await sim.switchController.updateBandwidth({ operationKey: 'bw-legacy', locationId: loc, downloadMbps: 500, uploadMbps: 100 });
+    const first = await sim.switchController.updateBandwidth({
+      operationKey: 'bw-legacy',
+      locationId: loc,
+      downloadMbps: 500,
+      uploadMbps: 100,
+    });
+    const again = await sim.switchController.updateBandwidth({
+      operationKey: 'bw-legacy',
+      locationId: loc,
+      downloadMbps: 500,
+      uploadMbps: 100,
+    });
     expect(first).toEqual({ applied: false });
     expect(again).toEqual({ applied: false });
     expect(await sim.switchController.getPort(loc)).toMatchObject({
-      download_mbps: 250, upload_mbps: 50, pending_download_mbps: 500, pending_upload_mbps: 100, operations: 2,
+      download_mbps: 250,
+      upload_mbps: 50,
+      pending_download_mbps: 500,
+      pending_upload_mbps: 100,
+      operations: 2,
     });
   });
 
@@ -161,7 +206,11 @@ describe('switch controller simulator', () => {
   it('failing: AdapterError failed, nothing applied', async () => {
     const loc = await location();
     sim.switchController.faults.set('failing');
-    await expectAdapterError(sim.switchController.updateBandwidth({ operationKey: 'bw-f', locationId: loc, downloadMbps: 10, uploadMbps: 10 }), 'switch', 'failed');
+    await expectAdapterError(
+      sim.switchController.updateBandwidth({ operationKey: 'bw-f', locationId: loc, downloadMbps: 10, uploadMbps: 10 }),
+      'switch',
+      'failed',
+    );
     expect(await opsOf(loc)).toEqual([]);
   });
 

@@ -61,7 +61,11 @@ describe('job queue: claim order and batches', () => {
     // Same run_at as 'a', created later.
     await q.enqueue(t.db, { kind, payload: { name: 'b' }, runAt: at(-3_001) });
     const lapsed = await q.enqueue(t.db, { kind, payload: { name: 'lapsed' }, runAt: at(0) });
-    await t.db.updateTable('jobs').set({ status: 'running', attempts: 1, locked_by: 'dead', locked_until: at(-1) }).where('id', '=', lapsed.id).execute();
+    await t.db
+      .updateTable('jobs')
+      .set({ status: 'running', attempts: 1, locked_by: 'dead', locked_until: at(-1) })
+      .where('id', '=', lapsed.id)
+      .execute();
 
     expect(await q.drain()).toBe(4);
     expect(ran).toEqual(['lapsed', 'a', 'b', 'c']);
@@ -88,7 +92,10 @@ describe('job queue: claim order and batches', () => {
     const r = await sql<{ proname: string; lang: string; config: string[] | null }>`
       SELECT p.proname, l.lanname AS lang, p.proconfig AS config FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
       WHERE p.proname IN ('jobs_claim', 'jobs_run_now') ORDER BY p.proname`.execute(t.db);
-    expect(r.rows.map((x) => [x.proname, x.lang])).toEqual([['jobs_claim', 'plpgsql'], ['jobs_run_now', 'plpgsql']]);
+    expect(r.rows.map((x) => [x.proname, x.lang])).toEqual([
+      ['jobs_claim', 'plpgsql'],
+      ['jobs_run_now', 'plpgsql'],
+    ]);
     for (const x of r.rows) expect(x.config).toContain('plan_cache_mode=force_generic_plan');
     // The claim's one plan is the index walk in claim order, whatever the statistics say.
     expect(r.rows[0].config).toEqual(expect.arrayContaining(['enable_sort=off', 'enable_bitmapscan=off']));
@@ -96,10 +103,16 @@ describe('job queue: claim order and batches', () => {
 
   it('the queue tables are vacuumed once 1% plus 5,000 of their rows are dead, indexes always cleaned (the claim walks them)', async () => {
     const r = await sql<{ relname: string; options: string[] | null }>`
-      SELECT relname, reloptions AS options FROM pg_class WHERE relname IN ('jobs', 'webhook_deliveries') AND relkind = 'r' ORDER BY relname`.execute(t.db);
+      SELECT relname, reloptions AS options FROM pg_class WHERE relname IN ('jobs', 'webhook_deliveries') AND relkind = 'r' ORDER BY relname`.execute(
+      t.db,
+    );
     expect(r.rows.map((x) => x.relname)).toEqual(['jobs', 'webhook_deliveries']);
     for (const x of r.rows) {
-      expect(x.options?.slice().sort()).toEqual(['autovacuum_vacuum_scale_factor=0.01', 'autovacuum_vacuum_threshold=5000', 'vacuum_index_cleanup=on']);
+      expect(x.options?.slice().sort()).toEqual([
+        'autovacuum_vacuum_scale_factor=0.01',
+        'autovacuum_vacuum_threshold=5000',
+        'vacuum_index_cleanup=on',
+      ]);
     }
   });
 
@@ -141,7 +154,9 @@ describe('job queue: lanes', () => {
     expect(active).toEqual({ shared: 2, lane: 3 });
     release.open();
     await waitUntil(
-      async () => (await t.db.selectFrom('jobs').select('id').where('kind', 'in', [sharedKind, laneKind]).where('status', '=', 'succeeded').execute()).length === 9,
+      async () =>
+        (await t.db.selectFrom('jobs').select('id').where('kind', 'in', [sharedKind, laneKind]).where('status', '=', 'succeeded').execute())
+          .length === 9,
       'all nine to succeed',
     );
     await q.stop();
@@ -156,7 +171,7 @@ describe('job queue: lanes', () => {
 });
 
 describe('job queue: group-committed success records', () => {
-  it('successes recorded in one batch stay fenced per job: a job whose lease was taken over meanwhile keeps the new holder\'s state', async () => {
+  it("successes recorded in one batch stay fenced per job: a job whose lease was taken over meanwhile keeps the new holder's state", async () => {
     const q = makeQueue({ concurrency: 2 });
     const kind = newKind('fence');
     const release = gate();
@@ -182,7 +197,11 @@ describe('job queue: group-committed success records', () => {
     const ids: string[] = [];
     for (let i = 0; i < 8; i++) ids.push((await q.enqueue(t.db, { kind })).id);
     q.start();
-    await waitUntil(async () => (await t.db.selectFrom('jobs').select('id').where('kind', '=', kind).where('status', '!=', 'queued').execute()).length > 0, 'a claim');
+    await waitUntil(
+      async () =>
+        (await t.db.selectFrom('jobs').select('id').where('kind', '=', kind).where('status', '!=', 'queued').execute()).length > 0,
+      'a claim',
+    );
     await q.stop();
     const rows = await t.db.selectFrom('jobs').select(['status']).where('id', 'in', ids).execute();
     // Nothing is left half-done: a claimed job is either recorded as succeeded or was never claimed.

@@ -33,7 +33,11 @@ describe('scheduler', () => {
 
     let rows = await jobsOf(kind);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ dedupe_key: `${kind}:${slot}`, status: 'queued', payload: { scope: 'all', scheduled_at: '2026-11-16T10:00:00.000Z' } });
+    expect(rows[0]).toMatchObject({
+      dedupe_key: `${kind}:${slot}`,
+      status: 'queued',
+      payload: { scope: 'all', scheduled_at: '2026-11-16T10:00:00.000Z' },
+    });
 
     t.clock.advance(60_000); // 11:00, the next slot
     await Promise.all([processA.tick(), processB.tick()]);
@@ -70,7 +74,10 @@ describe('scheduler', () => {
     t.clock.set('2026-11-20T23:00:00.000Z');
     await s.tick();
     const rows = await jobsOf(kind);
-    expect(rows.map((r) => (r.payload as { scheduled_at: string }).scheduled_at)).toEqual(['2026-11-19T02:00:00.000Z', '2026-11-20T02:00:00.000Z']);
+    expect(rows.map((r) => (r.payload as { scheduled_at: string }).scheduled_at)).toEqual([
+      '2026-11-19T02:00:00.000Z',
+      '2026-11-20T02:00:00.000Z',
+    ]);
   });
 
   it('rejects an interval under a second and an offset outside the interval', () => {

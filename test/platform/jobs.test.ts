@@ -66,7 +66,14 @@ describe('job queue: run, retry, fail', () => {
     expect(seen).toHaveLength(1);
     expect(seen[0]).toMatchObject({ id, kind, payload: { n: 7 }, attempts: 1, max_attempts: 8 });
     const row = await jobRow(id);
-    expect(row).toMatchObject({ status: 'succeeded', attempts: 1, result: { echoed: 7 }, last_error: null, locked_by: null, locked_until: null });
+    expect(row).toMatchObject({
+      status: 'succeeded',
+      attempts: 1,
+      result: { echoed: 7 },
+      last_error: null,
+      locked_by: null,
+      locked_until: null,
+    });
     expect(row.finished_at).toEqual(t.clock.now());
   });
 
@@ -376,7 +383,9 @@ describe('job queue: leases and several workers', () => {
   });
 
   it('two queue instances (own connection pools on real Postgres) draining concurrently run every job exactly once', async () => {
-    const dbB = usingPostgres() ? (extraHandles.push(await createDb({ databaseUrl: t.testDb.url!, poolSize: 5 })), extraHandles.at(-1)!.db) : t.db;
+    const dbB = usingPostgres()
+      ? (extraHandles.push(await createDb({ databaseUrl: t.testDb.url!, poolSize: 5 })), extraHandles.at(-1)!.db)
+      : t.db;
     const a = makeQueue({ concurrency: 4 });
     const b = makeQueue({ db: dbB, concurrency: 4 });
     const kind = newKind('race');
@@ -400,7 +409,8 @@ describe('job queue: leases and several workers', () => {
     b.start();
     const [da, db2] = await Promise.all([a.drain(), b.drain()]);
     await waitUntil(
-      async () => (await t.db.selectFrom('jobs').select('id').where('kind', '=', kind).where('status', '=', 'succeeded').execute()).length === total,
+      async () =>
+        (await t.db.selectFrom('jobs').select('id').where('kind', '=', kind).where('status', '=', 'succeeded').execute()).length === total,
       'all jobs to succeed',
     );
     await Promise.all([a.stop(), b.stop()]);
@@ -440,7 +450,8 @@ describe('job queue: background worker', () => {
     expect(active).toBe(3);
     release.open();
     await waitUntil(
-      async () => (await t.db.selectFrom('jobs').select('id').where('kind', '=', kind).where('status', '=', 'succeeded').execute()).length === 7,
+      async () =>
+        (await t.db.selectFrom('jobs').select('id').where('kind', '=', kind).where('status', '=', 'succeeded').execute()).length === 7,
       'all seven to succeed',
     );
     await q.stop();

@@ -11,8 +11,17 @@ import { startSmtpSink, type SinkMessage, type SmtpSink } from '../helpers/smtp-
 import { renderInvoicePdf } from '../../src/documents/index.js';
 import { enqueueInvoiceCopy, INVOICE_COPY_JOB } from '../../src/mail/invoice-copy.js';
 import {
-  activationMail, installationBookingMail, invoiceCopyMail, mailBrand, paymentLinkMail, passwordResetMail, staffInviteMail,
-  ticketNotificationMail, verificationCodeMail, type MailContent, type MailContext,
+  activationMail,
+  installationBookingMail,
+  invoiceCopyMail,
+  mailBrand,
+  paymentLinkMail,
+  passwordResetMail,
+  staffInviteMail,
+  ticketNotificationMail,
+  verificationCodeMail,
+  type MailContent,
+  type MailContext,
 } from '../../src/mail/templates.js';
 import { newId, randomAlnum } from '../../src/lib/ids.js';
 import type { MailAttachment } from '../../src/mail/types.js';
@@ -30,7 +39,11 @@ beforeAll(async () => {
   t = await buildTestApp({ env: { SMTP_URL: sink.url } });
   const p = await createProvider(t.db, { name: 'Fibre Nord' });
   providerId = p.id;
-  const row = await t.db.selectFrom('providers').select(['name', 'support_email', 'branding']).where('id', '=', p.id).executeTakeFirstOrThrow();
+  const row = await t.db
+    .selectFrom('providers')
+    .select(['name', 'support_email', 'branding'])
+    .where('id', '=', p.id)
+    .executeTakeFirstOrThrow();
   ctx = { brand: mailBrand(row), baseUrl: t.config.publicBaseUrl };
 });
 afterAll(async () => {
@@ -40,7 +53,8 @@ afterAll(async () => {
 afterEach(() => sink.clear());
 
 const to = () => `cust-${randomAlnum(8)}@example.test`;
-const jobsOf = (kind: string) => t.db.selectFrom('jobs').select(['id', 'status', 'attempts', 'last_error', 'run_at', 'payload']).where('kind', '=', kind).execute();
+const jobsOf = (kind: string) =>
+  t.db.selectFrom('jobs').select(['id', 'status', 'attempts', 'last_error', 'run_at', 'payload']).where('kind', '=', kind).execute();
 
 /** Sends through the real mailer over SMTP and returns the parsed message the sink received. */
 async function deliver(rcpt: string, content: MailContent & { attachments?: MailAttachment[] }): Promise<SinkMessage> {
@@ -106,10 +120,26 @@ describe('mail templates over real SMTP', () => {
   it('invoice copy: arrives with the invoice PDF attached', async () => {
     const rcpt = to();
     const pdf = await renderInvoicePdf({
-      issuer: { name: 'Fibre Nord', addressLines: [] }, customer: { name: 'Erika M', customerNumber: 'ABCD-1234', addressLines: [] },
-      invoiceNumber: 'INV-7', invoiceDate: '2026-11-01', dueDate: '2026-11-15', currency: 'EUR', lines: [{ description: 'Fibre', amountCents: 3999 }],
+      issuer: { name: 'Fibre Nord', addressLines: [] },
+      customer: { name: 'Erika M', customerNumber: 'ABCD-1234', addressLines: [] },
+      invoiceNumber: 'INV-7',
+      invoiceDate: '2026-11-01',
+      dueDate: '2026-11-15',
+      currency: 'EUR',
+      lines: [{ description: 'Fibre', amountCents: 3999 }],
     });
-    const m = await deliver(rcpt, invoiceCopyMail(ctx, { firstName: 'Erika', invoiceNumber: 'INV-7', invoiceDate: '2026-11-01', dueDate: '2026-11-15', totalCents: 3999, currency: 'EUR', pdf }));
+    const m = await deliver(
+      rcpt,
+      invoiceCopyMail(ctx, {
+        firstName: 'Erika',
+        invoiceNumber: 'INV-7',
+        invoiceDate: '2026-11-01',
+        dueDate: '2026-11-15',
+        totalCents: 3999,
+        currency: 'EUR',
+        pdf,
+      }),
+    );
     expect(m.subject).toBe('Your invoice INV-7 – Fibre Nord');
     expect(m.tag).toBe('invoice_copy');
     expect(m.text).toContain('Total: 39.99 EUR');
@@ -122,7 +152,16 @@ describe('mail templates over real SMTP', () => {
 
   it('installation booking: a /booking/<token> link, four-hour weekday window, 24 h ahead, move or cancel', async () => {
     const rcpt = to();
-    const m = await deliver(rcpt, installationBookingMail(ctx, { firstName: 'Erika', token: 'tok_book', address: 'Hauptstraße 5, 10115 Berlin', moveInDate: '2026-12-01', expiresAt: new Date('2027-01-15T10:00:00Z') }));
+    const m = await deliver(
+      rcpt,
+      installationBookingMail(ctx, {
+        firstName: 'Erika',
+        token: 'tok_book',
+        address: 'Hauptstraße 5, 10115 Berlin',
+        moveInDate: '2026-12-01',
+        expiresAt: new Date('2027-01-15T10:00:00Z'),
+      }),
+    );
     expect(m.subject).toBe('Book your installation appointment – Fibre Nord');
     expect(m.tag).toBe('installation_booking');
     expect(m.text).toContain('http://api.test/booking/tok_book');
@@ -133,8 +172,16 @@ describe('mail templates over real SMTP', () => {
     expectBranded(m);
   });
 
-  it('installation booking in the building\'s zone: window hours and the link\'s expiry in local time, the zone named', async () => {
-    const m = await deliver(to(), installationBookingMail(ctx, { firstName: 'Erika', token: 'tok_book', expiresAt: new Date('2027-01-15T10:00:00Z'), timeZone: 'America/Toronto' }));
+  it("installation booking in the building's zone: window hours and the link's expiry in local time, the zone named", async () => {
+    const m = await deliver(
+      to(),
+      installationBookingMail(ctx, {
+        firstName: 'Erika',
+        token: 'tok_book',
+        expiresAt: new Date('2027-01-15T10:00:00Z'),
+        timeZone: 'America/Toronto',
+      }),
+    );
     expect(m.text).toContain('starting at 08:00, 12:00 or 16:00 local time (America/Toronto)');
     expect(m.text).toContain('valid until 2027-01-15 05:00 America/Toronto');
     expect(m.text).not.toContain('UTC');
@@ -142,7 +189,17 @@ describe('mail templates over real SMTP', () => {
 
   it('payment link for the first invoice: a /pay/<token> link with number and amount', async () => {
     const rcpt = to();
-    const m = await deliver(rcpt, paymentLinkMail(ctx, { firstName: 'Erika', token: 'tok_pay', invoiceNumber: 'INV-9', totalCents: 5998, currency: 'eur', dueDate: '2026-11-30' }));
+    const m = await deliver(
+      rcpt,
+      paymentLinkMail(ctx, {
+        firstName: 'Erika',
+        token: 'tok_pay',
+        invoiceNumber: 'INV-9',
+        totalCents: 5998,
+        currency: 'eur',
+        dueDate: '2026-11-30',
+      }),
+    );
     expect(m.subject).toBe('Pay your first invoice – Fibre Nord');
     expect(m.tag).toBe('payment_link');
     expect(m.text).toContain('http://api.test/pay/tok_pay');
@@ -153,8 +210,14 @@ describe('mail templates over real SMTP', () => {
 
   it("support-ticket notification: to the provider's support address, with queue, priority and article", async () => {
     const content = ticketNotificationMail(ctx, {
-      ticketId: 'a5c1e4f0-0000-4000-8000-000000000001', subject: 'No internet since\r\nmorning', priority: 'high', queue: 'support',
-      contactEmail: 'erika@example.test', customer: { name: 'Erika M', customerNumber: 'ABCD-1234' }, article: 'Summary: offline.\nDiagnosis: modem offline.', source: 'ai_agent',
+      ticketId: 'a5c1e4f0-0000-4000-8000-000000000001',
+      subject: 'No internet since\r\nmorning',
+      priority: 'high',
+      queue: 'support',
+      contactEmail: 'erika@example.test',
+      customer: { name: 'Erika M', customerNumber: 'ABCD-1234' },
+      article: 'Summary: offline.\nDiagnosis: modem offline.',
+      source: 'ai_agent',
     });
     expect(content.to).toBe(ctx.brand.supportEmail);
     await t.deps.mailer.send(content);
@@ -170,7 +233,12 @@ describe('mail templates over real SMTP', () => {
   it('escapes every interpolated value in the HTML (the text part keeps it as written)', async () => {
     const evil = { brand: { name: 'Evil <script>alert(1)</script> & Co', supportEmail: 'help@evil.test' }, baseUrl: 'http://api.test' };
     const c = ticketNotificationMail(evil, {
-      ticketId: 't"1', subject: '<img src=x onerror=alert(1)>', priority: 'normal', queue: 'support', contactEmail: 'a"b@example.test', article: '<b>bold</b>',
+      ticketId: 't"1',
+      subject: '<img src=x onerror=alert(1)>',
+      priority: 'normal',
+      queue: 'support',
+      contactEmail: 'a"b@example.test',
+      article: '<b>bold</b>',
     });
     const b = passwordResetMail(evil, { firstName: '<i>Eve</i>', token: '"><script>x</script>' });
     for (const html of [c.html, b.html]) {
@@ -195,7 +263,10 @@ describe('mailer.enqueue and the mail.send job', () => {
     await t.deps.jobs.drain();
     const m = await sink.waitFor((x) => x.to.includes(rcpt));
     expect(m.text).toContain('set-password?token=tok_q');
-    expect(await t.db.selectFrom('jobs').select(['status', 'attempts']).where('id', '=', jobs[0]!.id).executeTakeFirst()).toEqual({ status: 'succeeded', attempts: 1 });
+    expect(await t.db.selectFrom('jobs').select(['status', 'attempts']).where('id', '=', jobs[0]!.id).executeTakeFirst()).toEqual({
+      status: 'succeeded',
+      attempts: 1,
+    });
   });
 
   it('sends nothing when the transaction rolled back: the job row went with it', async () => {
@@ -227,7 +298,10 @@ describe('mailer.enqueue and the mail.send job', () => {
     await t.deps.jobs.drain();
     await sink.waitFor((m) => m.to.includes(rcpt));
     expect(sink.messages.filter((m) => m.to.includes(rcpt))).toHaveLength(1);
-    expect(await t.db.selectFrom('jobs').select(['status', 'attempts']).where('id', '=', job!.id).executeTakeFirst()).toEqual({ status: 'succeeded', attempts: 2 });
+    expect(await t.db.selectFrom('jobs').select(['status', 'attempts']).where('id', '=', job!.id).executeTakeFirst()).toEqual({
+      status: 'succeeded',
+      attempts: 2,
+    });
   });
 
   it('retries when the SMTP server is unreachable', async () => {
@@ -258,10 +332,11 @@ describe('a stalled SMTP relay', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     return {
       url: (query: string) => `smtp://127.0.0.1:${(server.address() as AddressInfo).port}?${query}`,
-      close: () => new Promise<void>((r) => {
-        for (const sock of sockets) sock.destroy();
-        server.close(() => r());
-      }),
+      close: () =>
+        new Promise<void>((r) => {
+          for (const sock of sockets) sock.destroy();
+          server.close(() => r());
+        }),
     };
   }
 
@@ -285,10 +360,19 @@ describe('a stalled SMTP relay', () => {
     const relay = await startStalledRelay();
     // The greeting timeout outlasts the wait for the slots (2 s) plus the other job's bound (1.5 s).
     const t2 = await buildTestApp({ env: { SMTP_URL: relay.url('greetingTimeout=4000') } });
-    const q = createJobQueue({ db: t2.db, clock: t2.clock, log: t2.app.log, config: { JOBS_POLL_MS: 10, JOBS_CONCURRENCY: 2, JOBS_LEASE_SECONDS: 60 } });
+    const q = createJobQueue({
+      db: t2.db,
+      clock: t2.clock,
+      log: t2.app.log,
+      config: { JOBS_POLL_MS: 10, JOBS_CONCURRENCY: 2, JOBS_LEASE_SECONDS: 60 },
+    });
     registerMailJobs({ ...t2.deps, jobs: q });
     let ranAt = 0;
-    q.register('test.other', { async run() { ranAt = performance.now(); } });
+    q.register('test.other', {
+      async run() {
+        ranAt = performance.now();
+      },
+    });
     const mailStatuses = async () => {
       const rows = await t2.db.selectFrom('jobs').select(['status', 'attempts']).where('kind', '=', 'mail.send').execute();
       return rows.map((r) => `${r.status}/${r.attempts}`).sort();
@@ -296,7 +380,8 @@ describe('a stalled SMTP relay', () => {
     // Every mail slot holding a mail on the stalled relay, the last two mails waiting their turn.
     const slotsHeld = [...Array(MAIL_SEND_SLOTS).fill('running/1'), 'queued/0', 'queued/0'].sort();
     try {
-      for (let i = 0; i < MAIL_SEND_SLOTS + 2; i++) await t2.deps.mailer.enqueue(t2.db, { to: to(), ...verificationCodeMail(ctx, { code: '777888' }) });
+      for (let i = 0; i < MAIL_SEND_SLOTS + 2; i++)
+        await t2.deps.mailer.enqueue(t2.db, { to: to(), ...verificationCodeMail(ctx, { code: '777888' }) });
       q.start();
       // The lanes claim on their own, so the other job is enqueued only once the mail lane is full.
       await vi.waitFor(async () => expect(await mailStatuses()).toEqual(slotsHeld), { timeout: 2_000, interval: 20 });
@@ -344,11 +429,35 @@ describe('invoice copy job (mail.invoice_copy)', () => {
     const plan = await createPlanVersion(t.db, providerId);
     const sub = await createSubscription(t.db, { providerId, subscriberId: sb.id, planVersionId: plan.id });
     const invoiceId = newId();
-    await t.db.insertInto('invoices').values({
-      id: invoiceId, provider_id: providerId, subscriber_id: sb.id, subscription_id: sub.id, invoice_number: 'INV-COPY-1', kind: 'monthly',
-      period_start: '2026-11-01', invoice_date: '2026-11-01', due_date: '2026-11-15', currency: 'EUR', total_cents: 3999, status: 'paid', paid_at: new Date('2026-11-02T08:00:00Z'),
-    }).execute();
-    await t.db.insertInto('invoice_lines').values({ id: newId(), invoice_id: invoiceId, position: 1, kind: 'subscription', description: 'Fibre – November 2026', amount_cents: 3999 }).execute();
+    await t.db
+      .insertInto('invoices')
+      .values({
+        id: invoiceId,
+        provider_id: providerId,
+        subscriber_id: sb.id,
+        subscription_id: sub.id,
+        invoice_number: 'INV-COPY-1',
+        kind: 'monthly',
+        period_start: '2026-11-01',
+        invoice_date: '2026-11-01',
+        due_date: '2026-11-15',
+        currency: 'EUR',
+        total_cents: 3999,
+        status: 'paid',
+        paid_at: new Date('2026-11-02T08:00:00Z'),
+      })
+      .execute();
+    await t.db
+      .insertInto('invoice_lines')
+      .values({
+        id: newId(),
+        invoice_id: invoiceId,
+        position: 1,
+        kind: 'subscription',
+        description: 'Fibre – November 2026',
+        amount_cents: 3999,
+      })
+      .execute();
 
     await t.db.transaction().execute((trx) => enqueueInvoiceCopy(trx, t.deps.jobs, { invoiceId, providerId }));
     await enqueueInvoiceCopy(t.db, t.deps.jobs, { invoiceId: newId() });

@@ -67,46 +67,81 @@ async function insertJob(t: TestApp, o: JobSpec = {}) {
   const status = o.status ?? 'succeeded';
   const createdAt = o.createdAt ?? LONG_AGO;
   const finished = status === 'succeeded' || status === 'failed';
-  await t.db.insertInto('jobs').values({
-    id,
-    kind: o.kind ?? 'test.retention',
-    status,
-    attempts: status === 'queued' ? 0 : 1,
-    // Queued and running test jobs are never due nor reclaimable: the drain runs only the retention job.
-    run_at: status === 'queued' ? FUTURE : createdAt,
-    locked_by: status === 'running' ? 'some-worker' : null,
-    locked_until: status === 'running' ? FUTURE : null,
-    dedupe_key: o.dedupeKey ?? null,
-    subscription_id: o.subscriptionId ?? null,
-    created_at: createdAt,
-    updated_at: createdAt,
-    finished_at: o.finishedAt === undefined ? (finished ? PAST : null) : o.finishedAt,
-  }).execute();
+  await t.db
+    .insertInto('jobs')
+    .values({
+      id,
+      kind: o.kind ?? 'test.retention',
+      status,
+      attempts: status === 'queued' ? 0 : 1,
+      // Queued and running test jobs are never due nor reclaimable: the drain runs only the retention job.
+      run_at: status === 'queued' ? FUTURE : createdAt,
+      locked_by: status === 'running' ? 'some-worker' : null,
+      locked_until: status === 'running' ? FUTURE : null,
+      dedupe_key: o.dedupeKey ?? null,
+      subscription_id: o.subscriptionId ?? null,
+      created_at: createdAt,
+      updated_at: createdAt,
+      finished_at: o.finishedAt === undefined ? (finished ? PAST : null) : o.finishedAt,
+    })
+    .execute();
   return id;
 }
 
 async function insertDelivery(
   t: TestApp,
   providerId: string,
-  o: { status?: 'pending' | 'delivered' | 'failed'; createdAt?: Date; attempts?: number; job?: JobSpec['status'] | null; blockedBy?: string },
+  o: {
+    status?: 'pending' | 'delivered' | 'failed';
+    createdAt?: Date;
+    attempts?: number;
+    job?: JobSpec['status'] | null;
+    blockedBy?: string;
+  },
 ) {
   const id = `msg_test_${newId().replace(/-/g, '')}`;
   const status = o.status ?? 'delivered';
   const createdAt = o.createdAt ?? PAST;
   const attempts = o.attempts ?? 1;
-  await t.db.insertInto('webhook_deliveries').values({
-    id, provider_id: providerId, event_type: 'subscription.activated', payload: JSON.stringify({ id }),
-    status, attempts, created_at: createdAt, delivered_at: status === 'delivered' ? createdAt : null, blocked_by: o.blockedBy ?? null,
-  }).execute();
+  await t.db
+    .insertInto('webhook_deliveries')
+    .values({
+      id,
+      provider_id: providerId,
+      event_type: 'subscription.activated',
+      payload: JSON.stringify({ id }),
+      status,
+      attempts,
+      created_at: createdAt,
+      delivered_at: status === 'delivered' ? createdAt : null,
+      blocked_by: o.blockedBy ?? null,
+    })
+    .execute();
   for (let n = 1; n <= attempts; n++) {
-    await t.db.insertInto('webhook_attempts').values({
-      id: newId(), delivery_id: id, attempt: n, url: 'https://hooks.test/x', status_code: n === attempts && status === 'delivered' ? 200 : 500, error: null, duration_ms: 12, created_at: createdAt,
-    }).execute();
+    await t.db
+      .insertInto('webhook_attempts')
+      .values({
+        id: newId(),
+        delivery_id: id,
+        attempt: n,
+        url: 'https://hooks.test/x',
+        status_code: n === attempts && status === 'delivered' ? 200 : 500,
+        error: null,
+        duration_ms: 12,
+        created_at: createdAt,
+      })
+      .execute();
   }
   let jobId: string | undefined;
   if (o.job !== null) {
     const jobStatus = o.job ?? (status === 'failed' ? 'failed' : 'succeeded');
-    jobId = await insertJob(t, { kind: 'webhook.deliver', status: jobStatus, dedupeKey: `webhook.deliver:${id}`, createdAt, finishedAt: jobStatus === 'succeeded' || jobStatus === 'failed' ? createdAt : null });
+    jobId = await insertJob(t, {
+      kind: 'webhook.deliver',
+      status: jobStatus,
+      dedupeKey: `webhook.deliver:${id}`,
+      createdAt,
+      finishedAt: jobStatus === 'succeeded' || jobStatus === 'failed' ? createdAt : null,
+    });
   }
   return { id, jobId };
 }
@@ -133,7 +168,14 @@ describe('maintenance.retention: what it deletes and what it keeps', () => {
     await insertJob(t, { status: 'queued', finishedAt: null });
     await insertJob(t, { status: 'running', finishedAt: null });
     // Subscription A: the older provisioning job goes, the newest (even failed, even long finished) stays.
-    gone.jobs.push(await insertJob(t, { kind: 'provisioning.port', subscriptionId: subA.id, createdAt: new Date(LONG_AGO.getTime() - DAY), finishedAt: LONG_AGO }));
+    gone.jobs.push(
+      await insertJob(t, {
+        kind: 'provisioning.port',
+        subscriptionId: subA.id,
+        createdAt: new Date(LONG_AGO.getTime() - DAY),
+        finishedAt: LONG_AGO,
+      }),
+    );
     await insertJob(t, { kind: 'provisioning.port', status: 'failed', subscriptionId: subA.id, createdAt: LONG_AGO, finishedAt: LONG_AGO });
     // Subscription B: its only provisioning job is its newest.
     await insertJob(t, { kind: 'provisioning.port', subscriptionId: subB.id, finishedAt: LONG_AGO });
@@ -163,16 +205,64 @@ describe('maintenance.retention: what it deletes and what it keeps', () => {
     // Rule 3: expiring records (expires_at: before the cutoff, at it, still live).
     const hash = (n: number) => Buffer.from(`hash-${n}-${newId()}`);
     let n = 0;
-    for (const [expiresAt, deleted] of [[PAST, true], [AT_CUTOFF, false], [FUTURE, false]] as const) {
+    for (const [expiresAt, deleted] of [
+      [PAST, true],
+      [AT_CUTOFF, false],
+      [FUTURE, false],
+    ] as const) {
       n++;
       const key = `key-${n}`;
-      await t.db.insertInto('idempotency_records').values({ scope: 'sk_test', key, request_hash: hash(n), status: 'done', response_status: 201, response_body: '{}', created_at: LONG_AGO, expires_at: expiresAt }).execute();
+      await t.db
+        .insertInto('idempotency_records')
+        .values({
+          scope: 'sk_test',
+          key,
+          request_hash: hash(n),
+          status: 'done',
+          response_status: 201,
+          response_body: '{}',
+          created_at: LONG_AGO,
+          expires_at: expiresAt,
+        })
+        .execute();
       const code = newId();
-      await t.db.insertInto('verification_codes').values({ id: code, provider_id: provider.id, subscriber_id: subscriber.id, channel: 'email', code_hash: hash(n), expires_at: expiresAt, created_at: LONG_AGO }).execute();
+      await t.db
+        .insertInto('verification_codes')
+        .values({
+          id: code,
+          provider_id: provider.id,
+          subscriber_id: subscriber.id,
+          channel: 'email',
+          code_hash: hash(n),
+          expires_at: expiresAt,
+          created_at: LONG_AGO,
+        })
+        .execute();
       const session = newId();
-      await t.db.insertInto('verified_sessions').values({ id: session, provider_id: provider.id, subscriber_id: subscriber.id, token_hash: hash(n), expires_at: expiresAt, created_at: LONG_AGO }).execute();
+      await t.db
+        .insertInto('verified_sessions')
+        .values({
+          id: session,
+          provider_id: provider.id,
+          subscriber_id: subscriber.id,
+          token_hash: hash(n),
+          expires_at: expiresAt,
+          created_at: LONG_AGO,
+        })
+        .execute();
       const token = newId();
-      await t.db.insertInto('link_tokens').values({ id: token, purpose: 'password_reset', token_hash: hash(n), subscriber_id: subscriber.id, expires_at: expiresAt, used_at: n === 1 ? LONG_AGO : null, created_at: LONG_AGO }).execute();
+      await t.db
+        .insertInto('link_tokens')
+        .values({
+          id: token,
+          purpose: 'password_reset',
+          token_hash: hash(n),
+          subscriber_id: subscriber.id,
+          expires_at: expiresAt,
+          used_at: n === 1 ? LONG_AGO : null,
+          created_at: LONG_AGO,
+        })
+        .execute();
       if (deleted) {
         gone.idempotency_records.push(`sk_test|${key}`);
         gone.verification_codes.push(code);
@@ -189,10 +279,13 @@ describe('maintenance.retention: what it deletes and what it keeps', () => {
     gone.rate_limit_buckets.push('ended-61-min-ago');
     // Rule 5: credential failures an hour after they happened, by the injected clock.
     const failures = { old: newId(), recent: newId() };
-    await t.db.insertInto('credential_failures').values([
-      { id: failures.old, subject: 'user:x', failed_at: new Date(new Date(NOW).getTime() - 61 * 60_000) },
-      { id: failures.recent, subject: 'user:x', failed_at: new Date(new Date(NOW).getTime() - 59 * 60_000) },
-    ]).execute();
+    await t.db
+      .insertInto('credential_failures')
+      .values([
+        { id: failures.old, subject: 'user:x', failed_at: new Date(new Date(NOW).getTime() - 61 * 60_000) },
+        { id: failures.recent, subject: 'user:x', failed_at: new Date(new Date(NOW).getTime() - 59 * 60_000) },
+      ])
+      .execute();
     gone.credential_failures.push(failures.old);
 
     before = await snapshot(t);
@@ -203,9 +296,22 @@ describe('maintenance.retention: what it deletes and what it keeps', () => {
     const info = vi.spyOn(t.deps.log, 'info');
     const { id: runId, result } = await runRetention(t);
     const expected = Object.fromEntries(Object.entries(gone).map(([k, v]) => [k, v.length]));
-    expect(expected).toEqual({ jobs: 6, webhook_deliveries: 3, webhook_attempts: 6, idempotency_records: 1, verification_codes: 1, verified_sessions: 1, link_tokens: 1, rate_limit_buckets: 1, credential_failures: 1 });
+    expect(expected).toEqual({
+      jobs: 6,
+      webhook_deliveries: 3,
+      webhook_attempts: 6,
+      idempotency_records: 1,
+      verification_codes: 1,
+      verified_sessions: 1,
+      link_tokens: 1,
+      rate_limit_buckets: 1,
+      credential_failures: 1,
+    });
     expect(result).toEqual({ cutoff: CUTOFF.toISOString(), deleted: expected });
-    expect(info).toHaveBeenCalledWith({ retention_days: 30, cutoff: CUTOFF.toISOString(), deleted: expected }, 'retention: old rows deleted');
+    expect(info).toHaveBeenCalledWith(
+      { retention_days: 30, cutoff: CUTOFF.toISOString(), deleted: expected },
+      'retention: old rows deleted',
+    );
     info.mockRestore();
 
     const after = await snapshot(t);
@@ -222,13 +328,28 @@ describe('maintenance.retention: what it deletes and what it keeps', () => {
 
   it('a second run finds nothing more to delete (the kept rows stay kept)', async () => {
     const { result } = await runRetention(t);
-    expect(result.deleted).toEqual({ jobs: 0, webhook_deliveries: 0, webhook_attempts: 0, idempotency_records: 0, verification_codes: 0, verified_sessions: 0, link_tokens: 0, rate_limit_buckets: 0, credential_failures: 0 });
+    expect(result.deleted).toEqual({
+      jobs: 0,
+      webhook_deliveries: 0,
+      webhook_attempts: 0,
+      idempotency_records: 0,
+      verification_codes: 0,
+      verified_sessions: 0,
+      link_tokens: 0,
+      rate_limit_buckets: 0,
+      credential_failures: 0,
+    });
   });
 
   it('a row kept for a reason goes in a later run once the reason is gone (the blocker once its follower settled, a delivery once its job finished); the newest provisioning jobs of each subscription stay', async () => {
     // The pending deliveries settle (settling clears blocked_by), their jobs finish, and the clock moves on.
     await t.db.updateTable('webhook_deliveries').set({ status: 'delivered', blocked_by: null }).where('status', '=', 'pending').execute();
-    await t.db.updateTable('jobs').set({ status: 'succeeded', finished_at: LONG_AGO }).where('kind', '=', 'webhook.deliver').where('status', 'in', ['queued', 'running']).execute();
+    await t.db
+      .updateTable('jobs')
+      .set({ status: 'succeeded', finished_at: LONG_AGO })
+      .where('kind', '=', 'webhook.deliver')
+      .where('status', 'in', ['queued', 'running'])
+      .execute();
     t.clock.set(new Date(FUTURE.getTime() + 2 * 365 * DAY));
     const { result } = await runRetention(t);
     // Every delivery is settled with a finished job by now, so all go; the provisioning jobs left
@@ -273,7 +394,12 @@ describe('maintenance.retention: batches', () => {
       FROM webhook_deliveries WHERE id LIKE 'msg_bulk_%'`.execute(t.db);
 
     const { result } = await runRetention(t);
-    expect(result.deleted).toMatchObject({ jobs: 2500 + 1100, webhook_deliveries: 1100, webhook_attempts: 1100, idempotency_records: 1200 });
+    expect(result.deleted).toMatchObject({
+      jobs: 2500 + 1100,
+      webhook_deliveries: 1100,
+      webhook_attempts: 1100,
+      idempotency_records: 1200,
+    });
     const count = async (q: RawBuilder<unknown>) => (await (q as RawBuilder<{ n: number }>).execute(t.db)).rows[0].n;
     expect(await count(sql`SELECT count(*)::int AS n FROM jobs WHERE kind = 'test.bulk'`)).toBe(500);
     expect(await count(sql`SELECT count(*)::int AS n FROM jobs WHERE kind = 'test.bulk' AND dedupe_key IS NULL`)).toBe(0);
@@ -306,8 +432,17 @@ describe('maintenance.retention: batches', () => {
     const ticked = await t.deps.scheduler.tick();
     const slot = ticked.find((e) => e.kind === RETENTION_JOB_KIND);
     expect(slot).toBeDefined();
-    const job = await t.db.selectFrom('jobs').select(['dedupe_key', 'payload', 'max_attempts', 'status']).where('id', '=', slot!.jobId).executeTakeFirstOrThrow();
-    expect(job).toEqual({ dedupe_key: `${RETENTION_JOB_KIND}:${slot!.slot}`, payload: { scheduled_at: '2026-11-16T03:30:00.000Z' }, max_attempts: 3, status: 'queued' });
+    const job = await t.db
+      .selectFrom('jobs')
+      .select(['dedupe_key', 'payload', 'max_attempts', 'status'])
+      .where('id', '=', slot!.jobId)
+      .executeTakeFirstOrThrow();
+    expect(job).toEqual({
+      dedupe_key: `${RETENTION_JOB_KIND}:${slot!.slot}`,
+      payload: { scheduled_at: '2026-11-16T03:30:00.000Z' },
+      max_attempts: 3,
+      status: 'queued',
+    });
   });
 });
 

@@ -45,11 +45,21 @@ async function setup() {
 }
 
 const emit = (providerId: string, s: { subscriptionId: string; subscriberId: string }, type: WebhookEventType = 'subscription.activated') =>
-  t.db.transaction().execute((trx) => t.deps.webhooks.emit(trx, { providerId, type, subscriptionId: s.subscriptionId, subscriberId: s.subscriberId }));
+  t.db
+    .transaction()
+    .execute((trx) => t.deps.webhooks.emit(trx, { providerId, type, subscriptionId: s.subscriptionId, subscriberId: s.subscriberId }));
 const delivery = (id: string) => t.db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-const attemptsOf = (id: string) => t.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', id).orderBy('attempt').execute();
+const attemptsOf = (id: string) =>
+  t.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', id).orderBy('attempt').execute();
 const jobOf = (id: string) => t.db.selectFrom('jobs').selectAll().where('dedupe_key', '=', deliveryJobKey(id)).executeTakeFirstOrThrow();
-const success = (deliveryId: string) => ({ attemptId: newId(), deliveryId, url: rx.url, statusCode: 204, durationMs: 3, at: t.clock.now() });
+const success = (deliveryId: string) => ({
+  attemptId: newId(),
+  deliveryId,
+  url: rx.url,
+  statusCode: 204,
+  durationMs: 3,
+  at: t.clock.now(),
+});
 
 describe('webhook delivery in batches', () => {
   it('60 deliveries of 12 subscriptions drained by the background worker: each arrives once, in order per subscription, with exactly one attempt row', async () => {
@@ -62,7 +72,12 @@ describe('webhook delivery in batches', () => {
         emitted.set(s.subscriptionId, [...(emitted.get(s.subscriptionId) ?? []), id]);
       }
     }
-    const q = createJobQueue({ db: t.db, clock: t.clock, log: t.app.log, config: { JOBS_POLL_MS: 10, JOBS_CONCURRENCY: 4, JOBS_LEASE_SECONDS: 60 } });
+    const q = createJobQueue({
+      db: t.db,
+      clock: t.clock,
+      log: t.app.log,
+      config: { JOBS_POLL_MS: 10, JOBS_CONCURRENCY: 4, JOBS_LEASE_SECONDS: 60 },
+    });
     registerWebhookJobs({ ...t.deps, jobs: q });
     q.start();
     try {
@@ -98,10 +113,19 @@ describe('webhook delivery in batches', () => {
     await t.db.updateTable('webhook_deliveries').set({ blocked_by: a1.id, next_attempt_at: later }).where('id', '=', b1.id).execute();
     await t.db.updateTable('jobs').set({ run_at: later }).where('dedupe_key', '=', deliveryJobKey(b1.id)).execute();
     await t.db.updateTable('webhook_deliveries').set({ blocked_by: a2.id }).where('id', '=', b2.id).execute();
-    await t.db.updateTable('jobs').set({ status: 'running', locked_by: 'w', locked_until: later }).where('dedupe_key', '=', deliveryJobKey(b2.id)).execute();
+    await t.db
+      .updateTable('jobs')
+      .set({ status: 'running', locked_by: 'w', locked_until: later })
+      .where('dedupe_key', '=', deliveryJobKey(b2.id))
+      .execute();
 
     const rows = await recordDelivered(t.db, [success(a1.id), success(a2.id)], t.clock.now(), deliveryJobKey(''));
-    expect(rows.map((r) => [r.delivery_id, r.prev_status, r.attempt]).sort()).toEqual([[a1.id, 'pending', 1], [a2.id, 'pending', 1]].sort());
+    expect(rows.map((r) => [r.delivery_id, r.prev_status, r.attempt]).sort()).toEqual(
+      [
+        [a1.id, 'pending', 1],
+        [a2.id, 'pending', 1],
+      ].sort(),
+    );
     for (const id of [a1.id, a2.id]) {
       expect(await delivery(id)).toMatchObject({ status: 'delivered', attempts: 1, blocked_by: null });
       expect((await delivery(id)).delivered_at).toEqual(t.clock.now());
@@ -119,11 +143,29 @@ describe('webhook delivery in batches', () => {
     const a = await emit(c.providerId, s);
     const b = await emit(c.providerId, s, 'provisioning.completed');
     const settledAt = new Date(t.clock.now().getTime() - 1000);
-    await t.db.updateTable('webhook_deliveries').set({ status: 'failed', attempts: 10, next_attempt_at: null }).where('id', '=', a.id).execute();
-    await t.db.updateTable('webhook_deliveries').set({ status: 'delivered', attempts: 1, delivered_at: settledAt }).where('id', '=', b.id).execute();
+    await t.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'failed', attempts: 10, next_attempt_at: null })
+      .where('id', '=', a.id)
+      .execute();
+    await t.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'delivered', attempts: 1, delivered_at: settledAt })
+      .where('id', '=', b.id)
+      .execute();
 
-    const rows = await recordDelivered(t.db, [success(a.id), success(b.id), success('msg_doesnotexist0000000000000')], t.clock.now(), deliveryJobKey(''));
-    expect(rows.map((r) => [r.delivery_id, r.prev_status, r.attempt]).sort()).toEqual([[a.id, 'failed', 11], [b.id, 'delivered', 2]].sort());
+    const rows = await recordDelivered(
+      t.db,
+      [success(a.id), success(b.id), success('msg_doesnotexist0000000000000')],
+      t.clock.now(),
+      deliveryJobKey(''),
+    );
+    expect(rows.map((r) => [r.delivery_id, r.prev_status, r.attempt]).sort()).toEqual(
+      [
+        [a.id, 'failed', 11],
+        [b.id, 'delivered', 2],
+      ].sort(),
+    );
     expect(await delivery(a.id)).toMatchObject({ status: 'failed', attempts: 11, delivered_at: null });
     expect(await delivery(b.id)).toMatchObject({ status: 'delivered', attempts: 2, delivered_at: settledAt });
     expect(await attemptsOf(a.id)).toMatchObject([{ attempt: 11, status_code: 204 }]);
@@ -137,7 +179,11 @@ describe('webhook sender: signing', () => {
       `whsec_${Buffer.from(Array.from({ length: 24 }, (_, i) => i * 7)).toString('base64')}`,
       Buffer.from('no prefix, raw base64 secret!!').toString('base64'),
     ];
-    const bodies = ['{}', JSON.stringify({ id: 'msg_1', data: { name: 'Jörg Müller — 東京', emoji: '📡', quote: '"\\' } }), 'x'.repeat(5000)];
+    const bodies = [
+      '{}',
+      JSON.stringify({ id: 'msg_1', data: { name: 'Jörg Müller — 東京', emoji: '📡', quote: '"\\' } }),
+      'x'.repeat(5000),
+    ];
     for (const secret of secrets) {
       for (const body of bodies) {
         for (const at of [new Date('2026-11-16T10:00:00.000Z'), new Date('2026-11-16T10:00:00.999Z'), new Date(0)]) {
@@ -178,7 +224,8 @@ describe('webhook sender: connections', () => {
   });
 
   const secret = `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`;
-  const post = (id: string) => postWebhook(url, signWebhook(secret, id, t.clock.now(), JSON.stringify({ id })), { timeoutMs: 5000, now: t.clock.now() });
+  const post = (id: string) =>
+    postWebhook(url, signWebhook(secret, id, t.clock.now(), JSON.stringify({ id })), { timeoutMs: 5000, now: t.clock.now() });
 
   it('POSTs to one receiver reuse a kept-alive connection instead of opening one per request', async () => {
     answer = { status: 204, body: '' };
@@ -201,7 +248,10 @@ describe('webhook sender: connections', () => {
   });
 
   it('an unusable URL is a failed attempt, not a crash', async () => {
-    const r = await postWebhook('ftp://example.test/hook', signWebhook(secret, 'msg_x', t.clock.now(), '{}'), { timeoutMs: 1000, now: t.clock.now() });
+    const r = await postWebhook('ftp://example.test/hook', signWebhook(secret, 'msg_x', t.clock.now(), '{}'), {
+      timeoutMs: 1000,
+      now: t.clock.now(),
+    });
     expect(r).toMatchObject({ ok: false, statusCode: null });
     expect(r.error).toMatch(/unsupported webhook URL scheme/);
     const bad = await postWebhook('not a url', signWebhook(secret, 'msg_x', t.clock.now(), '{}'), { timeoutMs: 1000, now: t.clock.now() });

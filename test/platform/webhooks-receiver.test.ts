@@ -33,7 +33,11 @@ describe('test/helpers/webhook-receiver', () => {
     const res = await post(rx.url, SECRET, 'msg_one');
     expect(res.status).toBe(204);
     expect(rx.events).toHaveLength(1);
-    expect(rx.events[0]).toMatchObject({ ...envelope('msg_one'), webhookId: 'msg_one', timestamp: Math.floor(clock.now().getTime() / 1000) });
+    expect(rx.events[0]).toMatchObject({
+      ...envelope('msg_one'),
+      webhookId: 'msg_one',
+      timestamp: Math.floor(clock.now().getTime() / 1000),
+    });
     expect(rx.ids()).toEqual(['msg_one']);
   });
 

@@ -57,10 +57,15 @@ async function anotherSubscription(c: Ctx): Promise<Ctx> {
 }
 
 const emit = (c: Ctx, type: WebhookEventType = 'subscription.activated', data?: Record<string, unknown>) =>
-  t.db.transaction().execute((trx) => t.deps.webhooks.emit(trx, { providerId: c.providerId, type, subscriptionId: c.subscriptionId, subscriberId: c.subscriberId, data }));
+  t.db
+    .transaction()
+    .execute((trx) =>
+      t.deps.webhooks.emit(trx, { providerId: c.providerId, type, subscriptionId: c.subscriptionId, subscriberId: c.subscriberId, data }),
+    );
 
 const delivery = (id: string) => t.db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-const attemptsOf = (id: string) => t.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', id).orderBy('attempt').execute();
+const attemptsOf = (id: string) =>
+  t.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', id).orderBy('attempt').execute();
 const jobOf = (id: string) => t.db.selectFrom('jobs').selectAll().where('dedupe_key', '=', deliveryJobKey(id)).executeTakeFirstOrThrow();
 const ms = (d: Date | null) => d!.getTime();
 
@@ -79,8 +84,20 @@ describe('webhook outbox: emit and a successful delivery', () => {
     expect(id).toMatch(/^msg_[a-z0-9]{26}$/);
 
     // Written in the caller's transaction, with its delivery job, not yet sent.
-    expect(await delivery(id)).toMatchObject({ status: 'pending', attempts: 0, provider_id: c.providerId, subscription_id: c.subscriptionId, event_type: 'provisioning.failed' });
-    expect(await jobOf(id)).toMatchObject({ kind: WEBHOOK_DELIVER_KIND, status: 'queued', payload: { delivery_id: id }, provider_id: c.providerId, subscription_id: c.subscriptionId });
+    expect(await delivery(id)).toMatchObject({
+      status: 'pending',
+      attempts: 0,
+      provider_id: c.providerId,
+      subscription_id: c.subscriptionId,
+      event_type: 'provisioning.failed',
+    });
+    expect(await jobOf(id)).toMatchObject({
+      kind: WEBHOOK_DELIVER_KIND,
+      status: 'queued',
+      payload: { delivery_id: id },
+      provider_id: c.providerId,
+      subscription_id: c.subscriptionId,
+    });
 
     t.clock.advance(2_000);
     await t.deps.jobs.drain();
@@ -133,7 +150,14 @@ describe('webhook outbox: emit and a successful delivery', () => {
     let emitted = '';
     await expect(
       t.db.transaction().execute(async (trx) => {
-        emitted = (await t.deps.webhooks.emit(trx, { providerId: c.providerId, type: 'subscription.cancelled', subscriptionId: c.subscriptionId, subscriberId: c.subscriberId })).id;
+        emitted = (
+          await t.deps.webhooks.emit(trx, {
+            providerId: c.providerId,
+            type: 'subscription.cancelled',
+            subscriptionId: c.subscriptionId,
+            subscriberId: c.subscriberId,
+          })
+        ).id;
         throw new Error('cancel failed');
       }),
     ).rejects.toThrow('cancel failed');
@@ -182,7 +206,11 @@ describe('webhook delivery: retries', () => {
     d = await delivery(id);
     expect(d).toMatchObject({ status: 'delivered', attempts: 3, next_attempt_at: null });
     atts = await attemptsOf(id);
-    expect(atts.map((a) => [a.attempt, a.status_code])).toEqual([[1, null], [2, null], [3, 204]]);
+    expect(atts.map((a) => [a.attempt, a.status_code])).toEqual([
+      [1, null],
+      [2, null],
+      [3, 204],
+    ]);
   });
 
   it('429 with Retry-After is honoured (not retried before it), a 503 Retry-After is not (only 429/502/504)', async () => {
@@ -302,12 +330,18 @@ describe('webhook delivery: retries', () => {
       const sub = await createSubscriber(t2.db, p.id);
       const s = await createSubscription(t2.db, { providerId: p.id, subscriberId: sub.id, planVersionId: pv.id });
       await rx2.setMode('hang');
-      const { id } = await t2.db.transaction().execute((trx) => t2.deps.webhooks.emit(trx, { providerId: p.id, type: 'subscription.activated', subscriptionId: s.id, subscriberId: sub.id }));
+      const { id } = await t2.db
+        .transaction()
+        .execute((trx) =>
+          t2.deps.webhooks.emit(trx, { providerId: p.id, type: 'subscription.activated', subscriptionId: s.id, subscriberId: sub.id }),
+        );
       await t2.deps.jobs.drain();
       const [a] = await t2.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', id).execute();
       expect(a).toMatchObject({ attempt: 1, status_code: null, error: 'timeout after 300 ms' });
       expect(a.duration_ms).toBeGreaterThanOrEqual(290);
-      expect(await t2.db.selectFrom('webhook_deliveries').select(['status', 'attempts']).where('id', '=', id).executeTakeFirstOrThrow()).toEqual({ status: 'pending', attempts: 1 });
+      expect(
+        await t2.db.selectFrom('webhook_deliveries').select(['status', 'attempts']).where('id', '=', id).executeTakeFirstOrThrow(),
+      ).toEqual({ status: 'pending', attempts: 1 });
     } finally {
       await rx2.close();
       await t2.close();
@@ -317,7 +351,11 @@ describe('webhook delivery: retries', () => {
   it('a signature the receiver rejects (401) is a failed attempt like any other', async () => {
     const c = await setup();
     // Rotate the secret on our side only: the receiver still trusts the old one.
-    await t.db.updateTable('providers').set({ webhook_signing_secret: `whsec_${Buffer.from('rotated-secret-rotated-secret!!').toString('base64')}` }).where('id', '=', c.providerId).execute();
+    await t.db
+      .updateTable('providers')
+      .set({ webhook_signing_secret: `whsec_${Buffer.from('rotated-secret-rotated-secret!!').toString('base64')}` })
+      .where('id', '=', c.providerId)
+      .execute();
     const { id } = await emit(c);
     await t.deps.jobs.drain();
     expect((await attemptsOf(id))[0]).toMatchObject({ status_code: 401 });
@@ -334,13 +372,23 @@ describe('webhook delivery: order, outbox waiting, crashes', () => {
     const c = await setup();
     const other = await anotherSubscription(c);
     const ids: string[] = [];
-    for (const type of ['subscription.pending_install', 'subscription.activated', 'provisioning.completed', 'subscription.plan_changed', 'subscription.cancelled'] as const) {
+    for (const type of [
+      'subscription.pending_install',
+      'subscription.activated',
+      'provisioning.completed',
+      'subscription.plan_changed',
+      'subscription.cancelled',
+    ] as const) {
       ids.push((await emit(c, type)).id);
     }
     const otherId = (await emit(other)).id;
     // Make the newest job the first due, the oldest the last.
     for (let i = 0; i < ids.length; i++) {
-      await t.db.updateTable('jobs').set({ run_at: new Date(t.clock.now().getTime() - 1000 * (i + 1)) }).where('dedupe_key', '=', deliveryJobKey(ids[i])).execute();
+      await t.db
+        .updateTable('jobs')
+        .set({ run_at: new Date(t.clock.now().getTime() - 1000 * (i + 1)) })
+        .where('dedupe_key', '=', deliveryJobKey(ids[i]))
+        .execute();
     }
     await t.deps.jobs.drain();
     const mine = rx.events.filter((e) => e.data.subscription_id === c.subscriptionId).map((e) => e.id);
@@ -388,9 +436,19 @@ describe('webhook delivery: order, outbox waiting, crashes', () => {
         emitted.set(s.subscriptionId, [...(emitted.get(s.subscriptionId) ?? []), id]);
       }
     }
-    const second = createJobQueue({ db: t.db, clock: t.clock, log: t.app.log, config: { JOBS_POLL_MS: 10, JOBS_CONCURRENCY: 4, JOBS_LEASE_SECONDS: 60 } });
+    const second = createJobQueue({
+      db: t.db,
+      clock: t.clock,
+      log: t.app.log,
+      config: { JOBS_POLL_MS: 10, JOBS_CONCURRENCY: 4, JOBS_LEASE_SECONDS: 60 },
+    });
     registerWebhookJobs({ ...t.deps, jobs: second });
-    const first = createJobQueue({ db: t.db, clock: t.clock, log: t.app.log, config: { JOBS_POLL_MS: 10, JOBS_CONCURRENCY: 4, JOBS_LEASE_SECONDS: 60 } });
+    const first = createJobQueue({
+      db: t.db,
+      clock: t.clock,
+      log: t.app.log,
+      config: { JOBS_POLL_MS: 10, JOBS_CONCURRENCY: 4, JOBS_LEASE_SECONDS: 60 },
+    });
     registerWebhookJobs({ ...t.deps, jobs: first });
     first.start();
     second.start();
@@ -404,7 +462,12 @@ describe('webhook delivery: order, outbox waiting, crashes', () => {
     }
     expect(rx.events).toHaveLength(18);
     // No job hit an error on the way (a deadlock or a lost race would show as last_error or a retry).
-    const jobs = await t.db.selectFrom('jobs').select(['status', 'attempts', 'last_error']).where('kind', '=', WEBHOOK_DELIVER_KIND).where('provider_id', '=', c.providerId).execute();
+    const jobs = await t.db
+      .selectFrom('jobs')
+      .select(['status', 'attempts', 'last_error'])
+      .where('kind', '=', WEBHOOK_DELIVER_KIND)
+      .where('provider_id', '=', c.providerId)
+      .execute();
     expect(jobs).toHaveLength(18);
     expect(jobs.every((j) => j.status === 'succeeded' && j.attempts === 1 && j.last_error === null)).toBe(true);
   });
@@ -414,7 +477,7 @@ describe('webhook delivery: order, outbox waiting, crashes', () => {
     const a = await emit(c, 'subscription.activated');
     const b = await emit(c, 'provisioning.completed');
     await t.deps.jobs.drain();
-    let da = await delivery(a.id);
+    const da = await delivery(a.id);
     expect(da).toMatchObject({ status: 'pending', attempts: 0 });
     expect(ms(da.next_attempt_at) - t.clock.now().getTime()).toBe(NO_URL_RECHECK_MS);
     expect(await attemptsOf(a.id)).toHaveLength(0);
@@ -446,7 +509,13 @@ describe('webhook delivery: order, outbox waiting, crashes', () => {
     const c = await setup();
     const { id } = await emit(c);
     // The dying process: claims the job, POSTs, then never gets to record anything.
-    const dying = createJobQueue({ db: t.db, clock: t.clock, log: t.app.log, config: { JOBS_POLL_MS: 10, JOBS_CONCURRENCY: 1, JOBS_LEASE_SECONDS: 60 }, heartbeatMs: 0 });
+    const dying = createJobQueue({
+      db: t.db,
+      clock: t.clock,
+      log: t.app.log,
+      config: { JOBS_POLL_MS: 10, JOBS_CONCURRENCY: 1, JOBS_LEASE_SECONDS: 60 },
+      heartbeatMs: 0,
+    });
     let sent!: () => void;
     const posted = new Promise<void>((r) => (sent = r));
     dying.register(WEBHOOK_DELIVER_KIND, {
@@ -477,7 +546,11 @@ describe('webhook delivery: order, outbox waiting, crashes', () => {
     const a = await emit(c);
     const b = await emit(c, 'provisioning.completed');
     // Simulate a crash loop: the job's own attempts are used up by dead workers.
-    await t.db.updateTable('jobs').set({ status: 'running', attempts: DELIVERY_JOB_MAX_ATTEMPTS, locked_by: 'dead', locked_until: t.clock.now() }).where('dedupe_key', '=', deliveryJobKey(a.id)).execute();
+    await t.db
+      .updateTable('jobs')
+      .set({ status: 'running', attempts: DELIVERY_JOB_MAX_ATTEMPTS, locked_by: 'dead', locked_until: t.clock.now() })
+      .where('dedupe_key', '=', deliveryJobKey(a.id))
+      .execute();
     t.clock.advance(1);
     await t.deps.jobs.drain();
     expect(await delivery(a.id)).toMatchObject({ status: 'failed', attempts: 0 });
@@ -488,17 +561,35 @@ describe('webhook delivery: order, outbox waiting, crashes', () => {
 
 // The operator's step that sets a provider's webhook endpoint (src/webhooks/endpoint.ts and
 // `npm run provider:webhook`): URL, signing secret, and the deliveries that waited for a URL.
-const configure = (providerId: string, change: Parameters<typeof configureWebhookEndpoint>[2], o: { production?: boolean; resolve?: (host: string) => Promise<string[]> } = {}) =>
-  configureWebhookEndpoint({ db: t.db, webhooks: t.deps.webhooks, production: o.production ?? false, resolve: o.resolve }, providerId, change);
-const providerRow = (id: string) => t.db.selectFrom('providers').select(['webhook_url', 'webhook_signing_secret']).where('id', '=', id).executeTakeFirstOrThrow();
+const configure = (
+  providerId: string,
+  change: Parameters<typeof configureWebhookEndpoint>[2],
+  o: { production?: boolean; resolve?: (host: string) => Promise<string[]> } = {},
+) =>
+  configureWebhookEndpoint(
+    { db: t.db, webhooks: t.deps.webhooks, production: o.production ?? false, resolve: o.resolve },
+    providerId,
+    change,
+  );
+const providerRow = (id: string) =>
+  t.db.selectFrom('providers').select(['webhook_url', 'webhook_signing_secret']).where('id', '=', id).executeTakeFirstOrThrow();
 
 async function waitingDelivery(providerId: string) {
   const pv = await createPlanVersion(t.db, providerId);
   const sub = await createSubscriber(t.db, providerId);
   const s = await createSubscription(t.db, { providerId, subscriberId: sub.id, planVersionId: pv.id });
-  const { id } = await t.deps.webhooks.emit(t.db, { providerId, type: 'subscription.activated', subscriptionId: s.id, subscriberId: sub.id });
+  const { id } = await t.deps.webhooks.emit(t.db, {
+    providerId,
+    type: 'subscription.activated',
+    subscriptionId: s.id,
+    subscriberId: sub.id,
+  });
   await t.deps.jobs.drain(); // no URL yet: the job defers itself for NO_URL_RECHECK_MS
-  const job = await t.db.selectFrom('jobs').select(['status', 'run_at']).where('dedupe_key', '=', deliveryJobKey(id)).executeTakeFirstOrThrow();
+  const job = await t.db
+    .selectFrom('jobs')
+    .select(['status', 'run_at'])
+    .where('dedupe_key', '=', deliveryJobKey(id))
+    .executeTakeFirstOrThrow();
   expect(job.status).toBe('queued');
   expect(job.run_at.getTime() - t.clock.now().getTime()).toBe(NO_URL_RECHECK_MS);
   return id;
@@ -533,7 +624,14 @@ describe('webhook delivery: an endpoint that stopped answering', () => {
     return out;
   }
   const emit2 = (c: { providerId: string; subscriberId: string; subscriptionId: string }) =>
-    t2.db.transaction().execute((trx) => t2.deps.webhooks.emit(trx, { providerId: c.providerId, type: 'subscription.activated', subscriptionId: c.subscriptionId, subscriberId: c.subscriberId }));
+    t2.db.transaction().execute((trx) =>
+      t2.deps.webhooks.emit(trx, {
+        providerId: c.providerId,
+        type: 'subscription.activated',
+        subscriptionId: c.subscriptionId,
+        subscriberId: c.subscriberId,
+      }),
+    );
   const attempts2 = (id: string) => t2.db.selectFrom('webhook_attempts').select('attempt').where('delivery_id', '=', id).execute();
   async function until(cond: () => boolean) {
     for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
@@ -548,18 +646,31 @@ describe('webhook delivery: an endpoint that stopped answering', () => {
 
     // Healthy until it first fails to answer: the first attempt waits the whole timeout.
     await expect(delivery.deliver(a[0].id)).rejects.toBeInstanceOf(DeliveryRetry);
-    expect((await t2.db.selectFrom('webhook_attempts').select('error').where('delivery_id', '=', a[0].id).executeTakeFirstOrThrow()).error).toBe('timeout after 400 ms');
+    expect(
+      (await t2.db.selectFrom('webhook_attempts').select('error').where('delivery_id', '=', a[0].id).executeTakeFirstOrThrow()).error,
+    ).toBe('timeout after 400 ms');
 
     // Now unresponsive: one delivery may wait on it (the limit is 1), the next one is deferred at once.
-    const waiting = delivery.deliver(a[1].id).then(() => 'settled', (e: unknown) => e);
+    const waiting = delivery.deliver(a[1].id).then(
+      () => 'settled',
+      (e: unknown) => e,
+    );
     await until(() => hanging.requests.length === 2);
-    const deferred = await delivery.deliver(a[2].id).then(() => null, (e: unknown) => e);
+    const deferred = await delivery.deliver(a[2].id).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(deferred).toBeInstanceOf(DeferJob);
     const runAt = (deferred as DeferJob).runAt.getTime();
     expect(runAt - t2.clock.now().getTime()).toBe(400); // WEBHOOK_TIMEOUT_MS x (0.5 + random)
     expect(await attempts2(a[2].id)).toEqual([]);
-    expect(await t2.db.selectFrom('webhook_deliveries').select(['status', 'attempts', 'next_attempt_at']).where('id', '=', a[2].id).executeTakeFirstOrThrow())
-      .toEqual({ status: 'pending', attempts: 0, next_attempt_at: new Date(runAt) });
+    expect(
+      await t2.db
+        .selectFrom('webhook_deliveries')
+        .select(['status', 'attempts', 'next_attempt_at'])
+        .where('id', '=', a[2].id)
+        .executeTakeFirstOrThrow(),
+    ).toEqual({ status: 'pending', attempts: 0, next_attempt_at: new Date(runAt) });
     expect(hanging.requests).toHaveLength(2);
 
     // Another provider's delivery goes out while that one still waits.
@@ -571,7 +682,12 @@ describe('webhook delivery: an endpoint that stopped answering', () => {
     await hanging.setMode('ok');
     await expect(delivery.deliver(a[2].id)).resolves.toMatchObject({ status: 'delivered', attempt: 1 });
     await hanging.setMode('hang');
-    const both = [delivery.deliver(a[0].id), delivery.deliver(a[1].id)].map((p) => p.then(() => 'settled', (e: unknown) => e));
+    const both = [delivery.deliver(a[0].id), delivery.deliver(a[1].id)].map((p) =>
+      p.then(
+        () => 'settled',
+        (e: unknown) => e,
+      ),
+    );
     await until(() => hanging.requests.length === 5); // both POSTed at once, none deferred
     for (const r of await Promise.all(both)) expect(r).toBeInstanceOf(DeliveryRetry);
   });
@@ -584,12 +700,18 @@ describe('webhook delivery: an endpoint that stopped answering', () => {
       await rx.setMode('down');
       await expect(delivery.deliver(refused[0].id)).rejects.toBeInstanceOf(DeliveryRetry);
       await rx.setMode('hang');
-      const waiting = delivery.deliver(refused[1].id).then(() => 'settled', (e: unknown) => e);
+      const waiting = delivery.deliver(refused[1].id).then(
+        () => 'settled',
+        (e: unknown) => e,
+      );
       await until(() => rx.requests.length === 1);
       await expect(delivery.deliver(refused[2].id)).rejects.toBeInstanceOf(DeferJob);
       // UNRESPONSIVE_FOR_MS after the last attempt it did not answer, the limit is gone.
       t2.clock.advance(UNRESPONSIVE_FOR_MS + 1);
-      const late = delivery.deliver(refused[3].id).then(() => 'settled', (e: unknown) => e);
+      const late = delivery.deliver(refused[3].id).then(
+        () => 'settled',
+        (e: unknown) => e,
+      );
       await until(() => rx.requests.length === 2);
       expect(await waiting).toBeInstanceOf(DeliveryRetry);
       expect(await late).toBeInstanceOf(DeliveryRetry);
@@ -600,7 +722,12 @@ describe('webhook delivery: an endpoint that stopped answering', () => {
       await rx.setMode({ status: 500 });
       await expect(delivery.deliver(erroring[0].id)).rejects.toBeInstanceOf(DeliveryRetry);
       await rx.setMode('hang');
-      const both = [delivery.deliver(erroring[1].id), delivery.deliver(erroring[2].id)].map((p) => p.then(() => 'settled', (e: unknown) => e));
+      const both = [delivery.deliver(erroring[1].id), delivery.deliver(erroring[2].id)].map((p) =>
+        p.then(
+          () => 'settled',
+          (e: unknown) => e,
+        ),
+      );
       await until(() => rx.requests.length === 3); // the 500, then both POSTed at once
       for (const r of await Promise.all(both)) expect(r).toBeInstanceOf(DeliveryRetry);
       expect(await attempts2(erroring[2].id)).toHaveLength(1);
@@ -690,7 +817,11 @@ describe('configureWebhookEndpoint', () => {
 
   it('in production refuses non-https and hosts that are or resolve to private, loopback, link-local or unspecified addresses; outside production http only on loopback', async () => {
     const p = await createProvider(t.db, { webhookUrl: 'https://before.example/hook' });
-    const dns: Record<string, string[]> = { 'hooks.partner.example': ['203.0.113.10'], 'internal.partner.example': ['203.0.113.11', '10.1.2.3'], 'rebind.example': ['169.254.169.254'] };
+    const dns: Record<string, string[]> = {
+      'hooks.partner.example': ['203.0.113.10'],
+      'internal.partner.example': ['203.0.113.11', '10.1.2.3'],
+      'rebind.example': ['169.254.169.254'],
+    };
     const resolve = async (host: string) => dns[host] ?? Promise.reject(new Error('ENOTFOUND'));
     const refused: [string, boolean, RegExp][] = [
       ['http://hooks.partner.example/x', true, /^url: must be https:\/\/ in production/],
@@ -718,7 +849,13 @@ describe('configureWebhookEndpoint', () => {
       expect((err as Error).message, url).toMatch(message);
     }
     expect((await providerRow(p.id)).webhook_url).toBe('https://before.example/hook');
-    for (const [url, production] of [['https://hooks.partner.example/x', true], ['http://127.0.0.1:9000/x', false], ['http://localhost:9000/x', false], ['http://[::1]:9000/x', false], ['https://10.0.0.5/x', false]] as const) {
+    for (const [url, production] of [
+      ['https://hooks.partner.example/x', true],
+      ['http://127.0.0.1:9000/x', false],
+      ['http://localhost:9000/x', false],
+      ['http://[::1]:9000/x', false],
+      ['https://10.0.0.5/x', false],
+    ] as const) {
       const r = await configure(p.id, { url }, { production, resolve });
       expect(r.url).toBe(url);
       expect((await providerRow(p.id)).webhook_url).toBe(url);
@@ -731,7 +868,10 @@ describe.skipIf(!usingPostgres())('npm run provider:webhook (real Postgres)', ()
   const run = (args: string[]) =>
     promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/provider-webhook.ts', ...args], {
       env: { ...process.env, DATABASE_URL: t.testDb.url!, NODE_ENV: 'test' },
-    }).then((r) => ({ code: 0, ...r }), (e: { code: number; stdout: string; stderr: string }) => e);
+    }).then(
+      (r) => ({ code: 0, ...r }),
+      (e: { code: number; stdout: string; stderr: string }) => e,
+    );
 
   it('prints the provider, the URL, the new secret once and how many deliveries it released', async () => {
     // The CLI runs on the system clock: the delivery must wait relative to that one.

@@ -26,21 +26,37 @@ let unitIdx = 0;
 async function order(o: { moveInDate?: string; unitId?: string } = {}) {
   const person = subscriber();
   const r = await t.app.inject({
-    method: 'POST', url: '/provisioning/provider-initiated', headers: w.hdr,
-    payload: { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: o.unitId ?? third.units[unitIdx++].id, subscriber: person, ...(o.moveInDate ? { move_in_date: o.moveInDate } : {}) },
+    method: 'POST',
+    url: '/provisioning/provider-initiated',
+    headers: w.hdr,
+    payload: {
+      plan_version_id: w.plan.id,
+      delivery_mode: 'home_drop',
+      unit_id: o.unitId ?? third.units[unitIdx++].id,
+      subscriber: person,
+      ...(o.moveInDate ? { move_in_date: o.moveInDate } : {}),
+    },
   });
   expect(r.statusCode).toBe(201);
-  return { ...r.json(), email: person.email, token: await tokenFor(person.email) } as { subscription_id: string; subscriber_id: string; email: string; token: string | null };
+  return { ...r.json(), email: person.email, token: await tokenFor(person.email) } as {
+    subscription_id: string;
+    subscriber_id: string;
+    email: string;
+    token: string | null;
+  };
 }
 
 async function tokenFor(email: string): Promise<string | null> {
   const mails = await t.db.selectFrom('jobs').select('payload').where('kind', '=', 'mail.send').execute();
-  const m = mails.map((x) => x.payload as { to: string; tag: string; text: string }).find((p) => p.to === email && p.tag === 'installation_booking');
+  const m = mails
+    .map((x) => x.payload as { to: string; tag: string; text: string })
+    .find((p) => p.to === email && p.tag === 'installation_booking');
   return m ? /\/booking\/([A-Za-z0-9_-]+)/.exec(m.text)![1] : null;
 }
 
 const slots = (token: string) => t.app.inject({ method: 'GET', url: `/booking/${token}/slots` });
-const book = (token: string, starts_at: string, prefix = '') => t.app.inject({ method: 'POST', url: `${prefix}/booking/${token}`, payload: { starts_at } });
+const book = (token: string, starts_at: string, prefix = '') =>
+  t.app.inject({ method: 'POST', url: `${prefix}/booking/${token}`, payload: { starts_at } });
 const cancel = (token: string) => t.app.inject({ method: 'DELETE', url: `/booking/${token}` });
 
 /** Every window is four local hours on a local weekday, starting 08:00, 12:00 or 16:00, at least 24 hours ahead. */
@@ -87,7 +103,7 @@ describe('booking invitation (third-line)', () => {
     expect(link).toMatchObject({ purpose: 'booking', reference_id: job!.id, used_at: null });
   });
 
-  it('a move-in date inside the provider\'s booking window (28 days) sends at once', async () => {
+  it("a move-in date inside the provider's booking window (28 days) sends at once", async () => {
     const o = await order({ moveInDate: '2026-12-14' });
     expect((await installJobOf(t, o.subscription_id))!.status).toBe('BOOKING_SENT');
     expect(o.token).not.toBeNull();
@@ -95,9 +111,18 @@ describe('booking invitation (third-line)', () => {
 
   it('a later move-in date holds the invitation (BOOKING_HELD, no link) until the date is inside the window, then a scheduled job sends it', async () => {
     const o = await order({ moveInDate: '2027-01-20' });
-    expect(await installJobOf(t, o.subscription_id)).toMatchObject({ status: 'BOOKING_HELD', booking_invite_sent_at: null, move_in_date: '2027-01-20' });
+    expect(await installJobOf(t, o.subscription_id)).toMatchObject({
+      status: 'BOOKING_HELD',
+      booking_invite_sent_at: null,
+      move_in_date: '2027-01-20',
+    });
     expect(o.token).toBeNull();
-    const job = await t.db.selectFrom('jobs').selectAll().where('kind', '=', 'install.booking_invite').where('subscription_id', '=', o.subscription_id).executeTakeFirstOrThrow();
+    const job = await t.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('kind', '=', 'install.booking_invite')
+      .where('subscription_id', '=', o.subscription_id)
+      .executeTakeFirstOrThrow();
     // Local midnight of the release day (28 days before move-in) in Berlin.
     expect(job.run_at).toEqual(new Date('2026-12-22T23:00:00.000Z'));
     await t.deps.jobs.drain();
@@ -105,7 +130,10 @@ describe('booking invitation (third-line)', () => {
     t.clock.set('2026-12-23T00:00:01.000Z');
     try {
       await t.deps.jobs.drain();
-      expect(await installJobOf(t, o.subscription_id)).toMatchObject({ status: 'BOOKING_SENT', booking_invite_sent_at: new Date('2026-12-23T00:00:01.000Z') });
+      expect(await installJobOf(t, o.subscription_id)).toMatchObject({
+        status: 'BOOKING_SENT',
+        booking_invite_sent_at: new Date('2026-12-23T00:00:01.000Z'),
+      });
       const token = await tokenFor(o.email);
       expect(token).not.toBeNull();
       // Windows start on the move-in day at the earliest.
@@ -131,7 +159,7 @@ describe('booking invitation (third-line)', () => {
 });
 
 describe('booking windows', () => {
-  it('offers four-hour weekday windows starting 08:00, 12:00 and 16:00 in the building\'s time zone (Berlin), at least 24 hours ahead', async () => {
+  it("offers four-hour weekday windows starting 08:00, 12:00 and 16:00 in the building's time zone (Berlin), at least 24 hours ahead", async () => {
     const o = await order();
     const r = await slots(o.token!);
     expect(r.statusCode).toBe(200);
@@ -146,8 +174,12 @@ describe('booking windows', () => {
   it('the calendar rules as pure functions: move-in date bounds the earliest start at local midnight; weekends are skipped', () => {
     const now = new Date('2026-11-20T15:00:00Z'); // Friday
     expect(earliestStart(now, null, 'Europe/Berlin')).toEqual(new Date('2026-11-21T15:00:00Z'));
-    expect(candidateWindows(earliestStart(now, null, 'Europe/Berlin'), 'Europe/Berlin', 3)[0].starts_at).toEqual(new Date('2026-11-23T07:00:00Z'));
-    expect(candidateWindows(earliestStart(now, null, 'America/Toronto'), 'America/Toronto', 3)[0].starts_at).toEqual(new Date('2026-11-23T13:00:00Z'));
+    expect(candidateWindows(earliestStart(now, null, 'Europe/Berlin'), 'Europe/Berlin', 3)[0].starts_at).toEqual(
+      new Date('2026-11-23T07:00:00Z'),
+    );
+    expect(candidateWindows(earliestStart(now, null, 'America/Toronto'), 'America/Toronto', 3)[0].starts_at).toEqual(
+      new Date('2026-11-23T13:00:00Z'),
+    );
     expect(earliestStart(now, '2026-12-01', 'Europe/Berlin')).toEqual(new Date('2026-11-30T23:00:00Z'));
     expect(earliestStart(now, '2026-12-01', 'America/Toronto')).toEqual(new Date('2026-12-01T05:00:00Z'));
   });
@@ -158,15 +190,27 @@ describe('booking windows', () => {
     const a = await book(o.token!, '2026-11-18T07:00:00Z');
     expect(a.statusCode).toBe(200);
     expect(a.json()).toEqual({ status: 'BOOKED', booking: { starts_at: '2026-11-18T07:00:00.000Z', ends_at: '2026-11-18T11:00:00.000Z' } });
-    expect(await installJobOf(t, o.subscription_id)).toMatchObject({ id: jobBefore!.id, status: 'BOOKED', booking_starts_at: new Date('2026-11-18T07:00:00Z'), booking_ends_at: new Date('2026-11-18T11:00:00Z') });
+    expect(await installJobOf(t, o.subscription_id)).toMatchObject({
+      id: jobBefore!.id,
+      status: 'BOOKED',
+      booking_starts_at: new Date('2026-11-18T07:00:00Z'),
+      booking_ends_at: new Date('2026-11-18T11:00:00Z'),
+    });
     expect((await slots(o.token!)).json().booking).toEqual({ starts_at: '2026-11-18T07:00:00.000Z', ends_at: '2026-11-18T11:00:00.000Z' });
     const moved = await book(o.token!, '2026-11-19T16:00:00+01:00', '/api/v1');
     expect(moved.statusCode).toBe(200);
-    expect(await installJobOf(t, o.subscription_id)).toMatchObject({ status: 'BOOKED', booking_starts_at: new Date('2026-11-19T15:00:00Z') });
+    expect(await installJobOf(t, o.subscription_id)).toMatchObject({
+      status: 'BOOKED',
+      booking_starts_at: new Date('2026-11-19T15:00:00Z'),
+    });
     const c = await cancel(o.token!);
     expect(c.statusCode).toBe(200);
     expect(c.json()).toEqual({ status: 'BOOKING_SENT', booking: null });
-    expect(await installJobOf(t, o.subscription_id)).toMatchObject({ status: 'BOOKING_SENT', booking_starts_at: null, booking_ends_at: null });
+    expect(await installJobOf(t, o.subscription_id)).toMatchObject({
+      status: 'BOOKING_SENT',
+      booking_starts_at: null,
+      booking_ends_at: null,
+    });
     const again = await cancel(o.token!);
     expect(again.statusCode).toBe(409);
     // The link is still valid: book again.
@@ -223,11 +267,20 @@ describe('booking link and page', () => {
   it('an unknown or expired token answers 404 on every booking endpoint', async () => {
     const o = await order();
     const bad = 'x'.repeat(43);
-    for (const r of [await slots(bad), await book(bad, '2026-11-18T08:00:00Z'), await cancel(bad), await t.app.inject({ method: 'GET', url: `/booking/${bad}` })]) {
+    for (const r of [
+      await slots(bad),
+      await book(bad, '2026-11-18T08:00:00Z'),
+      await cancel(bad),
+      await t.app.inject({ method: 'GET', url: `/booking/${bad}` }),
+    ]) {
       expect(r.statusCode).toBe(404);
       expect(r.json()).toEqual({ detail: 'Booking link not found or expired' });
     }
-    await t.db.updateTable('link_tokens').set({ expires_at: new Date(t.clock.now().getTime() - 1) }).where('subscriber_id', '=', o.subscriber_id).execute();
+    await t.db
+      .updateTable('link_tokens')
+      .set({ expires_at: new Date(t.clock.now().getTime() - 1) })
+      .where('subscriber_id', '=', o.subscriber_id)
+      .execute();
     expect((await slots(o.token!)).statusCode).toBe(404);
   });
 
@@ -247,11 +300,18 @@ describe('booking link and page', () => {
   });
 });
 
-describe('booking in the building\'s own time zone', () => {
+describe("booking in the building's own time zone", () => {
   let toronto: Awaited<ReturnType<typeof createBuilding>>;
   let tIdx = 0;
   beforeAll(async () => {
-    toronto = await createBuilding(t.db, w.provider.id, { lineType: 'third_line', country: 'CA', region: 'CA-ON', city: 'Toronto', postalCode: 'M5V 2T6', units: Array.from({ length: 12 }, (_, i) => `T${i}`) });
+    toronto = await createBuilding(t.db, w.provider.id, {
+      lineType: 'third_line',
+      country: 'CA',
+      region: 'CA-ON',
+      city: 'Toronto',
+      postalCode: 'M5V 2T6',
+      units: Array.from({ length: 12 }, (_, i) => `T${i}`),
+    });
   });
   const orderToronto = (o: { moveInDate?: string } = {}) => order({ ...o, unitId: toronto.units[tIdx++].id });
   const at = async <T>(iso: string, fn: () => Promise<T>) => {
@@ -277,7 +337,11 @@ describe('booking in the building\'s own time zone', () => {
     expect(bad.json().detail).toMatch(/^starts_at: .*America\/Toronto/);
     const ok = await book(o.token!, '2026-11-18T08:00:00-05:00');
     expect(ok.statusCode).toBe(200);
-    expect(await installJobOf(t, o.subscription_id)).toMatchObject({ status: 'BOOKED', booking_starts_at: new Date('2026-11-18T13:00:00Z'), booking_ends_at: new Date('2026-11-18T17:00:00Z') });
+    expect(await installJobOf(t, o.subscription_id)).toMatchObject({
+      status: 'BOOKED',
+      booking_starts_at: new Date('2026-11-18T13:00:00Z'),
+      booking_ends_at: new Date('2026-11-18T17:00:00Z'),
+    });
     const page = await t.app.inject({ method: 'GET', url: `/booking/${o.token}` });
     expect(page.body).toContain('Wednesday, 18 November 2026, 08:00–12:00 (America/Toronto time)');
   });
@@ -291,7 +355,7 @@ describe('booking in the building\'s own time zone', () => {
     });
   });
 
-  it('weekdays are the building\'s: in Tokyo, Monday 08:00 (Sunday 23:00 UTC) is offered and Saturday 08:00 (Friday 23:00 UTC) is not', async () => {
+  it("weekdays are the building's: in Tokyo, Monday 08:00 (Sunday 23:00 UTC) is offered and Saturday 08:00 (Friday 23:00 UTC) is not", async () => {
     const region = await createRegion(t.db, { timeZone: 'Asia/Tokyo' });
     const tokyo = await createBuilding(t.db, w.provider.id, { lineType: 'third_line', country: 'JP', region: region.code, units: ['J1'] });
     const o = await order({ unitId: tokyo.units[0].id });
@@ -307,15 +371,25 @@ describe('booking in the building\'s own time zone', () => {
       const o = await order();
       const body = (await slots(o.token!)).json();
       expectLocalWindows(body.windows, 'Europe/Berlin');
-      expect(starts(body)).toEqual(expect.arrayContaining(['2026-03-27T07:00:00.000Z', '2026-03-27T15:00:00.000Z', '2026-03-30T06:00:00.000Z', '2026-03-30T14:00:00.000Z']));
+      expect(starts(body)).toEqual(
+        expect.arrayContaining([
+          '2026-03-27T07:00:00.000Z',
+          '2026-03-27T15:00:00.000Z',
+          '2026-03-30T06:00:00.000Z',
+          '2026-03-30T14:00:00.000Z',
+        ]),
+      );
       expect(starts(body)).not.toContain('2026-03-30T07:00:00.000Z');
       expect((await book(o.token!, '2026-03-30T07:00:00Z')).statusCode).toBe(422);
       const ok = await book(o.token!, '2026-03-30T08:00:00+02:00');
-      expect(ok.json()).toEqual({ status: 'BOOKED', booking: { starts_at: '2026-03-30T06:00:00.000Z', ends_at: '2026-03-30T10:00:00.000Z' } });
+      expect(ok.json()).toEqual({
+        status: 'BOOKED',
+        booking: { starts_at: '2026-03-30T06:00:00.000Z', ends_at: '2026-03-30T10:00:00.000Z' },
+      });
     });
   });
 
-  it('weeks crossing Toronto\'s DST changes (8 March and 1 November 2026) keep the windows at 08:00 local', async () => {
+  it("weeks crossing Toronto's DST changes (8 March and 1 November 2026) keep the windows at 08:00 local", async () => {
     await at('2026-03-04T15:00:00.000Z', async () => {
       const body = (await slots((await orderToronto()).token!)).json();
       expectLocalWindows(body.windows, 'America/Toronto');
@@ -328,13 +402,23 @@ describe('booking in the building\'s own time zone', () => {
     });
   });
 
-  it('the hold until move-in uses the region\'s booking window and the local day: released at local midnight, windows from the local move-in day', async () => {
+  it("the hold until move-in uses the region's booking window and the local day: released at local midnight, windows from the local move-in day", async () => {
     const region = await createRegion(t.db, { timeZone: 'America/Toronto', bookingWindowDays: 10 });
-    const b = await createBuilding(t.db, w.provider.id, { lineType: 'third_line', country: 'CA', region: region.code, units: ['R1', 'R2'] });
+    const b = await createBuilding(t.db, w.provider.id, {
+      lineType: 'third_line',
+      country: 'CA',
+      region: region.code,
+      units: ['R1', 'R2'],
+    });
     // The provider's window (28 days) would send at once; the region's (10 days) holds until 21 November, Toronto time.
     const o = await order({ unitId: b.units[0].id, moveInDate: '2026-12-01' });
     expect(await installJobOf(t, o.subscription_id)).toMatchObject({ status: 'BOOKING_HELD', booking_invite_sent_at: null });
-    const job = await t.db.selectFrom('jobs').selectAll().where('kind', '=', 'install.booking_invite').where('subscription_id', '=', o.subscription_id).executeTakeFirstOrThrow();
+    const job = await t.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('kind', '=', 'install.booking_invite')
+      .where('subscription_id', '=', o.subscription_id)
+      .executeTakeFirstOrThrow();
     expect(job.run_at).toEqual(new Date('2026-11-21T05:00:00.000Z'));
     // 21 November 03:00 UTC is still the 20th in Toronto: an order then is held too (UTC would have sent it).
     await at('2026-11-21T03:00:00.000Z', async () => {
@@ -352,13 +436,21 @@ describe('booking in the building\'s own time zone', () => {
     });
   });
 
-  it('the invitation mail names the building\'s zone: local window hours and the link\'s expiry in Toronto time', async () => {
+  it("the invitation mail names the building's zone: local window hours and the link's expiry in Toronto time", async () => {
     const o = await orderToronto();
     const mails = await t.db.selectFrom('jobs').select('payload').where('kind', '=', 'mail.send').execute();
-    const m = mails.map((x) => x.payload as { to: string; tag: string; text: string }).find((p) => p.to === o.email && p.tag === 'installation_booking')!;
+    const m = mails
+      .map((x) => x.payload as { to: string; tag: string; text: string })
+      .find((p) => p.to === o.email && p.tag === 'installation_booking')!;
     expect(m.text).toContain('starting at 08:00, 12:00 or 16:00 local time (America/Toronto)');
-    const link = await t.db.selectFrom('link_tokens').select('expires_at').where('subscriber_id', '=', o.subscriber_id).executeTakeFirstOrThrow();
-    expect(m.text).toContain(`valid until ${localDate('America/Toronto', link.expires_at)} ${localTime('America/Toronto', link.expires_at)} America/Toronto`);
+    const link = await t.db
+      .selectFrom('link_tokens')
+      .select('expires_at')
+      .where('subscriber_id', '=', o.subscriber_id)
+      .executeTakeFirstOrThrow();
+    expect(m.text).toContain(
+      `valid until ${localDate('America/Toronto', link.expires_at)} ${localTime('America/Toronto', link.expires_at)} America/Toronto`,
+    );
     expect(m.text).not.toMatch(/\d\d:\d\d UTC/);
   });
 });

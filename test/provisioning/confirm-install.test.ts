@@ -25,7 +25,12 @@ const confirm = (subscription_id: string, headers: Record<string, string> = staf
 async function installed(status: string = 'SHIPPED', o: { port?: boolean } = {}) {
   const unit = building.units[unitIdx++];
   const loc = o.port === false ? null : await createLocation(t.db, w.provider.id, building.id, unit.id);
-  const r = await t.app.inject({ method: 'POST', url: '/provisioning/provider-initiated', headers: w.hdr, payload: { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: unit.id, subscriber: subscriber() } });
+  const r = await t.app.inject({
+    method: 'POST',
+    url: '/provisioning/provider-initiated',
+    headers: w.hdr,
+    payload: { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: unit.id, subscriber: subscriber() },
+  });
   expect(r.statusCode).toBe(201);
   await t.db.updateTable('install_jobs').set({ status }).where('subscription_id', '=', r.json().subscription_id).execute();
   return { id: r.json().subscription_id as string, unitId: unit.id, locationId: loc?.id ?? null };
@@ -37,31 +42,57 @@ async function serviceBilled(o: { card: boolean }) {
   const loc = await createLocation(t.db, w.provider.id, building.id, unit.id);
   const s = await createSubscriber(t.db, w.provider.id);
   if (o.card) {
-    const account = (await t.db.selectFrom('providers').select('card_processor_account').where('id', '=', w.provider.id).executeTakeFirstOrThrow()).card_processor_account!;
+    const account = (
+      await t.db.selectFrom('providers').select('card_processor_account').where('id', '=', w.provider.id).executeTakeFirstOrThrow()
+    ).card_processor_account!;
     const setup = await t.deps.adapters.cardProcessor.createSetup({ account, subscriberId: s.id, email: s.email });
     const card = await t.deps.adapters.cardProcessor.confirmSetup({ account, setupId: setup.setup_id, cardNumber: '4242424242424242' });
-    await t.db.updateTable('subscribers').set({ card_payment_method_id: card.payment_method_id, card_brand: card.brand, card_last4: card.last4 }).where('id', '=', s.id).execute();
+    await t.db
+      .updateTable('subscribers')
+      .set({ card_payment_method_id: card.payment_method_id, card_brand: card.brand, card_last4: card.last4 })
+      .where('id', '=', s.id)
+      .execute();
   }
-  const sub = await createSubscription(t.db, { providerId: w.provider.id, subscriberId: s.id, planVersionId: w.plan.id, buildingId: building.id, unitId: unit.id, status: 'PENDING_INSTALL', serviceBilled: true });
+  const sub = await createSubscription(t.db, {
+    providerId: w.provider.id,
+    subscriberId: s.id,
+    planVersionId: w.plan.id,
+    buildingId: building.id,
+    unitId: unit.id,
+    status: 'PENDING_INSTALL',
+    serviceBilled: true,
+  });
   await t.db.updateTable('subscriptions').set({ activated_at: null }).where('id', '=', sub.id).execute();
-  await t.db.insertInto('install_jobs').values({ id: newId(), provider_id: w.provider.id, subscription_id: sub.id, unit_id: unit.id, kind: 'cpe_shipment', status: 'SHIPPED' }).execute();
+  await t.db
+    .insertInto('install_jobs')
+    .values({ id: newId(), provider_id: w.provider.id, subscription_id: sub.id, unit_id: unit.id, kind: 'cpe_shipment', status: 'SHIPPED' })
+    .execute();
   return { id: sub.id, subscriberId: s.id, email: s.email, locationId: loc.id };
 }
 
 describe('POST /provisioning/confirm-install', () => {
-  it('a provider-billed subscription with a SHIPPED install job: ACTIVE at once, install job COMPLETED, the unit\'s port attached and provisioned by a job, no webhook, no invoice (both mounts)', async () => {
+  it("a provider-billed subscription with a SHIPPED install job: ACTIVE at once, install job COMPLETED, the unit's port attached and provisioned by a job, no webhook, no invoice (both mounts)", async () => {
     for (const prefix of ['', '/api/v1']) {
       const s = await installed();
       const r = await confirm(s.id, staff, prefix);
       expect(r.statusCode).toBe(200);
       const jobs = await portJobsOf(t, s.id);
-      expect(r.json()).toEqual({ subscription_id: s.id, status: 'ACTIVE', job_id: jobs[0].id, payment: 'not_billed', message: expect.any(String) });
+      expect(r.json()).toEqual({
+        subscription_id: s.id,
+        status: 'ACTIVE',
+        job_id: jobs[0].id,
+        payment: 'not_billed',
+        message: expect.any(String),
+      });
       expect(jobs.map((j) => j.payload)).toEqual([{ subscription_id: s.id, reason: 'install' }]);
       expect(await subscriptionRow(t, s.id)).toMatchObject({ status: 'ACTIVE', location_id: s.locationId, activated_at: t.clock.now() });
       expect((await installJobOf(t, s.id))!.status).toBe('COMPLETED');
       await t.deps.jobs.drain();
       expect((await portJobsOf(t, s.id))[0].status).toBe('succeeded');
-      expect(await (t.deps.adapters.switchController as SwitchControllerSimulator).getPort(s.locationId!)).toMatchObject({ mode: 'provisioned', download_mbps: 500 });
+      expect(await (t.deps.adapters.switchController as SwitchControllerSimulator).getPort(s.locationId!)).toMatchObject({
+        mode: 'provisioned',
+        download_mbps: 500,
+      });
       expect((await webhookTypes(t, s.id)).map((d) => d.event_type)).toEqual(['subscription.pending_install']);
       expect(await t.db.selectFrom('invoices').select('id').where('subscription_id', '=', s.id).execute()).toEqual([]);
     }
@@ -75,7 +106,9 @@ describe('POST /provisioning/confirm-install', () => {
     const inv = await t.db.selectFrom('invoices').selectAll().where('subscription_id', '=', s.id).executeTakeFirstOrThrow();
     expect(inv).toMatchObject({ kind: 'first', status: 'open' });
     await t.deps.jobs.drain();
-    expect(await t.db.selectFrom('invoices').select(['status', 'payment_method']).where('id', '=', inv.id).executeTakeFirstOrThrow()).toEqual({ status: 'paid', payment_method: 'card' });
+    expect(
+      await t.db.selectFrom('invoices').select(['status', 'payment_method']).where('id', '=', inv.id).executeTakeFirstOrThrow(),
+    ).toEqual({ status: 'paid', payment_method: 'card' });
     expect(await subscriptionRow(t, s.id)).toMatchObject({ status: 'ACTIVE', location_id: s.locationId });
     expect((await installJobOf(t, s.id))!.status).toBe('COMPLETED');
     expect(await webhookTypes(t, s.id)).toEqual([]);
@@ -88,9 +121,13 @@ describe('POST /provisioning/confirm-install', () => {
     expect(r.json()).toMatchObject({ status: 'PENDING_INSTALL', payment: 'collecting' });
     await t.deps.jobs.drain();
     expect((await subscriptionRow(t, s.id)).status).toBe('PENDING_INSTALL');
-    expect(await t.db.selectFrom('link_tokens').select('purpose').where('subscriber_id', '=', s.subscriberId).execute()).toEqual([{ purpose: 'payment' }]);
+    expect(await t.db.selectFrom('link_tokens').select('purpose').where('subscriber_id', '=', s.subscriberId).execute()).toEqual([
+      { purpose: 'payment' },
+    ]);
     const mails = await t.db.selectFrom('jobs').select('payload').where('kind', '=', 'mail.send').execute();
-    expect(mails.some((m) => (m.payload as { to: string; tag: string }).to === s.email && (m.payload as { tag: string }).tag === 'payment_link')).toBe(true);
+    expect(
+      mails.some((m) => (m.payload as { to: string; tag: string }).to === s.email && (m.payload as { tag: string }).tag === 'payment_link'),
+    ).toBe(true);
   });
 
   it('an install job that is not SHIPPED answers 409 and changes nothing', async () => {
@@ -122,7 +159,7 @@ describe('POST /provisioning/confirm-install', () => {
     expect((await installJobOf(t, s.id))!.status).toBe('SHIPPED');
   });
 
-  it('own provider only: another provider\'s staff get 404, a platform admin may confirm', async () => {
+  it("own provider only: another provider's staff get 404, a platform admin may confirm", async () => {
     const s = await installed();
     const other = await createProvider(t.db);
     const otherStaff = await staffToken(t, other.id);

@@ -33,7 +33,10 @@ function countStatements() {
   return r.seen;
 }
 let restore: (() => void) | null = null;
-afterEach(() => { restore?.(); restore = null; });
+afterEach(() => {
+  restore?.();
+  restore = null;
+});
 
 /** Statements of this module: not the job queue's or the webhook outbox's inserts, not the API-key lookup (cached). */
 const own = (seen: string[]) => seen.filter((s) => !/^insert into "(jobs|webhook_deliveries)"/i.test(s) && !/from "api_keys"/.test(s));
@@ -43,7 +46,11 @@ describe('provider-initiated: statements per request', () => {
     const transactions = vi.spyOn(t.db, 'transaction');
     const seen = countStatements();
     const email = `Hot-${newId().slice(0, 8)}@Example.test`;
-    const r = await provision({ plan_version_id: w.plan.id, location_hash: w.ports[0].locationHash, subscriber: { email, first_name: ' Ada ', last_name: 'Lovelace', phone: '030 1234567' } });
+    const r = await provision({
+      plan_version_id: w.plan.id,
+      location_hash: w.ports[0].locationHash,
+      subscriber: { email, first_name: ' Ada ', last_name: 'Lovelace', phone: '030 1234567' },
+    });
     restore!();
     const began = transactions.mock.calls.length;
     transactions.mockRestore();
@@ -51,29 +58,68 @@ describe('provider-initiated: statements per request', () => {
     expect(r.json()).toMatchObject({ route: 'provision', job_id: expect.any(String) });
     expect(own(seen)).toHaveLength(2);
     expect(own(seen)[0]).toMatch(/provisioning_explicit_snapshot/);
-    expect(own(seen)[1]).toMatch(/^WITH w0 AS \(insert into "users" .*on conflict do nothing\), w1 AS \(insert into "subscribers" .*insert into "subscriptions" .*insert into "audit_entries" .*insert into "jobs" .*insert into "webhook_deliveries" .*insert into "jobs"/);
+    expect(own(seen)[1]).toMatch(
+      /^WITH w0 AS \(insert into "users" .*on conflict do nothing\), w1 AS \(insert into "subscribers" .*insert into "subscriptions" .*insert into "audit_entries" .*insert into "jobs" .*insert into "webhook_deliveries" .*insert into "jobs"/,
+    );
     expect(began).toBe(0);
     const sub = await t.db.selectFrom('subscribers').selectAll().where('id', '=', r.json().subscriber_id).executeTakeFirstOrThrow();
-    expect(sub).toMatchObject({ provider_id: w.provider.id, email, first_name: 'Ada', last_name: 'Lovelace', phone: '030 1234567', phone_e164: '+49301234567' });
+    expect(sub).toMatchObject({
+      provider_id: w.provider.id,
+      email,
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      phone: '030 1234567',
+      phone_e164: '+49301234567',
+    });
     expect(sub.customer_number).toMatch(/^[A-Z]{4}-\d{4}$/);
     const user = await t.db.selectFrom('users').selectAll().where('id', '=', sub.user_id!).executeTakeFirstOrThrow();
     expect(user).toMatchObject({ role: 'subscriber', password_hash: null, email, first_name: 'Ada' });
-    const subscription = await t.db.selectFrom('subscriptions').selectAll().where('id', '=', r.json().subscription_id).executeTakeFirstOrThrow();
-    expect(subscription).toMatchObject({ status: 'ACTIVE', origin: 'provider_initiated', service_billed: false, location_id: w.ports[0].id, unit_id: w.first.units[0].id, subscriber_id: sub.id });
+    const subscription = await t.db
+      .selectFrom('subscriptions')
+      .selectAll()
+      .where('id', '=', r.json().subscription_id)
+      .executeTakeFirstOrThrow();
+    expect(subscription).toMatchObject({
+      status: 'ACTIVE',
+      origin: 'provider_initiated',
+      service_billed: false,
+      location_id: w.ports[0].id,
+      unit_id: w.first.units[0].id,
+      subscriber_id: sub.id,
+    });
     const audit = await t.db.selectFrom('audit_entries').selectAll().where('entity_id', '=', r.json().subscription_id).execute();
     expect(audit).toHaveLength(1);
-    expect(audit[0]).toMatchObject({ action: 'subscription.create.provider_initiated', entity_type: 'subscription', actor_type: 'api_key', actor: w.provider.keyPrefix, provider_id: w.provider.id });
-    expect(typeof audit[0].after === 'string' ? JSON.parse(audit[0].after) : audit[0].after).toMatchObject({ status: 'ACTIVE', route: 'provision', subscriber_created: true, location_id: w.ports[0].id });
+    expect(audit[0]).toMatchObject({
+      action: 'subscription.create.provider_initiated',
+      entity_type: 'subscription',
+      actor_type: 'api_key',
+      actor: w.provider.keyPrefix,
+      provider_id: w.provider.id,
+    });
+    expect(typeof audit[0].after === 'string' ? JSON.parse(audit[0].after) : audit[0].after).toMatchObject({
+      status: 'ACTIVE',
+      route: 'provision',
+      subscriber_created: true,
+      location_id: w.ports[0].id,
+    });
     expect(await portJobsOf(t, r.json().subscription_id)).toHaveLength(1);
   });
 
   it('a known subscriber: two statements, no transaction, the subscriber reused as it is (names kept), audit says subscriber_created false', async () => {
     const email = `known-${newId().slice(0, 8)}@example.test`;
-    const first = await provision({ plan_version_id: w.plan.id, location_hash: w.ports[1].locationHash, subscriber: { email, first_name: 'Grace', last_name: 'Hopper' } });
+    const first = await provision({
+      plan_version_id: w.plan.id,
+      location_hash: w.ports[1].locationHash,
+      subscriber: { email, first_name: 'Grace', last_name: 'Hopper' },
+    });
     expect(first.statusCode).toBe(201);
     const transactions = vi.spyOn(t.db, 'transaction');
     const seen = countStatements();
-    const r = await provision({ plan_version_id: w.plan.id, location_hash: w.ports[2].locationHash, subscriber: { email: email.toUpperCase(), first_name: 'Other', last_name: 'Name' } });
+    const r = await provision({
+      plan_version_id: w.plan.id,
+      location_hash: w.ports[2].locationHash,
+      subscriber: { email: email.toUpperCase(), first_name: 'Other', last_name: 'Name' },
+    });
     restore!();
     const began = transactions.mock.calls.length;
     transactions.mockRestore();
@@ -82,8 +128,15 @@ describe('provider-initiated: statements per request', () => {
     expect(own(seen)).toHaveLength(2);
     expect(own(seen)[1]).toMatch(/^WITH w0 AS \(insert into "subscriptions" /);
     expect(began).toBe(0);
-    expect((await t.db.selectFrom('subscribers').select('first_name').where('id', '=', r.json().subscriber_id).executeTakeFirstOrThrow()).first_name).toBe('Grace');
-    const audit = await t.db.selectFrom('audit_entries').select('after').where('entity_id', '=', r.json().subscription_id).executeTakeFirstOrThrow();
+    expect(
+      (await t.db.selectFrom('subscribers').select('first_name').where('id', '=', r.json().subscriber_id).executeTakeFirstOrThrow())
+        .first_name,
+    ).toBe('Grace');
+    const audit = await t.db
+      .selectFrom('audit_entries')
+      .select('after')
+      .where('entity_id', '=', r.json().subscription_id)
+      .executeTakeFirstOrThrow();
     expect(typeof audit.after === 'string' ? JSON.parse(audit.after) : audit.after).toMatchObject({ subscriber_created: false });
   });
 
@@ -102,21 +155,35 @@ describe('provider-initiated: statements per request', () => {
 });
 
 describe('provider-initiated: the new-subscriber statement and its logins', () => {
-  it('an existing subscriber login of the email (another provider\'s customer) is linked, not duplicated', async () => {
+  it("an existing subscriber login of the email (another provider's customer) is linked, not duplicated", async () => {
     const email = `login-${newId().slice(0, 8)}@example.test`;
     const login = await createUser(t.db, { email, role: 'subscriber', password: null });
-    const r = await provision({ plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.second.units[0].id, subscriber: { email: email.toUpperCase(), first_name: 'L', last_name: 'M' } });
+    const r = await provision({
+      plan_version_id: w.plan.id,
+      delivery_mode: 'home_drop',
+      unit_id: w.second.units[0].id,
+      subscriber: { email: email.toUpperCase(), first_name: 'L', last_name: 'M' },
+    });
     expect(r.statusCode).toBe(201);
     const sub = await t.db.selectFrom('subscribers').select('user_id').where('id', '=', r.json().subscriber_id).executeTakeFirstOrThrow();
     expect(sub.user_id).toBe(login.id);
-    const users = await t.db.selectFrom('users').select('id').where(sql`lower(email)`, '=', email.toLowerCase()).execute();
+    const users = await t.db
+      .selectFrom('users')
+      .select('id')
+      .where(sql`lower(email)`, '=', email.toLowerCase())
+      .execute();
     expect(users).toHaveLength(1);
   });
 
   it('a staff account with the email is never linked: the subscriber has no login', async () => {
     const email = `staff-${newId().slice(0, 8)}@example.test`;
     await createUser(t.db, { email, role: 'service_provider', providerId: w.provider.id, spRole: 'support', password: null });
-    const r = await provision({ plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.second.units[1].id, subscriber: { email, first_name: 'S', last_name: 'T' } });
+    const r = await provision({
+      plan_version_id: w.plan.id,
+      delivery_mode: 'home_drop',
+      unit_id: w.second.units[1].id,
+      subscriber: { email, first_name: 'S', last_name: 'T' },
+    });
     expect(r.statusCode).toBe(201);
     const sub = await t.db.selectFrom('subscribers').select('user_id').where('id', '=', r.json().subscriber_id).executeTakeFirstOrThrow();
     expect(sub.user_id).toBeNull();
@@ -124,11 +191,31 @@ describe('provider-initiated: the new-subscriber statement and its logins', () =
 
   it('a customer-number collision makes the statement insert nothing, so that the step-by-step loop draws another number', async () => {
     const taken = customerNumber();
-    await t.db.insertInto('subscribers').values({ id: newId(), provider_id: w.provider.id, customer_number: taken, first_name: 'X', last_name: 'Y', email: `taken-${newId()}@example.test` }).execute();
+    await t.db
+      .insertInto('subscribers')
+      .values({
+        id: newId(),
+        provider_id: w.provider.id,
+        customer_number: taken,
+        first_name: 'X',
+        last_name: 'Y',
+        email: `taken-${newId()}@example.test`,
+      })
+      .execute();
     const { insertNewSubscriber } = await import('../../src/modules/provisioning/provisioning.repository.js');
-    const outcome = await t.db.transaction().execute((trx) => insertNewSubscriber(trx, {
-      id: newId(), providerId: w.provider.id, customerNumber: taken, firstName: 'N', lastName: 'C', email: `collide-${newId().slice(0, 8)}@example.test`, phone: null, phoneE164: null, at: new Date(),
-    }));
+    const outcome = await t.db.transaction().execute((trx) =>
+      insertNewSubscriber(trx, {
+        id: newId(),
+        providerId: w.provider.id,
+        customerNumber: taken,
+        firstName: 'N',
+        lastName: 'C',
+        email: `collide-${newId().slice(0, 8)}@example.test`,
+        phone: null,
+        phoneE164: null,
+        at: new Date(),
+      }),
+    );
     expect(outcome).toEqual({ inserted: false, loginSeen: true });
   });
 });
@@ -137,24 +224,52 @@ describe('provider-initiated: when the one statement cannot insert the subscribe
   const svc = () => createProvisioningService(t.deps);
   const ctx = () => ({ providerId: ww.provider.id, actor: { actorType: 'system' as const, actor: 'test' } });
   let ww: World;
-  beforeAll(async () => { ww = await createWorld(t); });
-  const usersOf = (email: string) => t.db.selectFrom('users').select('id').where(sql`lower(email)`, '=', email.toLowerCase()).execute();
+  beforeAll(async () => {
+    ww = await createWorld(t);
+  });
+  const usersOf = (email: string) =>
+    t.db
+      .selectFrom('users')
+      .select('id')
+      .where(sql`lower(email)`, '=', email.toLowerCase())
+      .execute();
 
   it('the email was taken after the read: nothing of the statement is written, the transaction path reuses the subscriber', async () => {
     const email = `taken-late-${newId().slice(0, 8)}@example.test`;
     // The read said "absent"; the subscriber exists by the time the statement runs.
-    const existing = await t.db.insertInto('subscribers').values({ id: newId(), provider_id: ww.provider.id, customer_number: customerNumber(), first_name: 'Late', last_name: 'Comer', email })
-      .returning('id').executeTakeFirstOrThrow();
+    const existing = await t.db
+      .insertInto('subscribers')
+      .values({
+        id: newId(),
+        provider_id: ww.provider.id,
+        customer_number: customerNumber(),
+        first_name: 'Late',
+        last_name: 'Comer',
+        email,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     const usersBefore = (await usersOf(email)).length;
     const s = svc();
-    const resolved = await s.resolveExplicit(ww.provider.id, { plan_version_id: ww.plan.id, location_hash: ww.ports[0].locationHash, subscriber: subscriber(email) });
+    const resolved = await s.resolveExplicit(ww.provider.id, {
+      plan_version_id: ww.plan.id,
+      location_hash: ww.ports[0].locationHash,
+      subscriber: subscriber(email),
+    });
     const transactions = vi.spyOn(t.db, 'transaction');
-    const r = await s.createSubscription(ctx(), resolved, { origin: 'provider_initiated', subscriber: subscriber(email), macAddress: null, moveInDate: null }, { subscriber: null });
+    const r = await s.createSubscription(
+      ctx(),
+      resolved,
+      { origin: 'provider_initiated', subscriber: subscriber(email), macAddress: null, moveInDate: null },
+      { subscriber: null },
+    );
     const began = transactions.mock.calls.length;
     transactions.mockRestore();
     expect(began).toBe(1); // the fallback
     expect(r).toMatchObject({ route: 'provision', subscriber_id: existing.id });
-    expect(await t.db.selectFrom('subscribers').select('id').where('provider_id', '=', ww.provider.id).where('email', '=', email).execute()).toHaveLength(1);
+    expect(
+      await t.db.selectFrom('subscribers').select('id').where('provider_id', '=', ww.provider.id).where('email', '=', email).execute(),
+    ).toHaveLength(1);
     // One login at most (the careful path may create the one the subscriber lacked): the failed statement's went with it.
     expect((await usersOf(email)).length).toBeLessThanOrEqual(usersBefore + 1);
     const subs = await t.db.selectFrom('subscriptions').select(['id', 'subscriber_id']).where('location_id', '=', ww.ports[0].id).execute();
@@ -167,50 +282,95 @@ describe('provider-initiated: when the one statement cannot insert the subscribe
 
   it('a taken customer number fails the statement with a conflict the service recognises, and writes nothing', async () => {
     const taken = customerNumber();
-    await t.db.insertInto('subscribers').values({ id: newId(), provider_id: ww.provider.id, customer_number: taken, first_name: 'X', last_name: 'Y', email: `num-${newId()}@example.test` }).execute();
+    await t.db
+      .insertInto('subscribers')
+      .values({
+        id: newId(),
+        provider_id: ww.provider.id,
+        customer_number: taken,
+        first_name: 'X',
+        last_name: 'Y',
+        email: `num-${newId()}@example.test`,
+      })
+      .execute();
     const email = `collide-${newId().slice(0, 8)}@example.test`;
     const id = newId();
-    const err = await executeTogether(t.db, repo.newSubscriberWrites(t.db, {
-      id, userId: newId(), providerId: ww.provider.id, customerNumber: taken, firstName: 'N', lastName: 'C', email, phone: null, phoneE164: null, at: new Date(),
-    })).then(() => null, (e: unknown) => e);
+    const err = await executeTogether(
+      t.db,
+      repo.newSubscriberWrites(t.db, {
+        id,
+        userId: newId(),
+        providerId: ww.provider.id,
+        customerNumber: taken,
+        firstName: 'N',
+        lastName: 'C',
+        email,
+        phone: null,
+        phoneE164: null,
+        at: new Date(),
+      }),
+    ).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(repo.isNewSubscriberConflict(err)).toBe(true);
     expect(await usersOf(email)).toEqual([]);
     expect(await t.db.selectFrom('subscribers').select('id').where('id', '=', id).execute()).toEqual([]);
   });
 
-  it.skipIf(!usingPostgres())('a login committed while the statement waited on it: the statement writes nothing, the transaction path links that login (real Postgres)', async () => {
-    const email = `race-login-${newId().slice(0, 8)}@example.test`;
-    const loginId = newId();
-    const s = svc();
-    const resolved = await s.resolveExplicit(ww.provider.id, { plan_version_id: ww.plan.id, location_hash: ww.ports[1].locationHash, subscriber: subscriber(email) });
-    const transactions = vi.spyOn(t.db, 'transaction');
-    let r;
-    let began = 0;
-    try {
-      r = await t.db.connection().execute(async (conn) => {
-        await sql`BEGIN`.execute(conn);
-        await sql`INSERT INTO users (id, email, role, first_name, last_name) VALUES (${loginId}, ${email}, 'subscriber', 'Race', 'Login')`.execute(conn);
-        const pending = s.createSubscription(ctx(), resolved, { origin: 'provider_initiated', subscriber: subscriber(email), macAddress: null, moveInDate: null }, { subscriber: null });
-        // Commit only once the statement waits on the login's unique index (its snapshot predates the login).
-        for (let i = 0; i < 500; i++) {
-          const waiting = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
-            WHERE wait_event_type = 'Lock' AND query LIKE 'WITH w0 AS (insert into "users"%'`.execute(t.db);
-          if (waiting.rows[0].n > 0) break;
-          await new Promise((res) => setTimeout(res, 10));
-        }
-        await sql`COMMIT`.execute(conn);
-        return pending;
+  it.skipIf(!usingPostgres())(
+    'a login committed while the statement waited on it: the statement writes nothing, the transaction path links that login (real Postgres)',
+    async () => {
+      const email = `race-login-${newId().slice(0, 8)}@example.test`;
+      const loginId = newId();
+      const s = svc();
+      const resolved = await s.resolveExplicit(ww.provider.id, {
+        plan_version_id: ww.plan.id,
+        location_hash: ww.ports[1].locationHash,
+        subscriber: subscriber(email),
       });
-    } finally {
-      began = transactions.mock.calls.length;
-      transactions.mockRestore();
-    }
-    expect(began).toBe(1); // the fallback
-    const sub = await t.db.selectFrom('subscribers').select(['id', 'user_id']).where('id', '=', r.subscriber_id).executeTakeFirstOrThrow();
-    expect(sub.user_id).toBe(loginId);
-    expect(await usersOf(email)).toEqual([{ id: loginId }]);
-    expect(await t.db.selectFrom('subscriptions').select('id').where('location_id', '=', ww.ports[1].id).execute()).toEqual([{ id: r.subscription_id }]);
-  });
+      const transactions = vi.spyOn(t.db, 'transaction');
+      let r;
+      let began: number;
+      try {
+        r = await t.db.connection().execute(async (conn) => {
+          await sql`BEGIN`.execute(conn);
+          await sql`INSERT INTO users (id, email, role, first_name, last_name) VALUES (${loginId}, ${email}, 'subscriber', 'Race', 'Login')`.execute(
+            conn,
+          );
+          const pending = s.createSubscription(
+            ctx(),
+            resolved,
+            { origin: 'provider_initiated', subscriber: subscriber(email), macAddress: null, moveInDate: null },
+            { subscriber: null },
+          );
+          // Commit only once the statement waits on the login's unique index (its snapshot predates the login).
+          for (let i = 0; i < 500; i++) {
+            const waiting = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE wait_event_type = 'Lock' AND query LIKE 'WITH w0 AS (insert into "users"%'`.execute(t.db);
+            if (waiting.rows[0].n > 0) break;
+            await new Promise((res) => setTimeout(res, 10));
+          }
+          await sql`COMMIT`.execute(conn);
+          return pending;
+        });
+      } finally {
+        began = transactions.mock.calls.length;
+        transactions.mockRestore();
+      }
+      expect(began).toBe(1); // the fallback
+      const sub = await t.db
+        .selectFrom('subscribers')
+        .select(['id', 'user_id'])
+        .where('id', '=', r.subscriber_id)
+        .executeTakeFirstOrThrow();
+      expect(sub.user_id).toBe(loginId);
+      expect(await usersOf(email)).toEqual([{ id: loginId }]);
+      expect(await t.db.selectFrom('subscriptions').select('id').where('location_id', '=', ww.ports[1].id).execute()).toEqual([
+        { id: r.subscription_id },
+      ]);
+    },
+  );
 });
 
 describe('provider-initiated: the read keeps the documented answer order', () => {
@@ -222,18 +382,51 @@ describe('provider-initiated: the read keeps the documented answer order', () =>
     await t.db.updateTable('plan_versions').set({ active: false }).where('id', '=', retired.id).execute();
     const r2 = await provision({ plan_version_id: retired.id, location_hash: w.ports[4].locationHash, subscriber: subscriber() });
     expect(r2.json()).toEqual({ detail: 'plan_version_id: this plan version is no longer orderable' });
-    expect((await provision({ plan_version_id: w.plan.id, subscriber: subscriber() })).json().detail).toMatch(/^location_hash: required for delivery_mode direct \(the default\)/);
-    expect((await provision({ plan_version_id: w.plan.id, delivery_mode: 'direct', unit_id: w.first.units[4].id, subscriber: subscriber() })).json().detail).toBe('location_hash: required for delivery_mode direct');
-    expect((await provision({ plan_version_id: w.plan.id, delivery_mode: 'home_drop', location_hash: w.ports[4].locationHash, subscriber: subscriber() })).json().detail).toBe('unit_id: required for delivery_mode home_drop');
-    expect((await provision({ plan_version_id: w.plan.id, location_hash: 'loc_does_not_exist', subscriber: subscriber() })).json().detail).toBe('location_hash: unknown location for this provider');
-    expect((await provision({ plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: newId(), subscriber: subscriber() })).json().detail).toBe('unit_id: unknown unit for this provider');
+    expect((await provision({ plan_version_id: w.plan.id, subscriber: subscriber() })).json().detail).toMatch(
+      /^location_hash: required for delivery_mode direct \(the default\)/,
+    );
+    expect(
+      (
+        await provision({ plan_version_id: w.plan.id, delivery_mode: 'direct', unit_id: w.first.units[4].id, subscriber: subscriber() })
+      ).json().detail,
+    ).toBe('location_hash: required for delivery_mode direct');
+    expect(
+      (
+        await provision({
+          plan_version_id: w.plan.id,
+          delivery_mode: 'home_drop',
+          location_hash: w.ports[4].locationHash,
+          subscriber: subscriber(),
+        })
+      ).json().detail,
+    ).toBe('unit_id: required for delivery_mode home_drop');
+    expect(
+      (await provision({ plan_version_id: w.plan.id, location_hash: 'loc_does_not_exist', subscriber: subscriber() })).json().detail,
+    ).toBe('location_hash: unknown location for this provider');
+    expect(
+      (await provision({ plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: newId(), subscriber: subscriber() })).json()
+        .detail,
+    ).toBe('unit_id: unknown unit for this provider');
   });
 
-  it('another provider\'s port, unit and plan are unknown; a building out of coverage is 422', async () => {
+  it("another provider's port, unit and plan are unknown; a building out of coverage is 422", async () => {
     const other = await createWorld(t);
-    expect((await provision({ plan_version_id: other.plan.id, location_hash: w.ports[5].locationHash, subscriber: subscriber() })).json().detail).toBe('plan_version_id: unknown plan version for this provider');
-    expect((await provision({ plan_version_id: w.plan.id, location_hash: other.ports[0].locationHash, subscriber: subscriber() })).json().detail).toBe('location_hash: unknown location for this provider');
-    expect((await provision({ plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: other.second.units[0].id, subscriber: subscriber() })).json().detail).toBe('unit_id: unknown unit for this provider');
+    expect(
+      (await provision({ plan_version_id: other.plan.id, location_hash: w.ports[5].locationHash, subscriber: subscriber() })).json().detail,
+    ).toBe('plan_version_id: unknown plan version for this provider');
+    expect(
+      (await provision({ plan_version_id: w.plan.id, location_hash: other.ports[0].locationHash, subscriber: subscriber() })).json().detail,
+    ).toBe('location_hash: unknown location for this provider');
+    expect(
+      (
+        await provision({
+          plan_version_id: w.plan.id,
+          delivery_mode: 'home_drop',
+          unit_id: other.second.units[0].id,
+          subscriber: subscriber(),
+        })
+      ).json().detail,
+    ).toBe('unit_id: unknown unit for this provider');
     const out = await createBuilding(t.db, w.provider.id, { lineType: 'first_line', units: ['9Z'] });
     await t.db.updateTable('buildings').set({ in_coverage: false }).where('id', '=', out.id).execute();
     const port = await createLocation(t.db, w.provider.id, out.id, out.units[0].id);

@@ -34,8 +34,7 @@ beforeEach(() => resetAllFaults(t.deps.adapters));
 const sims = () => simulatorsOf(t.deps.adapters);
 const confirm = (subscription_id: string) =>
   t.app.inject({ method: 'POST', url: '/provisioning/confirm-install', headers: staff, payload: { subscription_id } });
-const payByLink = (token: string, card: string) =>
-  t.app.inject({ method: 'POST', url: `/pay/${token}`, payload: { card_number: card } });
+const payByLink = (token: string, card: string) => t.app.inject({ method: 'POST', url: `/pay/${token}`, payload: { card_number: card } });
 
 /**
  * An install-path subscription made through the partner API (subscription.pending_install is sent),
@@ -46,17 +45,28 @@ async function installedServiceBilled(o: { card?: string } = {}) {
   const unit = building.units[unitIdx++];
   const loc = await createLocation(t.db, w.provider.id, building.id, unit.id);
   const email = subscriber().email;
-  const r = await t.app.inject({ method: 'POST', url: '/provisioning/provider-initiated', headers: w.hdr, payload: { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: unit.id, subscriber: subscriber(email) } });
+  const r = await t.app.inject({
+    method: 'POST',
+    url: '/provisioning/provider-initiated',
+    headers: w.hdr,
+    payload: { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: unit.id, subscriber: subscriber(email) },
+  });
   expect(r.statusCode).toBe(201);
   expect(r.json()).toMatchObject({ route: 'install', job_id: null });
   const id: string = r.json().subscription_id;
   const subscriberId: string = r.json().subscriber_id;
   await t.db.updateTable('subscriptions').set({ service_billed: true }).where('id', '=', id).execute();
   if (o.card) {
-    const account = (await t.db.selectFrom('providers').select('card_processor_account').where('id', '=', w.provider.id).executeTakeFirstOrThrow()).card_processor_account!;
+    const account = (
+      await t.db.selectFrom('providers').select('card_processor_account').where('id', '=', w.provider.id).executeTakeFirstOrThrow()
+    ).card_processor_account!;
     const setup = await t.deps.adapters.cardProcessor.createSetup({ account, subscriberId, email });
     const card = await t.deps.adapters.cardProcessor.confirmSetup({ account, setupId: setup.setup_id, cardNumber: o.card });
-    await t.db.updateTable('subscribers').set({ card_payment_method_id: card.payment_method_id, card_brand: card.brand, card_last4: card.last4 }).where('id', '=', subscriberId).execute();
+    await t.db
+      .updateTable('subscribers')
+      .set({ card_payment_method_id: card.payment_method_id, card_brand: card.brand, card_last4: card.last4 })
+      .where('id', '=', subscriberId)
+      .execute();
   }
   await t.db.updateTable('install_jobs').set({ status: 'SHIPPED' }).where('subscription_id', '=', id).execute();
   return { id, email, locationId: loc.id };
@@ -77,13 +87,24 @@ async function expectWaitingForPayment(s: Installed) {
 /** Paid: ACTIVE, one install port job succeeded, the port provisioned once; only pending_install was ever sent. */
 async function expectConnectedOnce(s: Installed) {
   expect(await subscriptionRow(t, s.id)).toMatchObject({ status: 'ACTIVE', location_id: s.locationId, activated_at: expect.any(Date) });
-  expect((await portJobsOf(t, s.id)).map((j) => [j.status, j.payload])).toEqual([['succeeded', { subscription_id: s.id, reason: 'install' }]]);
+  expect((await portJobsOf(t, s.id)).map((j) => [j.status, j.payload])).toEqual([
+    ['succeeded', { subscription_id: s.id, reason: 'install' }],
+  ]);
   expect(await switchOps(s.locationId)).toEqual([{ action: 'provision_port' }]);
-  expect(await sims().switchController.getPort(s.locationId)).toMatchObject({ mode: 'provisioned', download_mbps: 500, upload_mbps: 100, operations: 1 });
+  expect(await sims().switchController.getPort(s.locationId)).toMatchObject({
+    mode: 'provisioned',
+    download_mbps: 500,
+    upload_mbps: 100,
+    operations: 1,
+  });
   const events = rx.events.filter((e) => e.data.subscription_id === s.id);
   expect(events.map((e) => e.type)).toEqual(['subscription.pending_install']);
   expect(rx.requests.filter((q) => q.rejected)).toEqual([]);
-  const deliveries = await t.db.selectFrom('webhook_deliveries').select(['event_type', 'status']).where('subscription_id', '=', s.id).execute();
+  const deliveries = await t.db
+    .selectFrom('webhook_deliveries')
+    .select(['event_type', 'status'])
+    .where('subscription_id', '=', s.id)
+    .execute();
   expect(deliveries).toEqual([{ event_type: 'subscription.pending_install', status: 'delivered' }]);
 }
 
@@ -138,7 +159,9 @@ describe('an installed service-billed subscription is connected when its first i
     await confirmed(s);
     await expectWaitingForPayment(s);
     await drainWithRetries(t, 3, 10 * 60_000);
-    expect(await t.db.selectFrom('invoices').select(['status', 'payment_method']).where('subscription_id', '=', s.id).execute()).toEqual([{ status: 'paid', payment_method: 'card' }]);
+    expect(await t.db.selectFrom('invoices').select(['status', 'payment_method']).where('subscription_id', '=', s.id).execute()).toEqual([
+      { status: 'paid', payment_method: 'card' },
+    ]);
     await expectConnectedOnce(s);
   });
 
@@ -156,7 +179,12 @@ describe('an installed service-billed subscription is connected when its first i
   it('an install port job that meets a subscription not ACTIVE (queued by an older release before the payment) stands down instead of failing; the payment connects it', async () => {
     const s = await installedServiceBilled();
     await confirmed(s);
-    await t.deps.jobs.enqueue(t.db, { kind: 'provisioning.port', payload: { subscription_id: s.id, reason: 'install' }, providerId: w.provider.id, subscriptionId: s.id });
+    await t.deps.jobs.enqueue(t.db, {
+      kind: 'provisioning.port',
+      payload: { subscription_id: s.id, reason: 'install' },
+      providerId: w.provider.id,
+      subscriptionId: s.id,
+    });
     await t.deps.jobs.drain();
     const [early] = await portJobsOf(t, s.id);
     expect(early).toMatchObject({ status: 'succeeded', result: { skipped: 'subscription is PENDING_INSTALL' } });

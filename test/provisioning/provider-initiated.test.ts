@@ -25,16 +25,26 @@ describe('idempotent per (subscriber email, plan version, location)', () => {
     const body = { plan_version_id: w.plan.id, location_hash: w.ports[0].locationHash, subscriber: subscriber() };
     const first = await provision(body);
     expect(first.statusCode).toBe(201);
-    const again = await provision({ ...body, subscriber: { ...body.subscriber, email: body.subscriber.email.toUpperCase(), first_name: 'Changed' } });
+    const again = await provision({
+      ...body,
+      subscriber: { ...body.subscriber, email: body.subscriber.email.toUpperCase(), first_name: 'Changed' },
+    });
     expect(again.statusCode).toBe(200);
     expect(again.json()).toEqual({
-      route: 'provision', job_id: first.json().job_id, subscription_id: first.json().subscription_id,
-      subscriber_id: first.json().subscriber_id, message: 'Provisioning already in progress',
+      route: 'provision',
+      job_id: first.json().job_id,
+      subscription_id: first.json().subscription_id,
+      subscriber_id: first.json().subscriber_id,
+      message: 'Provisioning already in progress',
     });
     await t.deps.jobs.drain();
     const done = await provision(body, w.hdr, '/api/v1');
     expect(done.statusCode).toBe(200);
-    expect(done.json()).toMatchObject({ route: 'provision', subscription_id: first.json().subscription_id, message: 'Subscription already exists (idempotent replay)' });
+    expect(done.json()).toMatchObject({
+      route: 'provision',
+      subscription_id: first.json().subscription_id,
+      message: 'Subscription already exists (idempotent replay)',
+    });
     expect(await countSubs({ locationId: w.ports[0].id })).toBe(1);
     expect(await portJobsOf(t, first.json().subscription_id)).toHaveLength(1);
   });
@@ -61,7 +71,12 @@ describe('idempotent per (subscriber email, plan version, location)', () => {
     expect(b.statusCode).toBe(201);
     expect(b.json().subscription_id).not.toBe(a.json().subscription_id);
     expect(b.json().subscriber_id).toBe(a.json().subscriber_id);
-    const subs = await t.db.selectFrom('subscriptions').select(['location_id', 'status']).where('subscriber_id', '=', a.json().subscriber_id).orderBy('created_at').execute();
+    const subs = await t.db
+      .selectFrom('subscriptions')
+      .select(['location_id', 'status'])
+      .where('subscriber_id', '=', a.json().subscriber_id)
+      .orderBy('created_at')
+      .execute();
     expect(subs).toHaveLength(2);
     expect(new Set(subs.map((s) => s.location_id))).toEqual(new Set([w.ports[1].id, w.ports[2].id]));
   });
@@ -78,7 +93,9 @@ describe('idempotent per (subscriber email, plan version, location)', () => {
   it('a port without a unit that is taken answers 409 naming the location', async () => {
     const b = await createBuilding(t.db, w.provider.id, { lineType: 'first_line', units: [] });
     const loc = await createLocation(t.db, w.provider.id, b.id, null);
-    expect((await provision({ plan_version_id: w.plan.id, location_hash: loc.locationHash, subscriber: subscriber() })).statusCode).toBe(201);
+    expect((await provision({ plan_version_id: w.plan.id, location_hash: loc.locationHash, subscriber: subscriber() })).statusCode).toBe(
+      201,
+    );
     const r = await provision({ plan_version_id: w.plan.id, location_hash: loc.locationHash, subscriber: subscriber() });
     expect(r.statusCode).toBe(409);
     expect(r.json()).toEqual({ detail: 'Location already has a pending or active subscription' });
@@ -98,7 +115,12 @@ describe('idempotent per (subscriber email, plan version, location)', () => {
   });
 
   it('Idempotency-Key across mounts: the same key and body sent to / and then to /api/v1 replays the first answer (one route, one write)', async () => {
-    const body = { plan_version_id: w.plan.id, delivery_mode: 'home_drop' as const, unit_id: w.third.units[3].id, subscriber: subscriber() };
+    const body = {
+      plan_version_id: w.plan.id,
+      delivery_mode: 'home_drop' as const,
+      unit_id: w.third.units[3].id,
+      subscriber: subscriber(),
+    };
     const headers = { ...w.hdr, 'idempotency-key': `mounts-${Date.now()}` };
     const a = await provision(body, headers);
     const b = await provision(body, headers, '/api/v1');
@@ -126,9 +148,21 @@ describe('POST /provisioning/bulk', () => {
     expect(r.statusCode).toBe(200);
     const { results } = r.json();
     expect(results).toHaveLength(7);
-    expect(results[0]).toEqual({ index: 0, status: 'created', route: 'provision', subscription_id: expect.any(String), job_id: expect.any(String) });
+    expect(results[0]).toEqual({
+      index: 0,
+      status: 'created',
+      route: 'provision',
+      subscription_id: expect.any(String),
+      job_id: expect.any(String),
+    });
     expect(results[1]).toEqual({ index: 1, status: 'created', route: 'install', subscription_id: expect.any(String), job_id: null });
-    expect(results[2]).toMatchObject({ index: 2, status: 'replayed', route: 'provision', subscription_id: results[0].subscription_id, job_id: results[0].job_id });
+    expect(results[2]).toMatchObject({
+      index: 2,
+      status: 'replayed',
+      route: 'provision',
+      subscription_id: results[0].subscription_id,
+      job_id: results[0].job_id,
+    });
     expect(results[3]).toMatchObject({ index: 3, status: 'error', error: expect.stringMatching(/location_hash|unit_id/) });
     expect(results[4]).toMatchObject({ index: 4, status: 'error', error: expect.stringMatching(/^plan_version_id: /) });
     expect(results[5]).toEqual({ index: 5, status: 'error', error: 'Unit already has a pending or active subscription' });
@@ -142,20 +176,31 @@ describe('POST /provisioning/bulk', () => {
     const empty = await t.app.inject({ method: 'POST', url: '/provisioning/bulk', headers: w.hdr, payload: { items: [] } });
     expect(empty.statusCode).toBe(422);
     expect(empty.json().detail).toMatch(/^items: /);
-    const many = await t.app.inject({ method: 'POST', url: '/api/v1/provisioning/bulk', headers: w.hdr, payload: { items: Array.from({ length: 501 }, () => ({})) } });
+    const many = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/provisioning/bulk',
+      headers: w.hdr,
+      payload: { items: Array.from({ length: 501 }, () => ({})) },
+    });
     expect(many.statusCode).toBe(422);
   });
 });
 
 describe('GET /provisioning/jobs/{job_id}', () => {
-  it('shows the port job of the own provider through its states; another provider\'s key gets 404', async () => {
+  it("shows the port job of the own provider through its states; another provider's key gets 404", async () => {
     const p = await provision({ plan_version_id: w.plan.id, location_hash: w.ports[5].locationHash, subscriber: subscriber() });
     const jobId = p.json().job_id;
     const q = await t.app.inject({ method: 'GET', url: `/provisioning/jobs/${jobId}`, headers: w.hdr });
     expect(q.statusCode).toBe(200);
     expect(q.json()).toEqual({
-      job_id: jobId, kind: 'provisioning.port', status: 'queued', attempts: 0, error: null,
-      subscription_id: p.json().subscription_id, created_at: t.clock.now().toISOString(), updated_at: t.clock.now().toISOString(),
+      job_id: jobId,
+      kind: 'provisioning.port',
+      status: 'queued',
+      attempts: 0,
+      error: null,
+      subscription_id: p.json().subscription_id,
+      created_at: t.clock.now().toISOString(),
+      updated_at: t.clock.now().toISOString(),
     });
     await t.deps.jobs.drain();
     const done = await t.app.inject({ method: 'GET', url: `/api/v1/provisioning/jobs/${jobId}`, headers: w.hdr });
@@ -164,10 +209,17 @@ describe('GET /provisioning/jobs/{job_id}', () => {
     const foreign = await t.app.inject({ method: 'GET', url: `/provisioning/jobs/${jobId}`, headers: { 'x-api-key': other.apiKey } });
     expect(foreign.statusCode).toBe(404);
     expect(foreign.json()).toEqual({ detail: 'Job not found' });
-    expect((await t.app.inject({ method: 'GET', url: '/provisioning/jobs/00000000-0000-4000-8000-000000000000', headers: w.hdr })).statusCode).toBe(404);
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/provisioning/jobs/00000000-0000-4000-8000-000000000000', headers: w.hdr })).statusCode,
+    ).toBe(404);
     expect((await t.app.inject({ method: 'GET', url: '/provisioning/jobs/nope', headers: w.hdr })).statusCode).toBe(422);
     // Jobs of other kinds (mail, webhooks) are not provisioning jobs.
-    const mail = await t.db.selectFrom('jobs').select('id').where('kind', '=', 'webhook.deliver').where('provider_id', '=', w.provider.id).executeTakeFirst();
+    const mail = await t.db
+      .selectFrom('jobs')
+      .select('id')
+      .where('kind', '=', 'webhook.deliver')
+      .where('provider_id', '=', w.provider.id)
+      .executeTakeFirst();
     if (mail) expect((await t.app.inject({ method: 'GET', url: `/provisioning/jobs/${mail.id}`, headers: w.hdr })).statusCode).toBe(404);
   });
 });
@@ -179,7 +231,12 @@ describe('rate limit', () => {
       const p = await createProvider(rl.db);
       const statuses: number[] = [];
       for (let i = 0; i < 121; i++) {
-        const r = await rl.app.inject({ method: 'POST', url: i % 2 ? '/provisioning/provider-initiated' : '/api/v1/provisioning/provider-initiated', headers: { 'x-api-key': p.apiKey }, payload: {} });
+        const r = await rl.app.inject({
+          method: 'POST',
+          url: i % 2 ? '/provisioning/provider-initiated' : '/api/v1/provisioning/provider-initiated',
+          headers: { 'x-api-key': p.apiKey },
+          payload: {},
+        });
         statuses.push(r.statusCode);
       }
       expect([...new Set(statuses.slice(0, 120))]).toEqual([422]);

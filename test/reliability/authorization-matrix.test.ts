@@ -13,8 +13,15 @@ import { createLinkToken } from '../../src/modules/auth/link-tokens.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { agentOperations } from '../../src/surfaces/agent/mcp.catalogue.js';
 import {
-  createBuilding, createCheckoutSession, createInvoice, createLocation, createPlanVersion, createProvider, createSubscriber,
-  createSubscription, createUser,
+  createBuilding,
+  createCheckoutSession,
+  createInvoice,
+  createLocation,
+  createPlanVersion,
+  createProvider,
+  createSubscriber,
+  createSubscription,
+  createUser,
 } from '../helpers/factories.js';
 
 type Auth =
@@ -76,23 +83,58 @@ const MATRIX: Record<string, Entry> = {
   'POST /agent/verify/issue': { auth: 'agent', body: (p) => ({ customer_id: p.customer, channel: 'email' }), crossId: 'body' },
   'POST /agent/verify/check': { auth: 'agent', body: (p) => ({ customer_id: p.customer, code: '000000' }), crossId: 'body' },
   'GET /agent/customers/:customerId': { auth: 'agentVerified', params: (p) => ({ customerId: p.customer }), crossId: 'path' },
-  'GET /agent/customers/:customerId/billing-summary': { auth: 'agentVerified', params: (p) => ({ customerId: p.customer }), crossId: 'path' },
+  'GET /agent/customers/:customerId/billing-summary': {
+    auth: 'agentVerified',
+    params: (p) => ({ customerId: p.customer }),
+    crossId: 'path',
+  },
   'GET /agent/customers/:customerId/payments': { auth: 'agentVerified', params: (p) => ({ customerId: p.customer }), crossId: 'path' },
-  'GET /agent/customers/:customerId/network-health': { auth: 'agentVerified', params: (p) => ({ customerId: p.customer }), crossId: 'path' },
+  'GET /agent/customers/:customerId/network-health': {
+    auth: 'agentVerified',
+    params: (p) => ({ customerId: p.customer }),
+    crossId: 'path',
+  },
   'GET /agent/customers/:customerId/tickets': { auth: 'agentVerified', params: (p) => ({ customerId: p.customer }), crossId: 'path' },
   'POST /agent/customers/:customerId/plan-change/preview': {
-    auth: 'agentVerified', params: (p) => ({ customerId: p.customer }), body: (p) => ({ subscription_id: p.subscription, plan_version_id: p.planB }), crossId: 'path',
+    auth: 'agentVerified',
+    params: (p) => ({ customerId: p.customer }),
+    body: (p) => ({ subscription_id: p.subscription, plan_version_id: p.planB }),
+    crossId: 'path',
   },
   'POST /agent/customers/:customerId/plan-change': {
-    auth: 'agentVerified', params: (p) => ({ customerId: p.customer }), body: (p) => ({ subscription_id: p.subscription, plan_version_id: p.planB, confirm: false }), crossId: 'path',
+    auth: 'agentVerified',
+    params: (p) => ({ customerId: p.customer }),
+    body: (p) => ({ subscription_id: p.subscription, plan_version_id: p.planB, confirm: false }),
+    crossId: 'path',
   },
-  'PATCH /agent/customers/:customerId/contact': { auth: 'agentVerified', params: (p) => ({ customerId: p.customer }), body: () => ({ contact_type: 'contract', first_name: 'Erika' }), crossId: 'path' },
-  'POST /agent/customers/:customerId/password-reset': { auth: 'agentVerified', params: (p) => ({ customerId: p.customer }), body: () => ({ action: 'password_reset' }), crossId: 'path' },
+  'PATCH /agent/customers/:customerId/contact': {
+    auth: 'agentVerified',
+    params: (p) => ({ customerId: p.customer }),
+    body: () => ({ contact_type: 'contract', first_name: 'Erika' }),
+    crossId: 'path',
+  },
+  'POST /agent/customers/:customerId/password-reset': {
+    auth: 'agentVerified',
+    params: (p) => ({ customerId: p.customer }),
+    body: () => ({ action: 'password_reset' }),
+    crossId: 'path',
+  },
   'POST /agent/customers/:customerId/invoices/:invoiceId/resend': {
-    auth: 'agentVerified', params: (p) => ({ customerId: p.customer, invoiceId: p.invoice }), crossId: 'path',
+    auth: 'agentVerified',
+    params: (p) => ({ customerId: p.customer, invoiceId: p.invoice }),
+    crossId: 'path',
   },
-  'POST /agent/customers/:customerId/notes': { auth: 'agentVerified', params: (p) => ({ customerId: p.customer }), body: () => ({ note: 'matrix' }), crossId: 'path' },
-  'POST /agent/tickets': { auth: 'agent', body: (p) => ({ customer_id: p.customer, priority: 'low', ai_summary: 'matrix' }), crossId: 'body' },
+  'POST /agent/customers/:customerId/notes': {
+    auth: 'agentVerified',
+    params: (p) => ({ customerId: p.customer }),
+    body: () => ({ note: 'matrix' }),
+    crossId: 'path',
+  },
+  'POST /agent/tickets': {
+    auth: 'agent',
+    body: (p) => ({ customer_id: p.customer, priority: 'low', ai_summary: 'matrix' }),
+    crossId: 'body',
+  },
   // the MCP endpoint: the same key hook; its tool calls go through the matrix again below
   'POST /agent/mcp': { auth: 'agent', body: () => ({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }) },
   'GET /agent/mcp': { auth: 'agent' },
@@ -101,31 +143,86 @@ const MATRIX: Record<string, Entry> = {
   'POST /auth/login': { auth: 'none' },
   'POST /auth/set-password': { auth: 'none' },
   // partner: plan change
-  'GET /partner/subscriptions/:id/change-plan/preview': { auth: 'partnerKey', scope: 'provisioning:write', params: (p) => ({ id: p.subscription }), query: (p) => `plan_version_id=${p.planB}`, crossId: 'path' },
-  'POST /partner/subscriptions/:id/change-plan': { auth: 'partnerKey', scope: 'provisioning:write', params: (p) => ({ id: p.subscription }), body: (p) => ({ plan_version_id: p.planB }), crossId: 'path' },
+  'GET /partner/subscriptions/:id/change-plan/preview': {
+    auth: 'partnerKey',
+    scope: 'provisioning:write',
+    params: (p) => ({ id: p.subscription }),
+    query: (p) => `plan_version_id=${p.planB}`,
+    crossId: 'path',
+  },
+  'POST /partner/subscriptions/:id/change-plan': {
+    auth: 'partnerKey',
+    scope: 'provisioning:write',
+    params: (p) => ({ id: p.subscription }),
+    body: (p) => ({ plan_version_id: p.planB }),
+    crossId: 'path',
+  },
   // serviceability
   'GET /serviceability/autocomplete': { auth: 'partnerKey', scope: 'serviceability:read', query: () => 'q=Hauptstr' },
-  'POST /serviceability/check': { auth: 'partnerKey', scope: 'serviceability:read', body: () => ({ address: 'Hauptstraße 5, 10115 Berlin' }) },
-  'GET /serviceability/units': { auth: 'partnerKey', scope: 'serviceability:read', query: (p) => `building_id=${p.buildingId}`, crossId: 'query' },
+  'POST /serviceability/check': {
+    auth: 'partnerKey',
+    scope: 'serviceability:read',
+    body: () => ({ address: 'Hauptstraße 5, 10115 Berlin' }),
+  },
+  'GET /serviceability/units': {
+    auth: 'partnerKey',
+    scope: 'serviceability:read',
+    query: (p) => `building_id=${p.buildingId}`,
+    crossId: 'query',
+  },
   // location
   'POST /location/lookup': { auth: 'none' },
   'POST /location/details': { auth: 'dashboard', body: () => ({ location_identifier: 'LID-NOPE' }) },
   // checkout
   'POST /external-checkout/sessions': { auth: 'none' },
   'GET /external-checkout/sessions/:session_id': { auth: 'webhookSecret', params: (p) => ({ session_id: p.session }), crossId: 'path' },
-  'PATCH /external-checkout/sessions/:session_id': { auth: 'webhookSecret', params: (p) => ({ session_id: p.session }), body: () => ({ partner_reference: 'm' }), crossId: 'path' },
-  'POST /external-checkout/sessions/:session_id/cancel': { auth: 'webhookSecret', params: (p) => ({ session_id: p.session }), crossId: 'path' },
+  'PATCH /external-checkout/sessions/:session_id': {
+    auth: 'webhookSecret',
+    params: (p) => ({ session_id: p.session }),
+    body: () => ({ partner_reference: 'm' }),
+    crossId: 'path',
+  },
+  'POST /external-checkout/sessions/:session_id/cancel': {
+    auth: 'webhookSecret',
+    params: (p) => ({ session_id: p.session }),
+    crossId: 'path',
+  },
   'GET /external-checkout/sessions/:session_id/status': { auth: 'none' },
-  'POST /external-checkout/subscription-status': { auth: 'webhookSecret', body: (p) => ({ subscription_id: p.subscription, action: 'restore' }), crossId: 'body' },
-  'POST /external-checkout/complete': { auth: 'webhookSecret', body: (p) => ({ session_id: p.session, subscriber: subscriberBody }), crossId: 'body' },
-  'POST /external-checkout/anonymous-complete': { auth: 'webhookSecret', body: (p) => ({ session_id: p.session, subscriber: subscriberBody }), crossId: 'body' },
+  'POST /external-checkout/subscription-status': {
+    auth: 'webhookSecret',
+    body: (p) => ({ subscription_id: p.subscription, action: 'restore' }),
+    crossId: 'body',
+  },
+  'POST /external-checkout/complete': {
+    auth: 'webhookSecret',
+    body: (p) => ({ session_id: p.session, subscriber: subscriberBody }),
+    crossId: 'body',
+  },
+  'POST /external-checkout/anonymous-complete': {
+    auth: 'webhookSecret',
+    body: (p) => ({ session_id: p.session, subscriber: subscriberBody }),
+    crossId: 'body',
+  },
   'GET /sandbox/checkout': { auth: 'none' },
   'POST /sandbox/checkout/pay': { auth: 'none' },
   'POST /sandbox/checkout/cancel': { auth: 'none' },
   // provisioning
-  'POST /provisioning/provider-initiated': { auth: 'partnerKey', scope: 'provisioning:write', body: (p) => ({ plan_version_id: p.planA, location_hash: 'loc_does_not_exist', subscriber: subscriberBody }) },
-  'POST /provisioning/bulk': { auth: 'partnerKey', scope: 'provisioning:write', body: (p) => ({ items: [{ plan_version_id: p.planA, location_hash: 'loc_nope', subscriber: subscriberBody }] }) },
-  'GET /provisioning/jobs/:job_id': { auth: 'partnerKey', scope: 'provisioning:write', params: (p) => ({ job_id: p.job }), crossId: 'path' },
+  'POST /provisioning/provider-initiated': {
+    auth: 'partnerKey',
+    scope: 'provisioning:write',
+    body: (p) => ({ plan_version_id: p.planA, location_hash: 'loc_does_not_exist', subscriber: subscriberBody }),
+  },
+  'POST /provisioning/bulk': {
+    auth: 'partnerKey',
+    scope: 'provisioning:write',
+    body: (p) => ({ items: [{ plan_version_id: p.planA, location_hash: 'loc_nope', subscriber: subscriberBody }] }),
+  },
+  'GET /provisioning/jobs/:job_id': {
+    auth: 'partnerKey',
+    scope: 'provisioning:write',
+    params: (p) => ({ job_id: p.job }),
+    crossId: 'path',
+  },
   'POST /provisioning/confirm-install': { auth: 'dashboard', body: (p) => ({ subscription_id: p.subscription }), crossId: 'body' },
   // booking and payment pages: the link token is the credential
   'GET /booking/:token': { auth: 'none' },
@@ -139,24 +236,43 @@ const MATRIX: Record<string, Entry> = {
   // subscriber self-service
   'GET /subscriber/me': { auth: 'subscriber' },
   'GET /subscriber/me/details': { auth: 'subscriber' },
-  'PATCH /subscriber/me/password': { auth: 'subscriber', body: () => ({ current_password: 'wrong-password', new_password: 'another-password-1' }) },
+  'PATCH /subscriber/me/password': {
+    auth: 'subscriber',
+    body: () => ({ current_password: 'wrong-password', new_password: 'another-password-1' }),
+  },
   'GET /subscriber/me/invoices': { auth: 'subscriber' },
   'GET /subscriber/me/credit-notes': { auth: 'subscriber' },
   'GET /subscriber/me/usage': { auth: 'subscriber' },
   'GET /subscriber/status-history': { auth: 'subscriber' },
-  'PATCH /subscriber/me/billing-day': { auth: 'subscriber', body: (p) => ({ subscription_id: p.subscription, billing_day: 5 }), crossId: 'body' },
+  'PATCH /subscriber/me/billing-day': {
+    auth: 'subscriber',
+    body: (p) => ({ subscription_id: p.subscription, billing_day: 5 }),
+    crossId: 'body',
+  },
   'GET /subscriber/me/payment-method': { auth: 'subscriber' },
   'POST /subscriber/me/payment-method/setup': { auth: 'subscriber' },
   'POST /subscriber/me/payment-method/confirm': { auth: 'subscriber', body: () => ({ client_secret: 'seti_secret_nope_12345' }) },
   // internal API (/api/v1 only)
   'GET /api/v1/credit-notes/:id/pdf': { auth: 'subscriber', params: (p) => ({ id: p.creditNote }), crossId: 'path' },
-  'GET /api/v1/subscription/:id/cancel/preview': { auth: 'dashboard', params: (p) => ({ id: p.subscription }), query: () => 'end_date=2026-12-31', crossId: 'path' },
-  'POST /api/v1/subscription/:id/cancel': { auth: 'dashboard', params: (p) => ({ id: p.subscription }), body: () => ({ end_date: '2026-12-31' }), crossId: 'path' },
+  'GET /api/v1/subscription/:id/cancel/preview': {
+    auth: 'dashboard',
+    params: (p) => ({ id: p.subscription }),
+    query: () => 'end_date=2026-12-31',
+    crossId: 'path',
+  },
+  'POST /api/v1/subscription/:id/cancel': {
+    auth: 'dashboard',
+    params: (p) => ({ id: p.subscription }),
+    body: () => ({ end_date: '2026-12-31' }),
+    crossId: 'path',
+  },
   'POST /api/v1/provider/users/invite': { auth: 'staffAdmin', body: () => ({ email: 'invitee@example.test', sp_role: 'support' }) },
   'GET /api/v1/provider/users': { auth: 'staffAdmin' },
   'POST /api/v1/provider/users/:user_id/resend-invite': { auth: 'staffAdmin', params: (p) => ({ user_id: p.staffUser }), crossId: 'path' },
   'POST /api/v1/admin/subscriptions/:id/change-plan': {
-    auth: 'platformAdmin', params: (p) => ({ id: p.subscription }), body: (p) => ({ plan_version_id: p.planB, override_reason: 'matrix: limit override' }),
+    auth: 'platformAdmin',
+    params: (p) => ({ id: p.subscription }),
+    body: (p) => ({ plan_version_id: p.planB, override_reason: 'matrix: limit override' }),
   },
 };
 
@@ -175,28 +291,80 @@ async function party(t: TestApp): Promise<Party> {
   const user = await createUser(t.db, { role: 'subscriber' });
   const cust = await createSubscriber(t.db, provider.id, { userId: user.id });
   const other = await createSubscriber(t.db, provider.id);
-  const sub = await createSubscription(t.db, { providerId: provider.id, subscriberId: cust.id, planVersionId: planA.id, buildingId: building.id, unitId: building.units[0].id, locationId: loc.id });
+  const sub = await createSubscription(t.db, {
+    providerId: provider.id,
+    subscriberId: cust.id,
+    planVersionId: planA.id,
+    buildingId: building.id,
+    unitId: building.units[0].id,
+    locationId: loc.id,
+  });
   const inv = await createInvoice(t.db, { providerId: provider.id, subscriberId: cust.id, subscriptionId: sub.id });
   const creditNote = newId();
-  await t.db.insertInto('credit_notes').values({ id: creditNote, provider_id: provider.id, subscriber_id: cust.id, subscription_id: sub.id, number: `CN-${creditNote.slice(0, 8)}`, state: 'open', amount_cents: 500, currency: 'EUR', reason: 'matrix', issued_at: t.clock.now() }).execute();
+  await t.db
+    .insertInto('credit_notes')
+    .values({
+      id: creditNote,
+      provider_id: provider.id,
+      subscriber_id: cust.id,
+      subscription_id: sub.id,
+      number: `CN-${creditNote.slice(0, 8)}`,
+      state: 'open',
+      amount_cents: 500,
+      currency: 'EUR',
+      reason: 'matrix',
+      issued_at: t.clock.now(),
+    })
+    .execute();
   const job = newId();
-  await t.db.insertInto('jobs').values({ id: job, kind: 'provisioning.port', payload: JSON.stringify({ subscription_id: sub.id }), provider_id: provider.id, subscription_id: sub.id, status: 'succeeded' }).execute();
-  const session = await createCheckoutSession(t.db, { providerId: provider.id, planVersionId: planA.id, buildingId: building.id, unitId: building.units[1].id, createdAt: t.clock.now() });
+  await t.db
+    .insertInto('jobs')
+    .values({
+      id: job,
+      kind: 'provisioning.port',
+      payload: JSON.stringify({ subscription_id: sub.id }),
+      provider_id: provider.id,
+      subscription_id: sub.id,
+      status: 'succeeded',
+    })
+    .execute();
+  const session = await createCheckoutSession(t.db, {
+    providerId: provider.id,
+    planVersionId: planA.id,
+    buildingId: building.id,
+    unitId: building.units[1].id,
+    createdAt: t.clock.now(),
+  });
   const staff = await createUser(t.db, { role: 'service_provider', spRole: 'support', providerId: provider.id, password: null });
   const admin = await createUser(t.db, { role: 'service_provider', spRole: 'sp_admin', providerId: provider.id });
   const platform = await createUser(t.db, { role: 'platform_admin' });
   const token = `vs_matrix_${newId()}`;
   const otherToken = `vs_matrix_${newId()}`;
   const expires = new Date(t.clock.now().getTime() + 600_000);
-  await t.db.insertInto('verified_sessions').values([
-    { id: newId(), provider_id: provider.id, subscriber_id: cust.id, token_hash: sha256(token), expires_at: expires },
-    { id: newId(), provider_id: provider.id, subscriber_id: other.id, token_hash: sha256(otherToken), expires_at: expires },
-  ]).execute();
+  await t.db
+    .insertInto('verified_sessions')
+    .values([
+      { id: newId(), provider_id: provider.id, subscriber_id: cust.id, token_hash: sha256(token), expires_at: expires },
+      { id: newId(), provider_id: provider.id, subscriber_id: other.id, token_hash: sha256(otherToken), expires_at: expires },
+    ])
+    .execute();
   const jwt = async (u: { id: string }, role: string, spRole: string | null, providerId: string | null) =>
     `Bearer ${(await t.services.auth.issueJwt({ id: u.id, role, sp_role: spRole, provider_id: providerId })).access_token}`;
   return {
-    provider, planA: planA.id, planB: planB.id, buildingId: building.id, customer: cust.id, otherCustomer: other.id, subscription: sub.id,
-    invoice: inv.id, creditNote, job, session: session.id, staffUser: staff.id, session_token: token, other_session_token: otherToken,
+    provider,
+    planA: planA.id,
+    planB: planB.id,
+    buildingId: building.id,
+    customer: cust.id,
+    otherCustomer: other.id,
+    subscription: sub.id,
+    invoice: inv.id,
+    creditNote,
+    job,
+    session: session.id,
+    staffUser: staff.id,
+    session_token: token,
+    other_session_token: otherToken,
     subscriberJwt: await jwt(user, 'subscriber', null, null),
     adminJwt: await jwt(admin, 'service_provider', 'sp_admin', provider.id),
     supportJwt: await jwt(staff, 'service_provider', 'support', provider.id),
@@ -231,7 +399,14 @@ function entryOf(method: string, url: string): Entry | undefined {
   return MATRIX[`${method} ${url}`] ?? MATRIX[`${method} ${url.replace(/^\/api\/v1(?=\/)/, '')}`];
 }
 
-function call(method: string, url: string, e: Entry, p: Party, headers: Record<string, string | undefined>, over: { params?: Record<string, string>; body?: unknown; query?: string } = {}) {
+function call(
+  method: string,
+  url: string,
+  e: Entry,
+  p: Party,
+  headers: Record<string, string | undefined>,
+  over: { params?: Record<string, string>; body?: unknown; query?: string } = {},
+) {
   const params = over.params ?? e.params?.(p, w) ?? {};
   let path = url.replace(/:(\w+)/g, (_, name) => encodeURIComponent(params[name] ?? w.randomUuid));
   const query = over.query ?? e.query?.(p, w);
@@ -274,13 +449,19 @@ async function expiredJwt(): Promise<string> {
 async function foreignJwt(role: string): Promise<string> {
   const now = Math.floor(t.clock.now().getTime() / 1000);
   return new SignJWT({ role, sp_role: 'sp_admin', service_provider_id: w.A.provider.id })
-    .setProtectedHeader({ alg: 'HS256' }).setSubject(newId()).setIssuer('netsvc-api').setIssuedAt(now).setExpirationTime(now + 600)
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(newId())
+    .setIssuer('netsvc-api')
+    .setIssuedAt(now)
+    .setExpirationTime(now + 600)
     .sign(new TextEncoder().encode('another-signing-key-another-signing-key-123'));
 }
 
 describe('authorization matrix', () => {
   it('lists every route of the app (a new route fails here until it is added)', () => {
-    const missing = uniqueRoutes().map((r) => `${r.method} ${r.url}`).filter((k) => !SERVICE_ROUTES.has(k) && !entryOf(...(k.split(' ') as [string, string])));
+    const missing = uniqueRoutes()
+      .map((r) => `${r.method} ${r.url}`)
+      .filter((k) => !SERVICE_ROUTES.has(k) && !entryOf(...(k.split(' ') as [string, string])));
     expect(missing).toEqual([]);
     const stale = Object.keys(MATRIX).filter((k) => !uniqueRoutes().some((r) => `${r.method} ${r.url}` === k));
     expect(stale).toEqual([]);
@@ -343,7 +524,11 @@ describe('authorization matrix', () => {
         const missing = await call(method, url, e, w.A, {});
         expect(missing.statusCode, label).toBe(401);
         expect(missing.json(), label).toEqual({ detail: 'Not authenticated' });
-        for (const bad of ['Bearer nonsense', `Bearer ${expired}`, `Bearer ${await foreignJwt(e.auth === 'subscriber' ? 'subscriber' : 'service_provider')}`]) {
+        for (const bad of [
+          'Bearer nonsense',
+          `Bearer ${expired}`,
+          `Bearer ${await foreignJwt(e.auth === 'subscriber' ? 'subscriber' : 'service_provider')}`,
+        ]) {
           const r = await call(method, url, e, w.A, { authorization: bad });
           expect(r.statusCode, `${label} with ${bad.slice(0, 20)}`).toBe(403);
           expect(r.json(), label).toEqual({ detail: 'Invalid credentials' });
@@ -359,9 +544,11 @@ describe('authorization matrix', () => {
       // subscribers never reach dashboard routes; staff sub-roles other than sp_admin never manage staff
       const wrong = e.auth === 'subscriber' ? null : w.A.subscriberJwt;
       if (wrong) expect((await call(method, url, e, w.A, { authorization: wrong })).statusCode, `${label} as subscriber`).toBe(403);
-      if (e.auth === 'staffAdmin') expect((await call(method, url, e, w.A, { authorization: w.A.supportJwt })).statusCode, `${label} as support`).toBe(403);
+      if (e.auth === 'staffAdmin')
+        expect((await call(method, url, e, w.A, { authorization: w.A.supportJwt })).statusCode, `${label} as support`).toBe(403);
       // only a platform administrator overrides: provider staff (even sp_admin) are refused
-      if (e.auth === 'platformAdmin') expect((await call(method, url, e, w.A, { authorization: w.A.adminJwt })).statusCode, `${label} as provider admin`).toBe(403);
+      if (e.auth === 'platformAdmin')
+        expect((await call(method, url, e, w.A, { authorization: w.A.adminJwt })).statusCode, `${label} as provider admin`).toBe(403);
     }
   });
 
@@ -376,7 +563,10 @@ describe('authorization matrix', () => {
       const garbage = await call(method, url, e, w.A, { 'x-api-key': w.A.provider.apiKey, 'x-verified-session': 'vs_garbage' });
       expect(garbage.statusCode, label).toBe(401);
       expect(garbage.json().error.code, label).toBe('session_invalid');
-      const otherCustomer = await call(method, url, e, w.A, { 'x-api-key': w.A.provider.apiKey, 'x-verified-session': w.A.other_session_token });
+      const otherCustomer = await call(method, url, e, w.A, {
+        'x-api-key': w.A.provider.apiKey,
+        'x-verified-session': w.A.other_session_token,
+      });
       expect(otherCustomer.statusCode, label).toBe(403);
       expect(otherCustomer.json().error.code, label).toBe('session_customer_mismatch');
     }
@@ -397,13 +587,26 @@ describe('authorization matrix', () => {
         return { body: e.body!(p, w) };
       };
       const fake: Party = {
-        ...w.A, customer: w.randomUuid, subscription: w.randomUuid, invoice: w.randomUuid, creditNote: w.randomUuid, job: w.randomUuid,
-        session: w.randomUuid, staffUser: w.randomUuid, buildingId: w.randomUuid,
+        ...w.A,
+        customer: w.randomUuid,
+        subscription: w.randomUuid,
+        invoice: w.randomUuid,
+        creditNote: w.randomUuid,
+        job: w.randomUuid,
+        session: w.randomUuid,
+        staffUser: w.randomUuid,
+        buildingId: w.randomUuid,
       };
       const owned = await call(method, url, e, w.B, headers, swap(w.A));
       const missing = await call(method, url, e, w.B, headers, swap(fake));
-      if (owned.statusCode < 400 || owned.statusCode !== missing.statusCode || stripRequestId(owned.body) !== stripRequestId(missing.body)) {
-        mismatches.push(`${label}: owned id -> ${owned.statusCode} ${owned.body.slice(0, 120)} | missing id -> ${missing.statusCode} ${missing.body.slice(0, 120)}`);
+      if (
+        owned.statusCode < 400 ||
+        owned.statusCode !== missing.statusCode ||
+        stripRequestId(owned.body) !== stripRequestId(missing.body)
+      ) {
+        mismatches.push(
+          `${label}: owned id -> ${owned.statusCode} ${owned.body.slice(0, 120)} | missing id -> ${missing.statusCode} ${missing.body.slice(0, 120)}`,
+        );
       }
       compared++;
     }
@@ -419,7 +622,14 @@ describe('authorization matrix over MCP tools', () => {
   const agentRows = () => agentOperations(t.app).map((op) => ({ op, e: entryOf(op.method, op.url)! }));
 
   /** The tool call of a matrix row: path parameters under their argument names, query and body merged. */
-  function toolCall(op: ReturnType<typeof agentOperations>[number], e: Entry, p: Party, headers: Record<string, string>, over: { params?: Record<string, string>; body?: unknown; query?: string } = {}, session?: string) {
+  function toolCall(
+    op: ReturnType<typeof agentOperations>[number],
+    e: Entry,
+    p: Party,
+    headers: Record<string, string>,
+    over: { params?: Record<string, string>; body?: unknown; query?: string } = {},
+    session?: string,
+  ) {
     const params = over.params ?? e.params?.(p, w) ?? {};
     const args: Record<string, unknown> = {};
     for (const [k, arg] of Object.entries(op.paramArgs)) args[arg] = params[k] ?? w.randomUuid;
@@ -447,7 +657,12 @@ describe('authorization matrix over MCP tools', () => {
   it('refuses a missing, malformed, disabled or under-privileged API key on every tool call, before any tool runs', async () => {
     for (const { op, e } of agentRows()) {
       const session = e.auth === 'agentVerified' ? w.A.session_token : undefined;
-      for (const [key, code] of [[undefined, 'invalid_api_key'], ['sk_not_a_key', 'invalid_api_key'], [w.disabled.apiKey, 'invalid_api_key'], [w.noAgent.apiKey, 'feature_not_enabled']] as const) {
+      for (const [key, code] of [
+        [undefined, 'invalid_api_key'],
+        ['sk_not_a_key', 'invalid_api_key'],
+        [w.disabled.apiKey, 'invalid_api_key'],
+        [w.noAgent.apiKey, 'feature_not_enabled'],
+      ] as const) {
         const r = await toolCall(op, e, w.A, key ? { 'x-api-key': key } : {}, {}, session);
         expect({ tool: op.tool, status: r.statusCode, code: r.json().error?.code }).toEqual({ tool: op.tool, status: 403, code });
       }
@@ -463,7 +678,10 @@ describe('authorization matrix over MCP tools', () => {
         resultOf(await toolCall(op, e, w.A, key, {}, 'vs_garbage')),
         resultOf(await toolCall(op, e, w.A, key, {}, w.A.other_session_token)),
       ].map((r) => (r.isError ? r.structuredContent.error?.code : 'ok'));
-      expect({ tool: op.tool, codes }).toEqual({ tool: op.tool, codes: ['verification_required', 'session_invalid', 'session_customer_mismatch'] });
+      expect({ tool: op.tool, codes }).toEqual({
+        tool: op.tool,
+        codes: ['verification_required', 'session_invalid', 'session_customer_mismatch'],
+      });
     }
   });
 
@@ -479,8 +697,10 @@ describe('authorization matrix over MCP tools', () => {
       const owned = resultOf(await toolCall(op, e, w.B, headers, swap(w.A), session));
       const missing = resultOf(await toolCall(op, e, w.B, headers, swap(fake), session));
       // structuredContent carries the envelope; the text content is the same JSON as a string
-      const strip = (x: ReturnType<typeof resultOf>) => stripRequestId(JSON.stringify({ isError: x.isError, content: x.structuredContent }));
-      if (!owned.isError || strip(owned) !== strip(missing)) mismatches.push(`${op.tool}: owned id -> ${strip(owned).slice(0, 160)} | missing id -> ${strip(missing).slice(0, 160)}`);
+      const strip = (x: ReturnType<typeof resultOf>) =>
+        stripRequestId(JSON.stringify({ isError: x.isError, content: x.structuredContent }));
+      if (!owned.isError || strip(owned) !== strip(missing))
+        mismatches.push(`${op.tool}: owned id -> ${strip(owned).slice(0, 160)} | missing id -> ${strip(missing).slice(0, 160)}`);
       compared++;
     }
     expect(mismatches).toEqual([]);
@@ -493,13 +713,17 @@ describe('authorization matrix over MCP tools', () => {
 // optional Bearer of POST /external-checkout/sessions, with 403 Invalid credentials.
 describe('revoked, forged and incomplete JWTs', () => {
   type Kind = 'subscriber' | 'dashboard';
-  interface Pair { subscriber: { id: string; email: string; password: string | null }; staff: { id: string; email: string; password: string | null } }
+  interface Pair {
+    subscriber: { id: string; email: string; password: string | null };
+    staff: { id: string; email: string; password: string | null };
+  }
 
   function jwtRoutes() {
     return uniqueRoutes().flatMap(({ method, url }) => {
       const e = entryOf(method, url);
       if (!e) return [];
-      if (['subscriber', 'dashboard', 'staffAdmin'].includes(e.auth)) return [{ method, url, e, kind: (e.auth === 'subscriber' ? 'subscriber' : 'dashboard') as Kind }];
+      if (['subscriber', 'dashboard', 'staffAdmin'].includes(e.auth))
+        return [{ method, url, e, kind: (e.auth === 'subscriber' ? 'subscriber' : 'dashboard') as Kind }];
       if (entryOf(method, url) === MATRIX['POST /external-checkout/sessions']) return [{ method, url, e, kind: 'subscriber' as Kind }];
       return [];
     });
@@ -521,25 +745,48 @@ describe('revoked, forged and incomplete JWTs', () => {
   /** A token signed by hand: the claims login would put in, minus or plus what the case says. */
   async function signed(key: string, claims: { sub: string; role: string; exp?: boolean; ver?: number | null }) {
     const now = Math.floor(t.clock.now().getTime() / 1000);
-    const body: Record<string, unknown> = { role: claims.role, sp_role: claims.role === 'subscriber' ? null : 'sp_admin', service_provider_id: claims.role === 'subscriber' ? null : w.A.provider.id };
+    const body: Record<string, unknown> = {
+      role: claims.role,
+      sp_role: claims.role === 'subscriber' ? null : 'sp_admin',
+      service_provider_id: claims.role === 'subscriber' ? null : w.A.provider.id,
+    };
     if (claims.ver !== null) body.ver = claims.ver ?? 0;
-    const jwt = new SignJWT(body).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(claims.sub).setIssuer('netsvc-api').setIssuedAt(now);
+    const jwt = new SignJWT(body)
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(claims.sub)
+      .setIssuer('netsvc-api')
+      .setIssuedAt(now);
     if (claims.exp !== false) jwt.setExpirationTime(now + 600);
     return jwt.sign(new TextEncoder().encode(key));
   }
 
   /** The tokens work before the case happens: otherwise a refusal afterwards would prove nothing. */
   async function expectAccepted(tokens: Record<Kind, string>) {
-    const me = await t.app.inject({ method: 'GET', url: '/subscriber/status-history', headers: { authorization: `Bearer ${tokens.subscriber}` } });
+    const me = await t.app.inject({
+      method: 'GET',
+      url: '/subscriber/status-history',
+      headers: { authorization: `Bearer ${tokens.subscriber}` },
+    });
     expect(me.statusCode, me.body).toBe(200);
-    const staff = await t.app.inject({ method: 'GET', url: '/api/v1/provider/users', headers: { authorization: `Bearer ${tokens.dashboard}` } });
+    const staff = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/provider/users',
+      headers: { authorization: `Bearer ${tokens.dashboard}` },
+    });
     expect(staff.statusCode, staff.body).toBe(200);
   }
 
   async function expectRefusedEverywhere(tokens: Record<Kind, string>, what: string) {
     const routes = jwtRoutes();
     expect(routes.length).toBeGreaterThan(25);
-    expect(routes.map((r) => r.url)).toEqual(expect.arrayContaining(['/subscriber/me', '/api/v1/subscriber/me', '/external-checkout/sessions', '/api/v1/external-checkout/sessions']));
+    expect(routes.map((r) => r.url)).toEqual(
+      expect.arrayContaining([
+        '/subscriber/me',
+        '/api/v1/subscriber/me',
+        '/external-checkout/sessions',
+        '/api/v1/external-checkout/sessions',
+      ]),
+    );
     for (const { method, url, e, kind } of routes) {
       const r = await call(method, url, e, w.A, { authorization: `Bearer ${tokens[kind]}` });
       expect(r.statusCode, `${what}: ${method} ${url} answered ${r.body}`).toBe(403);
@@ -549,8 +796,11 @@ describe('revoked, forged and incomplete JWTs', () => {
 
   it('a token signed with the old time-and-pid secret or a rotated-away secret is refused on every JWT route', async () => {
     const p = await pair();
-    const tokens = (key: string) => Promise.all([signed(key, { sub: p.subscriber.id, role: 'subscriber' }), signed(key, { sub: p.staff.id, role: 'service_provider' })])
-      .then(([subscriber, dashboard]) => ({ subscriber, dashboard }));
+    const tokens = (key: string) =>
+      Promise.all([
+        signed(key, { sub: p.subscriber.id, role: 'subscriber' }),
+        signed(key, { sub: p.staff.id, role: 'service_provider' }),
+      ]).then(([subscriber, dashboard]) => ({ subscriber, dashboard }));
     // The same claims under the real key are accepted: only the key differs.
     await expectAccepted(await tokens(t.config.jwtSecret));
     await expectRefusedEverywhere(await tokens(`dev-only-${process.pid}-${Date.now()}-not-for-production-use`), 'old derived secret');
@@ -560,18 +810,27 @@ describe('revoked, forged and incomplete JWTs', () => {
   it('a token without exp, without a token version, or naming no user is refused on every JWT route, even under the real key', async () => {
     const p = await pair();
     const key = t.config.jwtSecret;
-    await expectRefusedEverywhere({
-      subscriber: await signed(key, { sub: p.subscriber.id, role: 'subscriber', exp: false }),
-      dashboard: await signed(key, { sub: p.staff.id, role: 'service_provider', exp: false }),
-    }, 'no exp');
-    await expectRefusedEverywhere({
-      subscriber: await signed(key, { sub: p.subscriber.id, role: 'subscriber', ver: null }),
-      dashboard: await signed(key, { sub: p.staff.id, role: 'service_provider', ver: null }),
-    }, 'no ver');
-    await expectRefusedEverywhere({
-      subscriber: await signed(key, { sub: newId(), role: 'subscriber' }),
-      dashboard: await signed(key, { sub: newId(), role: 'platform_admin' }),
-    }, 'no such user');
+    await expectRefusedEverywhere(
+      {
+        subscriber: await signed(key, { sub: p.subscriber.id, role: 'subscriber', exp: false }),
+        dashboard: await signed(key, { sub: p.staff.id, role: 'service_provider', exp: false }),
+      },
+      'no exp',
+    );
+    await expectRefusedEverywhere(
+      {
+        subscriber: await signed(key, { sub: p.subscriber.id, role: 'subscriber', ver: null }),
+        dashboard: await signed(key, { sub: p.staff.id, role: 'service_provider', ver: null }),
+      },
+      'no ver',
+    );
+    await expectRefusedEverywhere(
+      {
+        subscriber: await signed(key, { sub: newId(), role: 'subscriber' }),
+        dashboard: await signed(key, { sub: newId(), role: 'platform_admin' }),
+      },
+      'no such user',
+    );
   });
 
   it('the tokens of a deleted user are refused on every JWT route', async () => {
@@ -590,7 +849,10 @@ describe('revoked, forged and incomplete JWTs', () => {
     await t.db.updateTable('users').set({ disabled: true }).where('id', 'in', [p.subscriber.id, p.staff.id]).execute();
     await expectRefusedEverywhere(tokens, 'disabled user');
     // A token minted from the disabled row is refused as well (disabled, not only an older version).
-    await expectRefusedEverywhere({ subscriber: await issued(p.subscriber.id), dashboard: await issued(p.staff.id) }, 'token of a disabled row');
+    await expectRefusedEverywhere(
+      { subscriber: await issued(p.subscriber.id), dashboard: await issued(p.staff.id) },
+      'token of a disabled row',
+    );
     const login = await t.app.inject({ method: 'POST', url: '/auth/login', payload: { email: p.staff.email, password: p.staff.password } });
     expect(login.statusCode).toBe(401);
     expect(login.json()).toEqual({ detail: 'Invalid credentials' });
@@ -601,17 +863,26 @@ describe('revoked, forged and incomplete JWTs', () => {
     const tokens = { subscriber: await issued(p.subscriber.id), dashboard: await issued(p.staff.id) };
     await expectAccepted(tokens);
     const change = await t.app.inject({
-      method: 'PATCH', url: '/subscriber/me/password', headers: { authorization: `Bearer ${tokens.subscriber}` },
+      method: 'PATCH',
+      url: '/subscriber/me/password',
+      headers: { authorization: `Bearer ${tokens.subscriber}` },
       payload: { current_password: p.subscriber.password, new_password: 'a-brand-new-password-1' },
     });
     expect(change.statusCode, change.body).toBe(200);
     const { token } = await createLinkToken(t.db, t.clock, { purpose: 'password_reset', userId: p.staff.id });
-    const reset = await t.app.inject({ method: 'POST', url: '/api/v1/auth/set-password', payload: { token, password: 'another-new-password-2' } });
+    const reset = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/set-password',
+      payload: { token, password: 'another-new-password-2' },
+    });
     expect(reset.statusCode, reset.body).toBe(200);
     await expectRefusedEverywhere(tokens, 'issued before the password change');
     const relogin = async (email: string, password: string) =>
       (await t.app.inject({ method: 'POST', url: '/auth/login', payload: { email, password } })).json().access_token as string;
-    await expectAccepted({ subscriber: await relogin(p.subscriber.email, 'a-brand-new-password-1'), dashboard: await relogin(p.staff.email, 'another-new-password-2') });
+    await expectAccepted({
+      subscriber: await relogin(p.subscriber.email, 'a-brand-new-password-1'),
+      dashboard: await relogin(p.staff.email, 'another-new-password-2'),
+    });
   });
 
   it('a token issued before a role change is refused on every JWT route', async () => {
@@ -619,7 +890,11 @@ describe('revoked, forged and incomplete JWTs', () => {
     const tokens = { subscriber: await issued(p.subscriber.id), dashboard: await issued(p.staff.id) };
     await expectAccepted(tokens);
     await t.db.updateTable('users').set({ sp_role: 'support' }).where('id', '=', p.staff.id).execute();
-    await t.db.updateTable('users').set({ role: 'service_provider', sp_role: 'sales', provider_id: w.A.provider.id }).where('id', '=', p.subscriber.id).execute();
+    await t.db
+      .updateTable('users')
+      .set({ role: 'service_provider', sp_role: 'sales', provider_id: w.A.provider.id })
+      .where('id', '=', p.subscriber.id)
+      .execute();
     await expectRefusedEverywhere(tokens, 'issued before the role change');
   });
 });

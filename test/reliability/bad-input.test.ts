@@ -14,7 +14,18 @@ let headers: Record<string, string>;
 let tables: string[];
 let customerId: string;
 
-const INJECTIONS = ["' OR 1=1 --", '"; DROP TABLE subscribers; --', '\r\nX-Injected: 1', '${jndi:ldap://x}', '<script>alert(1)</script>', '../../etc/passwd', '\u0000', '%00', '🙂🙃'.repeat(50), 'ß'.repeat(3000)];
+const INJECTIONS = [
+  "' OR 1=1 --",
+  '"; DROP TABLE subscribers; --',
+  '\r\nX-Injected: 1',
+  '${jndi:ldap://x}',
+  '<script>alert(1)</script>',
+  '../../etc/passwd',
+  '\u0000',
+  '%00',
+  '🙂🙃'.repeat(50),
+  'ß'.repeat(3000),
+];
 const weird = fc.oneof(
   fc.constantFrom(...INJECTIONS),
   fc.constant(null),
@@ -68,12 +79,19 @@ const mutatedBody = (schema: any) =>
   });
 
 const UNSTORABLE = ['\u0000', '\ud800', '\udfff', 'x\udc00'];
-interface Target { part: 'body' | 'query' | 'path'; at: string[] }
+interface Target {
+  part: 'body' | 'query' | 'path';
+  at: string[];
+}
 
 /** The paths of every string field of a request body schema (first branch of a union, first item of an array). */
 function stringFields(schema: any, at: string[] = []): string[][] {
   if (!schema) return [];
-  if (schema.anyOf || schema.oneOf) return stringFields((schema.anyOf ?? schema.oneOf).find((s: any) => s.type !== 'null'), at);
+  if (schema.anyOf || schema.oneOf)
+    return stringFields(
+      (schema.anyOf ?? schema.oneOf).find((s: any) => s.type !== 'null'),
+      at,
+    );
   if (schema.type === 'object') return Object.entries<any>(schema.properties ?? {}).flatMap(([k, v]) => stringFields(v, [...at, k]));
   if (schema.type === 'array') return stringFields(schema.items, [...at, '0']);
   if (schema.type === 'string' || (Array.isArray(schema.type) && schema.type.includes('string'))) return [at];
@@ -81,7 +99,8 @@ function stringFields(schema: any, at: string[] = []): string[][] {
 }
 
 /** A path parameter that passes its own schema, so validation reaches the part under test. */
-const validParam = (schema: any) => (schema?.type === 'string' && !schema.example && !schema.format ? 'a'.repeat(Math.max(schema.minLength ?? 1, 12)) : exampleFor(schema));
+const validParam = (schema: any) =>
+  schema?.type === 'string' && !schema.example && !schema.format ? 'a'.repeat(Math.max(schema.minLength ?? 1, 12)) : exampleFor(schema);
 
 function setAt(target: any, at: string[], value: unknown) {
   let node = target;
@@ -124,7 +143,11 @@ beforeAll(async () => {
   (headers as any).subscriberAuth = `Bearer ${subJwt.access_token}`;
   (headers as any).dashboardAuth = `Bearer ${adminJwt.access_token}`;
   (headers as any).platformAdminAuth = `Bearer ${operatorJwt.access_token}`;
-  const r = await sql<{ tablename: string }>`SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename NOT IN ('schema_migrations', 'rate_limit_buckets', 'credential_failures', 'idempotency_records', 'audit_entries')`.execute(t.db);
+  const r = await sql<{
+    tablename: string;
+  }>`SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename NOT IN ('schema_migrations', 'rate_limit_buckets', 'credential_failures', 'idempotency_records', 'audit_entries')`.execute(
+    t.db,
+  );
   tables = r.rows.map((x) => x.tablename);
 });
 afterAll(() => t.close());
@@ -141,9 +164,12 @@ function operations() {
 
 const fillPath = (path: string, value: string) => path.replace(/\{[^}]+\}/g, encodeURIComponent(value));
 const authFor = (path: string) => ({
-  authorization: path.startsWith('/subscriber') || path.includes('/credit-notes')
-    ? (headers as any).subscriberAuth
-    : path.startsWith('/api/v1/admin/') ? (headers as any).platformAdminAuth : (headers as any).dashboardAuth,
+  authorization:
+    path.startsWith('/subscriber') || path.includes('/credit-notes')
+      ? (headers as any).subscriberAuth
+      : path.startsWith('/api/v1/admin/')
+        ? (headers as any).platformAdminAuth
+        : (headers as any).dashboardAuth,
 });
 
 describe('bad input never breaks the service', () => {
@@ -154,19 +180,27 @@ describe('bad input never breaks the service', () => {
       const bodySchema = op.requestBody?.content?.['application/json']?.schema;
       const queryParams = (op.parameters ?? []).filter((p: any) => p.in === 'query');
       await fc.assert(
-        fc.asyncProperty(mutatedBody(bodySchema), fc.oneof(fc.uuid(), fc.constantFrom(...INJECTIONS), fc.string({ maxLength: 20 })), weird, async (body, idValue, queryValue) => {
-          const url = fillPath(path, idValue);
-          const query = queryParams.length ? `?${queryParams.map((p: any) => `${p.name}=${encodeURIComponent(String(queryValue))}`).join('&')}` : '';
-          const before = method === 'GET' ? '' : await rowCounts();
-          const r = await t.app.inject({
-            method: method as any,
-            url: url + query,
-            headers: { ...headers, ...authFor(path), 'content-type': 'application/json' },
-            ...(method === 'GET' || method === 'DELETE' ? {} : { payload: JSON.stringify(body) }),
-          });
-          assertShape(path, r.statusCode, r.body, String(r.headers['content-type'] ?? ''));
-          if (method !== 'GET' && r.statusCode >= 400) expect(await rowCounts(), `${method} ${path} wrote despite ${r.statusCode}`).toBe(before);
-        }),
+        fc.asyncProperty(
+          mutatedBody(bodySchema),
+          fc.oneof(fc.uuid(), fc.constantFrom(...INJECTIONS), fc.string({ maxLength: 20 })),
+          weird,
+          async (body, idValue, queryValue) => {
+            const url = fillPath(path, idValue);
+            const query = queryParams.length
+              ? `?${queryParams.map((p: any) => `${p.name}=${encodeURIComponent(String(queryValue))}`).join('&')}`
+              : '';
+            const before = method === 'GET' ? '' : await rowCounts();
+            const r = await t.app.inject({
+              method: method as any,
+              url: url + query,
+              headers: { ...headers, ...authFor(path), 'content-type': 'application/json' },
+              ...(method === 'GET' || method === 'DELETE' ? {} : { payload: JSON.stringify(body) }),
+            });
+            assertShape(path, r.statusCode, r.body, String(r.headers['content-type'] ?? ''));
+            if (method !== 'GET' && r.statusCode >= 400)
+              expect(await rowCounts(), `${method} ${path} wrote despite ${r.statusCode}`).toBe(before);
+          },
+        ),
         { numRuns: 12, seed: 20261122 },
       );
     }
@@ -183,46 +217,65 @@ describe('bad input never breaks the service', () => {
       ];
       if (targets.length === 0) continue;
       await fc.assert(
-        fc.asyncProperty(fc.constantFrom(...targets), fc.string({ maxLength: 8 }), fc.constantFrom(...UNSTORABLE), fc.string({ maxLength: 8 }), async (target, before, bad, after) => {
-          // A query or path carries bytes: U+0000 travels as %00; a lone surrogate has no UTF-8 form,
-          // so it can only arrive inside JSON (as \\ud800).
-          if (target.part !== 'body' && bad !== '\u0000') return;
-          const value = before + bad + after;
-          const params = Object.fromEntries((op.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => [p.name, validParam(p.schema)]));
-          // The customer must be the API key's (checked before validation): a real one reaches validation.
-          if ('customerId' in params) params.customerId = customerId;
-          if (target.part === 'path') params[target.at[0]] = value;
-          const url = path.replace(/\{([^}]+)\}/g, (_m, name) => encodeURIComponent(String(params[name])));
-          const query = target.part === 'query' ? `?${target.at[0]}=${encodeURIComponent(value)}` : '';
-          const body = exampleFor(bodySchema);
-          if (target.part === 'body') setAt(body, target.at, value);
-          const rowsBefore = method === 'GET' ? '' : await rowCounts();
-          const send = (authorization: string) => t.app.inject({
-            method: method as any,
-            url: url + query,
-            headers: { ...headers, authorization, ...(bodySchema ? { 'content-type': 'application/json' } : {}) },
-            ...(bodySchema ? { payload: JSON.stringify(body) } : {}),
-          });
-          let r = await send(authFor(path).authorization);
-          // The role is checked before validation: a route for the other kind of account gets its token.
-          if (r.statusCode === 403) r = await send(authFor(path).authorization === (headers as any).subscriberAuth ? (headers as any).dashboardAuth : (headers as any).subscriberAuth);
-          const field = target.at.join('.');
-          const where = `${method} ${path} ${target.part} ${field}`;
-          if (path.startsWith('/agent') && target.part === 'path' && target.at[0] === 'customerId') {
-            // A malformed customer id answers like any unknown one (agent-surface.md), before validation.
-            expect(r.statusCode, `${where}: ${r.body.slice(0, 300)}`).toBe(404);
-            expect(r.json().error.code).toBe('customer_not_found');
-          } else if (path.startsWith('/agent')) {
-            expect(r.statusCode, `${where}: ${r.body.slice(0, 300)}`).toBe(400);
-            expect(r.json().error.code).toBe('validation_error');
-            expect(r.json().error.details.map((d: any) => d.field), where).toContain(target.part === 'body' ? field : target.at[0]);
-          } else {
-            expect(r.statusCode, `${where}: ${r.body.slice(0, 300)}`).toBe(422);
-            expect(r.json().detail, where).toMatch(new RegExp(`^${(target.part === 'body' ? field : target.at[0]).replaceAll('.', '\\.')}: `));
-          }
-          if (method !== 'GET') expect(await rowCounts(), `${where} wrote`).toBe(rowsBefore);
-          checked++;
-        }),
+        fc.asyncProperty(
+          fc.constantFrom(...targets),
+          fc.string({ maxLength: 8 }),
+          fc.constantFrom(...UNSTORABLE),
+          fc.string({ maxLength: 8 }),
+          async (target, before, bad, after) => {
+            // A query or path carries bytes: U+0000 travels as %00; a lone surrogate has no UTF-8 form,
+            // so it can only arrive inside JSON (as \\ud800).
+            if (target.part !== 'body' && bad !== '\u0000') return;
+            const value = before + bad + after;
+            const params = Object.fromEntries(
+              (op.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => [p.name, validParam(p.schema)]),
+            );
+            // The customer must be the API key's (checked before validation): a real one reaches validation.
+            if ('customerId' in params) params.customerId = customerId;
+            if (target.part === 'path') params[target.at[0]] = value;
+            const url = path.replace(/\{([^}]+)\}/g, (_m, name) => encodeURIComponent(String(params[name])));
+            const query = target.part === 'query' ? `?${target.at[0]}=${encodeURIComponent(value)}` : '';
+            const body = exampleFor(bodySchema);
+            if (target.part === 'body') setAt(body, target.at, value);
+            const rowsBefore = method === 'GET' ? '' : await rowCounts();
+            const send = (authorization: string) =>
+              t.app.inject({
+                method: method as any,
+                url: url + query,
+                headers: { ...headers, authorization, ...(bodySchema ? { 'content-type': 'application/json' } : {}) },
+                ...(bodySchema ? { payload: JSON.stringify(body) } : {}),
+              });
+            let r = await send(authFor(path).authorization);
+            // The role is checked before validation: a route for the other kind of account gets its token.
+            if (r.statusCode === 403)
+              r = await send(
+                authFor(path).authorization === (headers as any).subscriberAuth
+                  ? (headers as any).dashboardAuth
+                  : (headers as any).subscriberAuth,
+              );
+            const field = target.at.join('.');
+            const where = `${method} ${path} ${target.part} ${field}`;
+            if (path.startsWith('/agent') && target.part === 'path' && target.at[0] === 'customerId') {
+              // A malformed customer id answers like any unknown one (agent-surface.md), before validation.
+              expect(r.statusCode, `${where}: ${r.body.slice(0, 300)}`).toBe(404);
+              expect(r.json().error.code).toBe('customer_not_found');
+            } else if (path.startsWith('/agent')) {
+              expect(r.statusCode, `${where}: ${r.body.slice(0, 300)}`).toBe(400);
+              expect(r.json().error.code).toBe('validation_error');
+              expect(
+                r.json().error.details.map((d: any) => d.field),
+                where,
+              ).toContain(target.part === 'body' ? field : target.at[0]);
+            } else {
+              expect(r.statusCode, `${where}: ${r.body.slice(0, 300)}`).toBe(422);
+              expect(r.json().detail, where).toMatch(
+                new RegExp(`^${(target.part === 'body' ? field : target.at[0]).replaceAll('.', '\\.')}: `),
+              );
+            }
+            if (method !== 'GET') expect(await rowCounts(), `${where} wrote`).toBe(rowsBefore);
+            checked++;
+          },
+        ),
         { numRuns: Math.max(4, targets.length * 3), seed: 20261125 },
       );
     }
@@ -233,7 +286,11 @@ describe('bad input never breaks the service', () => {
     for (const { method, url } of t.app.routeTable) {
       if (!url.includes(':') && method !== 'GET') continue;
       const path = url.replace(/:[A-Za-z_]+/g, 'ab%00cd').replace(/\*$/, 'x');
-      const r = await t.app.inject({ method: method as any, url: `${path}?q=%00&token=%00&session=%00&email=a%00b`, headers: { ...headers, authorization: (headers as any).dashboardAuth } });
+      const r = await t.app.inject({
+        method: method as any,
+        url: `${path}?q=%00&token=%00&session=%00&email=a%00b`,
+        headers: { ...headers, authorization: (headers as any).dashboardAuth },
+      });
       expect(r.statusCode, `${method} ${url}: ${r.body.slice(0, 200)}`).toBeLessThan(500);
     }
   }, 120_000);
@@ -246,13 +303,20 @@ describe('bad input never breaks the service', () => {
         { 'content-type': 'application/json', payload: JSON.stringify({ big: 'x'.repeat(1_100_000) }) },
         // An operation that takes no body ignores one; one that takes JSON refuses other types, and a body
         // nested 200,000 deep (400 kB) that no check may walk by recursion into a stack overflow (a 500).
-        ...(op.requestBody ? [
-          { 'content-type': 'text/plain', payload: 'hello' },
-          { 'content-type': 'application/json', payload: `{"a":${'['.repeat(200_000)}${']'.repeat(200_000)}}` },
-        ] : []),
+        ...(op.requestBody
+          ? [
+              { 'content-type': 'text/plain', payload: 'hello' },
+              { 'content-type': 'application/json', payload: `{"a":${'['.repeat(200_000)}${']'.repeat(200_000)}}` },
+            ]
+          : []),
       ];
       for (const c of cases) {
-        const r = await t.app.inject({ method: method as any, url, headers: { ...headers, ...authFor(path), 'content-type': c['content-type'] }, payload: c.payload });
+        const r = await t.app.inject({
+          method: method as any,
+          url,
+          headers: { ...headers, ...authFor(path), 'content-type': c['content-type'] },
+          payload: c.payload,
+        });
         assertShape(path, r.statusCode, r.body, String(r.headers['content-type'] ?? ''));
         expect(r.statusCode, `${method} ${path} with ${c['content-type']}`).toBeGreaterThanOrEqual(400);
       }

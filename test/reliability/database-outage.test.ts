@@ -19,7 +19,8 @@ describe.skipIf(!usingPostgres())('database connections dropped under load', () 
   });
   afterAll(() => t.close());
 
-  const read = () => t.app.inject({ method: 'GET', url: `/serviceability/units?building_id=${buildingId}`, headers: { 'x-api-key': apiKey } });
+  const read = () =>
+    t.app.inject({ method: 'GET', url: `/serviceability/units?building_id=${buildingId}`, headers: { 'x-api-key': apiKey } });
 
   it('answers 503 while connections are being killed and 200 again afterwards', async () => {
     expect((await read()).statusCode).toBe(200);

@@ -26,7 +26,14 @@ describe.skipIf(!usingPostgres())('a server process killed mid-work', () => {
   let planId: string;
   const running: ServerProcess[] = [];
   const start = async (env: Record<string, string> = {}) => {
-    const s = await startServerProcess({ DATABASE_URL: testDb.url!, JOBS_ENABLED: 'true', JOBS_POLL_MS: '50', JOBS_LEASE_SECONDS: LEASE, LOG_LEVEL: 'warn', ...env });
+    const s = await startServerProcess({
+      DATABASE_URL: testDb.url!,
+      JOBS_ENABLED: 'true',
+      JOBS_POLL_MS: '50',
+      JOBS_LEASE_SECONDS: LEASE,
+      LOG_LEVEL: 'warn',
+      ...env,
+    });
     running.push(s);
     return s;
   };
@@ -53,11 +60,18 @@ describe.skipIf(!usingPostgres())('a server process killed mid-work', () => {
     const r = await fetch(`${first.url}/provisioning/provider-initiated`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': provider.apiKey },
-      body: JSON.stringify({ plan_version_id: planId, location_hash: loc.locationHash, subscriber: { email: 'crash@example.test', first_name: 'Crash', last_name: 'Test' } }),
+      body: JSON.stringify({
+        plan_version_id: planId,
+        location_hash: loc.locationHash,
+        subscriber: { email: 'crash@example.test', first_name: 'Crash', last_name: 'Test' },
+      }),
     });
     expect(r.status).toBe(201);
     const { job_id: jobId, subscription_id: subscriptionId } = (await r.json()) as { job_id: string; subscription_id: string };
-    await until('the job to be claimed', async () => (await db.selectFrom('jobs').select('status').where('id', '=', jobId).executeTakeFirst())?.status === 'running');
+    await until(
+      'the job to be claimed',
+      async () => (await db.selectFrom('jobs').select('status').where('id', '=', jobId).executeTakeFirst())?.status === 'running',
+    );
     await first.kill();
 
     await start();
@@ -87,7 +101,12 @@ describe.skipIf(!usingPostgres())('a server process killed mid-work', () => {
     const r = await fetch(`${server.url}/provisioning/provider-initiated`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': provider.apiKey },
-      body: JSON.stringify({ plan_version_id: planId, unit_id: building.units[0].id, delivery_mode: 'home_drop', subscriber: { email: 'hang@example.test', first_name: 'Hang', last_name: 'Test' } }),
+      body: JSON.stringify({
+        plan_version_id: planId,
+        unit_id: building.units[0].id,
+        delivery_mode: 'home_drop',
+        subscriber: { email: 'hang@example.test', first_name: 'Hang', last_name: 'Test' },
+      }),
     });
     expect(r.status).toBe(201);
     const { subscription_id: subscriptionId } = (await r.json()) as { subscription_id: string };
@@ -95,7 +114,11 @@ describe.skipIf(!usingPostgres())('a server process killed mid-work', () => {
     await server.kill();
     await receiver.setMode('ok');
     await start();
-    const delivery = await db.selectFrom('webhook_deliveries').selectAll().where('subscription_id', '=', subscriptionId).executeTakeFirstOrThrow();
+    const delivery = await db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('subscription_id', '=', subscriptionId)
+      .executeTakeFirstOrThrow();
     expect(delivery.event_type).toBe('subscription.pending_install');
     // (late redeliveries of the previous test's events may arrive too: at-least-once)
     await until('the event to arrive', async () => receiver.events.some((e) => e.webhookId === delivery.id));

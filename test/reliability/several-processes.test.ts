@@ -10,7 +10,14 @@ import { createJobQueue } from '../../src/jobs/queue.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { RATE_LIMITS } from '../../src/plugins/rate-limit.js';
 import { rateLimitStores } from '../helpers/redis.js';
-import { createBuilding, createLocation, createPlanVersion, createProvider, createSubscriber, createSubscription } from '../helpers/factories.js';
+import {
+  createBuilding,
+  createLocation,
+  createPlanVersion,
+  createProvider,
+  createSubscriber,
+  createSubscription,
+} from '../helpers/factories.js';
 
 // Several processes need a database that admits several connections: real PostgreSQL only
 // (the embedded database admits one process by design).
@@ -22,10 +29,17 @@ describe.skipIf(!usingPostgres())('two server processes on one database behave a
   beforeAll(async () => {
     testDb = await createTestDb();
     for (const dir of outboxes) {
-      servers.push(await startServerProcess({
-        DATABASE_URL: testDb.url!, MAIL_OUTBOX_DIR: dir, JOBS_ENABLED: 'true', JOBS_POLL_MS: '50',
-        RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_STORE: 'postgres', LOG_LEVEL: 'warn',
-      }));
+      servers.push(
+        await startServerProcess({
+          DATABASE_URL: testDb.url!,
+          MAIL_OUTBOX_DIR: dir,
+          JOBS_ENABLED: 'true',
+          JOBS_POLL_MS: '50',
+          RATE_LIMIT_ENABLED: 'true',
+          RATE_LIMIT_STORE: 'postgres',
+          LOG_LEVEL: 'warn',
+        }),
+      );
     }
   }, 60_000);
   afterAll(async () => {
@@ -34,15 +48,27 @@ describe.skipIf(!usingPostgres())('two server processes on one database behave a
   });
 
   it('claims every job exactly once across both workers', async () => {
-    const enqueuer = createJobQueue({ db: testDb.handle.db, clock: systemClock, log: pino({ level: 'silent' }), config: { JOBS_POLL_MS: 1000, JOBS_CONCURRENCY: 1, JOBS_LEASE_SECONDS: 60 } });
+    const enqueuer = createJobQueue({
+      db: testDb.handle.db,
+      clock: systemClock,
+      log: pino({ level: 'silent' }),
+      config: { JOBS_POLL_MS: 1000, JOBS_CONCURRENCY: 1, JOBS_LEASE_SECONDS: 60 },
+    });
     const N = 120;
     await testDb.handle.db.transaction().execute(async (trx) => {
       for (let i = 0; i < N; i++) {
-        await enqueuer.enqueue(trx, { kind: 'mail.send', payload: { to: `p${i}@example.test`, subject: `job ${i}`, text: 'hello', tag: 'multiprocess' } });
+        await enqueuer.enqueue(trx, {
+          kind: 'mail.send',
+          payload: { to: `p${i}@example.test`, subject: `job ${i}`, text: 'hello', tag: 'multiprocess' },
+        });
       }
     });
     for (let i = 0; i < 200; i++) {
-      const left = await testDb.handle.db.selectFrom('jobs').select((eb) => eb.fn.countAll<string>().as('n')).where('status', '!=', 'succeeded').executeTakeFirstOrThrow();
+      const left = await testDb.handle.db
+        .selectFrom('jobs')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('status', '!=', 'succeeded')
+        .executeTakeFirstOrThrow();
       if (Number(left.n) === 0) break;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -72,7 +98,9 @@ describe.skipIf(!usingPostgres())('two server processes on one database behave a
     const sub = await createSubscription(db, { providerId: p.id, subscriberId: cust.id, planVersionId: basic.id, serviceBilled: false });
     const change = (server: ServerProcess, plan: string) =>
       fetch(`${server.url}/partner/subscriptions/${sub.id}/change-plan`, {
-        method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': p.apiKey }, body: JSON.stringify({ plan_version_id: plan }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': p.apiKey },
+        body: JSON.stringify({ plan_version_id: plan }),
       });
     const results = await Promise.all([change(servers[0], fast.id), change(servers[1], faster.id)]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
@@ -88,10 +116,17 @@ describe.skipIf(!usingPostgres())('two server processes on one database behave a
     const plan = await createPlanVersion(db, p.id);
     const building = await createBuilding(db, p.id, { lineType: 'first_line' });
     const loc = await createLocation(db, p.id, building.id, building.units[0].id);
-    const body = JSON.stringify({ plan_version_id: plan.id, location_hash: loc.locationHash, subscriber: { email: 'idem@example.test', first_name: 'I', last_name: 'D' } });
-    const send = (server: ServerProcess) => fetch(`${server.url}/provisioning/provider-initiated`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': p.apiKey, 'idempotency-key': 'same-key-1' }, body,
+    const body = JSON.stringify({
+      plan_version_id: plan.id,
+      location_hash: loc.locationHash,
+      subscriber: { email: 'idem@example.test', first_name: 'I', last_name: 'D' },
     });
+    const send = (server: ServerProcess) =>
+      fetch(`${server.url}/provisioning/provider-initiated`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': p.apiKey, 'idempotency-key': 'same-key-1' },
+        body,
+      });
     const results = await Promise.all([send(servers[0]), send(servers[1]), send(servers[0]), send(servers[1])]);
     const statuses = results.map((r) => r.status);
     expect(statuses.every((s) => s === 201 || s === 409 || s === 200)).toBe(true);

@@ -14,16 +14,25 @@ async function admin(spRole: string | null = 'sp_admin') {
   const u = await createUser(t.db, { role: 'service_provider', spRole, providerId: provider.id });
   return { provider, user: u, headers: await bearerFor(t, { id: u.id, role: 'service_provider', spRole, providerId: provider.id }) };
 }
-const invite = (headers: Record<string, string>, payload: unknown) => t.app.inject({ method: 'POST', url: '/api/v1/provider/users/invite', headers, payload: payload as object });
+const invite = (headers: Record<string, string>, payload: unknown) =>
+  t.app.inject({ method: 'POST', url: '/api/v1/provider/users/invite', headers, payload: payload as object });
 const userByEmail = (email: string) => t.db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
 
 describe('POST /api/v1/provider/users/invite', () => {
-  it('creates an invited service_provider user under the caller\'s provider (201 summary) and queues the set-password mail in the same transaction', async () => {
+  it("creates an invited service_provider user under the caller's provider (201 summary) and queues the set-password mail in the same transaction", async () => {
     const a = await admin();
     const r = await invite(a.headers, { email: 'new.staff@provider.test', sp_role: 'support', first_name: 'Nora', last_name: 'Neu' });
     expect(r.statusCode).toBe(201);
     const body = r.json();
-    expect(body).toEqual({ id: expect.any(String), email: 'new.staff@provider.test', first_name: 'Nora', last_name: 'Neu', sp_role: 'support', status: 'invited', created_at: '2026-11-16T10:00:00.000Z' });
+    expect(body).toEqual({
+      id: expect.any(String),
+      email: 'new.staff@provider.test',
+      first_name: 'Nora',
+      last_name: 'Neu',
+      sp_role: 'support',
+      status: 'invited',
+      created_at: '2026-11-16T10:00:00.000Z',
+    });
     const u = await userByEmail('new.staff@provider.test');
     expect(u).toMatchObject({ id: body.id, role: 'service_provider', sp_role: 'support', provider_id: a.provider.id, password_hash: null });
     const link = await t.db.selectFrom('link_tokens').selectAll().where('user_id', '=', body.id).executeTakeFirstOrThrow();
@@ -38,7 +47,11 @@ describe('POST /api/v1/provider/users/invite', () => {
     const token = tokenIn(mail.text, 'token=');
     const set = await t.app.inject({ method: 'POST', url: '/auth/set-password', payload: { token, password: 'a-long-staff-password' } });
     expect(set.statusCode).toBe(200);
-    const login = await t.app.inject({ method: 'POST', url: '/auth/login', payload: { email: 'new.staff@provider.test', password: 'a-long-staff-password' } });
+    const login = await t.app.inject({
+      method: 'POST',
+      url: '/auth/login',
+      payload: { email: 'new.staff@provider.test', password: 'a-long-staff-password' },
+    });
     expect(login.statusCode).toBe(200);
     const list = await t.app.inject({ method: 'GET', url: '/api/v1/provider/users', headers: a.headers });
     expect(list.json().find((x: { id: string }) => x.id === body.id).status).toBe('active');
@@ -72,10 +85,15 @@ describe('POST /api/v1/provider/users/invite', () => {
     expect(await userByEmail('x-platform_admin@provider.test')).toBeUndefined();
   });
 
-  it('ignores any attempt to choose role or provider: the invitee is always service_provider of the caller\'s provider', async () => {
+  it("ignores any attempt to choose role or provider: the invitee is always service_provider of the caller's provider", async () => {
     const a = await admin();
     const other = await createProvider(t.db);
-    const r = await invite(a.headers, { email: 'sneaky@provider.test', sp_role: 'sp_admin', role: 'platform_admin', provider_id: other.id });
+    const r = await invite(a.headers, {
+      email: 'sneaky@provider.test',
+      sp_role: 'sp_admin',
+      role: 'platform_admin',
+      provider_id: other.id,
+    });
     expect(r.statusCode).toBe(201);
     expect(await userByEmail('sneaky@provider.test')).toMatchObject({ role: 'service_provider', provider_id: a.provider.id });
   });
@@ -86,12 +104,16 @@ describe('POST /api/v1/provider/users/invite', () => {
     const r = await invite(a.headers, { email: 'taken@example.test', sp_role: 'support' });
     expect(r.statusCode).toBe(409);
     expect(r.json()).toEqual({ detail: 'A user with this email already exists' });
-    const rows = await t.db.selectFrom('users').select('id').where((eb) => eb(eb.fn('lower', ['email']), '=', 'taken@example.test')).execute();
+    const rows = await t.db
+      .selectFrom('users')
+      .select('id')
+      .where((eb) => eb(eb.fn('lower', ['email']), '=', 'taken@example.test'))
+      .execute();
     expect(rows.map((x) => x.id)).toEqual([existing.id]);
     expect(await mailsTo(t, 'taken@example.test')).toHaveLength(0);
   });
 
-  it('refuses escalation: a support user, a subscriber, and an sp_admin of another provider managing this provider\'s staff', async () => {
+  it("refuses escalation: a support user, a subscriber, and an sp_admin of another provider managing this provider's staff", async () => {
     const a = await admin();
     const support = await admin('support');
     for (const role of ['support', 'sales', 'bookkeeping']) {
@@ -106,15 +128,31 @@ describe('POST /api/v1/provider/users/invite', () => {
     const sub = await customer(t);
     expect((await invite(sub.headers, { email: 'by-subscriber@provider.test', sp_role: 'sp_admin' })).statusCode).toBe(403);
     const platform = await createUser(t.db, { role: 'platform_admin' });
-    expect((await invite(await bearerFor(t, { id: platform.id, role: 'platform_admin' }), { email: 'by-platform@provider.test', sp_role: 'support' })).statusCode).toBe(403);
+    expect(
+      (
+        await invite(await bearerFor(t, { id: platform.id, role: 'platform_admin' }), {
+          email: 'by-platform@provider.test',
+          sp_role: 'support',
+        })
+      ).statusCode,
+    ).toBe(403);
     // another provider's admin: acts only on its own provider (never this one's users)
     const foreign = await admin();
     const invited = (await invite(a.headers, { email: 'mine@provider.test', sp_role: 'support' })).json();
-    const resend = await t.app.inject({ method: 'POST', url: `/api/v1/provider/users/${invited.id}/resend-invite`, headers: foreign.headers });
+    const resend = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/provider/users/${invited.id}/resend-invite`,
+      headers: foreign.headers,
+    });
     expect(resend.statusCode).toBe(404);
     const foreignList = (await t.app.inject({ method: 'GET', url: '/api/v1/provider/users', headers: foreign.headers })).json();
     expect(foreignList.map((x: { id: string }) => x.id)).not.toContain(invited.id);
-    for (const email of ['by-support@provider.test', 'by-support2@provider.test', 'by-subscriber@provider.test', 'by-platform@provider.test']) {
+    for (const email of [
+      'by-support@provider.test',
+      'by-support2@provider.test',
+      'by-subscriber@provider.test',
+      'by-platform@provider.test',
+    ]) {
       expect(await userByEmail(email)).toBeUndefined();
     }
   });
@@ -128,12 +166,21 @@ describe('POST /api/v1/provider/users/invite', () => {
   it('answers 401 without a token and exists only under /api/v1', async () => {
     const a = await admin();
     expect((await invite({}, { email: 'x@provider.test', sp_role: 'support' })).statusCode).toBe(401);
-    expect((await t.app.inject({ method: 'POST', url: '/provider/users/invite', headers: a.headers, payload: { email: 'x@provider.test', sp_role: 'support' } })).statusCode).toBe(404);
+    expect(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/provider/users/invite',
+          headers: a.headers,
+          payload: { email: 'x@provider.test', sp_role: 'support' },
+        })
+      ).statusCode,
+    ).toBe(404);
   });
 });
 
 describe('GET /api/v1/provider/users', () => {
-  it('returns a bare list of the own provider\'s staff summaries only', async () => {
+  it("returns a bare list of the own provider's staff summaries only", async () => {
     const a = await admin();
     const other = await admin();
     await invite(a.headers, { email: 'list-one@provider.test', sp_role: 'bookkeeping' });
@@ -143,7 +190,15 @@ describe('GET /api/v1/provider/users', () => {
     const body = r.json();
     expect(Array.isArray(body)).toBe(true);
     expect(body.map((u: { email: string }) => u.email).sort()).toEqual([a.user.email, 'list-one@provider.test'].sort());
-    expect(body.find((u: { id: string }) => u.id === a.user.id)).toEqual({ id: a.user.id, email: a.user.email, first_name: 'Test', last_name: 'User', sp_role: 'sp_admin', status: 'active', created_at: expect.any(String) });
+    expect(body.find((u: { id: string }) => u.id === a.user.id)).toEqual({
+      id: a.user.id,
+      email: a.user.email,
+      first_name: 'Test',
+      last_name: 'User',
+      sp_role: 'sp_admin',
+      status: 'active',
+      created_at: expect.any(String),
+    });
     expect(r.body).not.toMatch(/password|provider_id/);
   });
 });
@@ -163,9 +218,17 @@ describe('POST /api/v1/provider/users/{user_id}/resend-invite', () => {
     expect(links).toHaveLength(2);
     expect(links[0].used_at).not.toBeNull();
     expect(links[1]).toMatchObject({ purpose: 'staff_invite', used_at: null });
-    const old = await t.app.inject({ method: 'POST', url: '/auth/set-password', payload: { token: firstToken, password: 'a-long-staff-password' } });
+    const old = await t.app.inject({
+      method: 'POST',
+      url: '/auth/set-password',
+      payload: { token: firstToken, password: 'a-long-staff-password' },
+    });
     expect(old.statusCode).toBe(400);
-    const fresh = await t.app.inject({ method: 'POST', url: '/auth/set-password', payload: { token: tokenIn(mails[1].text, 'token='), password: 'a-long-staff-password' } });
+    const fresh = await t.app.inject({
+      method: 'POST',
+      url: '/auth/set-password',
+      payload: { token: tokenIn(mails[1].text, 'token='), password: 'a-long-staff-password' },
+    });
     expect(fresh.json()).toEqual({ success: true, message: expect.any(String) });
     expect(fresh.statusCode).toBe(200);
     t.clock.advance(-60_000);
@@ -179,8 +242,12 @@ describe('POST /api/v1/provider/users/{user_id}/resend-invite', () => {
     expect(r.json().detail).toMatch(/already set a password/);
     const sub = await createUser(t.db);
     for (const id of [sub.id, '00000000-0000-4000-8000-000000000000']) {
-      expect((await t.app.inject({ method: 'POST', url: `/api/v1/provider/users/${id}/resend-invite`, headers: a.headers })).statusCode).toBe(404);
+      expect(
+        (await t.app.inject({ method: 'POST', url: `/api/v1/provider/users/${id}/resend-invite`, headers: a.headers })).statusCode,
+      ).toBe(404);
     }
-    expect((await t.app.inject({ method: 'POST', url: '/api/v1/provider/users/not-a-uuid/resend-invite', headers: a.headers })).statusCode).toBe(422);
+    expect(
+      (await t.app.inject({ method: 'POST', url: '/api/v1/provider/users/not-a-uuid/resend-invite', headers: a.headers })).statusCode,
+    ).toBe(422);
   });
 });

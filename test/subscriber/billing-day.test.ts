@@ -11,8 +11,14 @@ beforeEach(() => t.clock.set(DEFAULT_NOW));
 afterEach(() => resetAllFaults(t.deps.adapters));
 afterAll(() => t.close());
 
-const patch = (headers: Record<string, string>, payload: unknown) => t.app.inject({ method: 'PATCH', url: '/subscriber/me/billing-day', headers, payload: payload as object });
-const subRow = (id: string) => t.db.selectFrom('subscriptions').select(['billing_day', 'billing_day_effective_from', 'previous_billing_day']).where('id', '=', id).executeTakeFirstOrThrow();
+const patch = (headers: Record<string, string>, payload: unknown) =>
+  t.app.inject({ method: 'PATCH', url: '/subscriber/me/billing-day', headers, payload: payload as object });
+const subRow = (id: string) =>
+  t.db
+    .selectFrom('subscriptions')
+    .select(['billing_day', 'billing_day_effective_from', 'previous_billing_day'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
 const sendDate = (id: string) => simulatorsOf(t.deps.adapters).billingSystem.getNextInvoiceSendDate(id);
 
 async function moneyRows(subscriptionId: string) {
@@ -27,11 +33,21 @@ async function moneyRows(subscriptionId: string) {
 describe('PATCH /subscriber/me/billing-day', () => {
   it('current month already invoiced: the new day applies from next month; calendar-month period unchanged, no invoice, credit note or correction results', async () => {
     const c = await customer(t);
-    await insertInvoice(t, { providerId: c.provider.id, subscriberId: c.subscriber.id, subscriptionId: c.subscription.id, month: '2026-11-01' });
+    await insertInvoice(t, {
+      providerId: c.provider.id,
+      subscriberId: c.subscriber.id,
+      subscriptionId: c.subscription.id,
+      month: '2026-11-01',
+    });
     const before = await moneyRows(c.subscription.id);
     const r = await patch(c.headers, { subscription_id: c.subscription.id, billing_day: 7 });
     expect(r.statusCode).toBe(200);
-    expect(r.json()).toEqual({ subscription_id: c.subscription.id, billing_day: 7, effective_period: '2026-12-01', next_send_date: '2026-12-07' });
+    expect(r.json()).toEqual({
+      subscription_id: c.subscription.id,
+      billing_day: 7,
+      effective_period: '2026-12-01',
+      next_send_date: '2026-12-07',
+    });
     expect(await subRow(c.subscription.id)).toEqual({ billing_day: 7, billing_day_effective_from: '2026-12-01', previous_billing_day: 1 });
     expect(await moneyRows(c.subscription.id)).toEqual(before);
     expect(await sendDate(c.subscription.id)).toBe('2026-12-07');
@@ -56,7 +72,12 @@ describe('PATCH /subscriber/me/billing-day', () => {
     await t.db.updateTable('subscriptions').set({ billing_day: 8 }).where('id', '=', c.subscription.id).execute();
     const r = await patch(c.headers, { subscription_id: c.subscription.id, billing_day: 6 });
     expect(r.statusCode).toBe(200);
-    expect(r.json()).toEqual({ subscription_id: c.subscription.id, billing_day: 6, effective_period: '2026-11-01', next_send_date: '2026-11-06' });
+    expect(r.json()).toEqual({
+      subscription_id: c.subscription.id,
+      billing_day: 6,
+      effective_period: '2026-11-01',
+      next_send_date: '2026-11-06',
+    });
     expect(await subRow(c.subscription.id)).toEqual({ billing_day: 6, billing_day_effective_from: '2026-11-01', previous_billing_day: 8 });
     expect(await moneyRows(c.subscription.id)).toEqual({ invoices: 0, creditNotes: 0, adjustments: 0 });
     expect(await sendDate(c.subscription.id)).toBe('2026-11-06');
@@ -70,14 +91,19 @@ describe('PATCH /subscriber/me/billing-day', () => {
       expect(r.json().detail).toMatch(/^billing_day: /);
     }
     expect((await patch(c.headers, { subscription_id: 'nope', billing_day: 2 })).statusCode).toBe(422);
-    await insertInvoice(t, { providerId: c.provider.id, subscriberId: c.subscriber.id, subscriptionId: c.subscription.id, month: '2026-11-01' });
+    await insertInvoice(t, {
+      providerId: c.provider.id,
+      subscriberId: c.subscriber.id,
+      subscriptionId: c.subscription.id,
+      month: '2026-11-01',
+    });
     await t.db.updateTable('subscriptions').set({ billing_day: 4 }).where('id', '=', c.subscription.id).execute();
     const d = await patch(c.headers, { subscription_id: c.subscription.id });
     expect(d.statusCode).toBe(200);
     expect(d.json().billing_day).toBe(1);
   });
 
-  it('answers 404 for a subscription that is not the caller\'s (another subscriber\'s, or unknown)', async () => {
+  it("answers 404 for a subscription that is not the caller's (another subscriber's, or unknown)", async () => {
     const c = await customer(t);
     const other = await customer(t, { provider: c.provider });
     for (const id of [other.subscription.id, '00000000-0000-4000-8000-000000000000']) {
@@ -90,7 +116,12 @@ describe('PATCH /subscriber/me/billing-day', () => {
 
   it('answers 502 when the next invoice cannot be rescheduled, with the new day still saved; repeating the request is safe', async () => {
     const c = await customer(t);
-    await insertInvoice(t, { providerId: c.provider.id, subscriberId: c.subscriber.id, subscriptionId: c.subscription.id, month: '2026-11-01' });
+    await insertInvoice(t, {
+      providerId: c.provider.id,
+      subscriberId: c.subscriber.id,
+      subscriptionId: c.subscription.id,
+      month: '2026-11-01',
+    });
     t.deps.adapters.billingSystem.faults.set('unreachable');
     const r = await patch(c.headers, { subscription_id: c.subscription.id, billing_day: 9 });
     expect(r.statusCode).toBe(502);
@@ -100,7 +131,12 @@ describe('PATCH /subscriber/me/billing-day', () => {
     t.deps.adapters.billingSystem.faults.reset();
     const again = await patch(c.headers, { subscription_id: c.subscription.id, billing_day: 9 });
     expect(again.statusCode).toBe(200);
-    expect(again.json()).toEqual({ subscription_id: c.subscription.id, billing_day: 9, effective_period: '2026-12-01', next_send_date: '2026-12-09' });
+    expect(again.json()).toEqual({
+      subscription_id: c.subscription.id,
+      billing_day: 9,
+      effective_period: '2026-12-01',
+      next_send_date: '2026-12-09',
+    });
     expect(await subRow(c.subscription.id)).toEqual({ billing_day: 9, billing_day_effective_from: '2026-12-01', previous_billing_day: 1 });
     expect(await sendDate(c.subscription.id)).toBe('2026-12-09');
   });

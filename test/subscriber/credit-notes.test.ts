@@ -38,14 +38,28 @@ describe('GET /subscriber/me/credit-notes', () => {
   it('lists the notes read live from the billing system, newest first, never drafts, archived or voided, with state and gross amount', async () => {
     const { c, notes } = await withNotes();
     const other = await customer(t, { provider: c.provider });
-    await insertCreditNote(t, { providerId: c.provider.id, subscriberId: other.subscriber.id, subscriptionId: other.subscription.id, state: 'open', amountCents: 1, issuedAt: '2026-11-15T10:00:00Z' });
+    await insertCreditNote(t, {
+      providerId: c.provider.id,
+      subscriberId: other.subscriber.id,
+      subscriptionId: other.subscription.id,
+      state: 'open',
+      amountCents: 1,
+      issuedAt: '2026-11-15T10:00:00Z',
+    });
     const r = await t.app.inject({ method: 'GET', url: '/subscriber/me/credit-notes', headers: c.headers });
     expect(r.statusCode).toBe(200);
     const body = r.json();
     expect(body.map((n: { id: string }) => n.id)).toEqual([notes.open.id, notes.applied.id, notes.refunded.id, notes.paidOut.id]);
     expect(body[0]).toEqual({
-      id: notes.open.id, number: notes.open.number, state: 'open', amount: '12.50', currency: 'EUR', reason: 'Plan change Faster → Fast',
-      issued_at: '2026-11-02T10:00:00.000Z', subscription_id: c.subscription.id, pdf_url: `/api/v1/credit-notes/${notes.open.id}/pdf`,
+      id: notes.open.id,
+      number: notes.open.number,
+      state: 'open',
+      amount: '12.50',
+      currency: 'EUR',
+      reason: 'Plan change Faster → Fast',
+      issued_at: '2026-11-02T10:00:00.000Z',
+      subscription_id: c.subscription.id,
+      pdf_url: `/api/v1/credit-notes/${notes.open.id}/pdf`,
     });
     expect(body.map((n: { state: string }) => n.state)).toEqual(['open', 'applied', 'refunded', 'paid_out']);
   });
@@ -73,7 +87,7 @@ describe('GET /subscriber/me/credit-notes', () => {
 });
 
 describe('GET /api/v1/credit-notes/{id}/pdf', () => {
-  it('serves the subscriber\'s own note as application/pdf with its number and amount', async () => {
+  it("serves the subscriber's own note as application/pdf with its number and amount", async () => {
     const { c, notes } = await withNotes();
     const r = await t.app.inject({ method: 'GET', url: `/api/v1/credit-notes/${notes.open.id}/pdf`, headers: c.headers });
     expect(r.statusCode).toBe(200);
@@ -85,7 +99,7 @@ describe('GET /api/v1/credit-notes/{id}/pdf', () => {
     expect(pdf.text).toContain(c.subscriber.customerNumber!);
   });
 
-  it('answers 404 for another subscriber\'s note, an unknown id, and drafts, archived or voided notes', async () => {
+  it("answers 404 for another subscriber's note, an unknown id, and drafts, archived or voided notes", async () => {
     const { notes } = await withNotes();
     const intruder = await customer(t);
     for (const id of [notes.open.id, '00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
@@ -99,14 +113,22 @@ describe('GET /api/v1/credit-notes/{id}/pdf', () => {
     }
   });
 
-  it('accepts a dashboard JWT of the note\'s provider staff, refuses staff of another provider (404), and exists only under /api/v1', async () => {
+  it("accepts a dashboard JWT of the note's provider staff, refuses staff of another provider (404), and exists only under /api/v1", async () => {
     const { c, notes } = await withNotes();
     const staff = await createUser(t.db, { role: 'service_provider', spRole: 'support', providerId: c.provider.id });
-    const ok = await t.app.inject({ method: 'GET', url: `/api/v1/credit-notes/${notes.open.id}/pdf`, headers: await bearerFor(t, { id: staff.id, role: 'service_provider', spRole: 'support', providerId: c.provider.id }) });
+    const ok = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/credit-notes/${notes.open.id}/pdf`,
+      headers: await bearerFor(t, { id: staff.id, role: 'service_provider', spRole: 'support', providerId: c.provider.id }),
+    });
     expect(ok.statusCode).toBe(200);
     const p2 = await createProvider(t.db);
     const foreign = await createUser(t.db, { role: 'service_provider', spRole: 'sp_admin', providerId: p2.id });
-    const no = await t.app.inject({ method: 'GET', url: `/api/v1/credit-notes/${notes.open.id}/pdf`, headers: await bearerFor(t, { id: foreign.id, role: 'service_provider', spRole: 'sp_admin', providerId: p2.id }) });
+    const no = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/credit-notes/${notes.open.id}/pdf`,
+      headers: await bearerFor(t, { id: foreign.id, role: 'service_provider', spRole: 'sp_admin', providerId: p2.id }),
+    });
     expect(no.statusCode).toBe(404);
     expect((await t.app.inject({ method: 'GET', url: `/credit-notes/${notes.open.id}/pdf`, headers: c.headers })).statusCode).toBe(404);
     expect((await t.app.inject({ method: 'GET', url: `/api/v1/credit-notes/${notes.open.id}/pdf` })).statusCode).toBe(401);

@@ -43,25 +43,28 @@ export interface Call {
 
 /** The calls recorded in `dir`, in order. */
 export function readCalls(dir: string, baseUrl: string): Call[] {
-  return readdirSync(dir).filter((f) => f.endsWith('.args')).sort().map((f) => {
-    const stem = path.join(dir, f.slice(0, -'.args'.length));
-    const args = readFileSync(`${stem}.args`, 'utf8').split('\n');
-    const x = args.indexOf('-X');
-    const url = args.find((a) => a.startsWith(baseUrl)) ?? '';
-    const statuses = [...readFileSync(`${stem}.head`, 'utf8').matchAll(/^HTTP\/[\d.]+ (\d{3})/gm)];
-    const text = readFileSync(`${stem}.body`, 'utf8');
-    let body: any = text;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      /* not JSON (the PDF download prints its -w line) */
-    }
-    return {
-      n: Number(f.slice(0, 3)),
-      method: x >= 0 ? args[x + 1] : args.includes('-d') ? 'POST' : 'GET',
-      path: url.slice(baseUrl.length),
-      status: Number(statuses.at(-1)?.[1] ?? 0),
-      body,
-    };
-  });
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.args'))
+    .sort()
+    .map((f) => {
+      const stem = path.join(dir, f.slice(0, -'.args'.length));
+      const args = readFileSync(`${stem}.args`, 'utf8').split('\n');
+      const x = args.indexOf('-X');
+      const url = args.find((a) => a.startsWith(baseUrl)) ?? '';
+      const statuses = [...readFileSync(`${stem}.head`, 'utf8').matchAll(/^HTTP\/[\d.]+ (\d{3})/gm)];
+      const text = readFileSync(`${stem}.body`, 'utf8');
+      let body: any = text;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        /* not JSON (the PDF download prints its -w line) */
+      }
+      return {
+        n: Number(f.slice(0, 3)),
+        method: x >= 0 ? args[x + 1] : args.includes('-d') ? 'POST' : 'GET',
+        path: url.slice(baseUrl.length),
+        status: Number(statuses.at(-1)?.[1] ?? 0),
+        body,
+      };
+    });
 }

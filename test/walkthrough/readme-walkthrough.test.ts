@@ -23,11 +23,14 @@ describe.skipIf(missing.length > 0)('README walkthrough against npm start', () =
   beforeAll(async () => {
     db = await childDb();
     // The checkout's files, linked: what `npm start` reads, with var/ (database, outbox, demo.json) here.
-    for (const f of ['package.json', 'node_modules', 'src', 'scripts', 'migrations', 'tsconfig.json']) symlinkSync(path.join(ROOT, f), path.join(db.dir, f));
+    for (const f of ['package.json', 'node_modules', 'src', 'scripts', 'migrations', 'tsconfig.json'])
+      symlinkSync(path.join(ROOT, f), path.join(db.dir, f));
     const port = await freePort();
     // Its own process group: npm, its shell and the server stop together.
     const child = spawn('npm', ['start'], {
-      cwd: db.dir, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: db.dir,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
       // A busy test machine can take longer than the production search bound (80 ms on PostgreSQL):
       // this test proves what the walkthrough's searches find, as buildTestApp's searches do.
       env: childEnv({ ...db.env, PORT: String(port), SANDBOX: 'true', LOG_LEVEL: 'warn', SEARCH_TIMEOUT_MS: '60000' }),
@@ -56,7 +59,9 @@ describe.skipIf(missing.length > 0)('README walkthrough against npm start', () =
     mkdirSync(log);
     const file = path.join(db.dir, 'walkthrough.sh');
     writeFileSync(file, walkthroughScript(walkthroughBlocks(readFileSync(path.join(ROOT, 'README.md'), 'utf8')), base));
-    const r = await collect(spawn('bash', [file], { cwd: db.dir, env: withoutViteEnv(childEnv({ WALK_LOG: log })), stdio: ['ignore', 'pipe', 'pipe'] })).done;
+    const r = await collect(
+      spawn('bash', [file], { cwd: db.dir, env: withoutViteEnv(childEnv({ WALK_LOG: log })), stdio: ['ignore', 'pipe', 'pipe'] }),
+    ).done;
     return { status: r.code, stderr: r.stderr, calls: readCalls(log, base) };
   }
 
@@ -76,19 +81,26 @@ describe.skipIf(missing.length > 0)('README walkthrough against npm start', () =
     const id = doc.checkout_sessions.pending.id;
     expect((await fetch(`${base}/sandbox/checkout?session_id=${id}`)).status).toBe(200);
     const pay = await fetch(`${base}/sandbox/checkout/pay`, {
-      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ session_id: id, email: 'after.walkthrough@example.com', first_name: 'After', last_name: 'Walkthrough' }),
     });
     expect(pay.status, await pay.clone().text()).toBe(201);
     expect(await pay.text()).toContain('Payment successful');
     const { email, password } = doc.customers.activated;
-    const login = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
+    const login = await fetch(`${base}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password }),
+    });
     expect(login.status).toBe(200);
   });
 });
 
 if (missing.length > 0) {
-  console.warn(`\n######## SKIPPED: the README walkthrough test needs ${missing.join(', ')} (apt-get install -y ${missing.join(' ')}) ########\n`);
+  console.warn(
+    `\n######## SKIPPED: the README walkthrough test needs ${missing.join(', ')} (apt-get install -y ${missing.join(' ')}) ########\n`,
+  );
 }
 
 function killGroup(pid: number, signal: NodeJS.Signals) {
@@ -118,13 +130,25 @@ interface Step {
 function expected(doc: any, pass: number): Step[] {
   const again = pass > 1;
   const cid = doc.customers.invoiced.id;
-  const s = (method: string, p: string, status: number, check?: Step['check'], many = false): Step =>
-    ({ method, path: new RegExp(`^${p.replaceAll('?', '\\?')}`), status, check, many });
-  const limitOrPlan = (b: any) => (again ? expect(b.error.code).toBe('plan_change_limit') : expect(b.new_plan.plan_version_id).toBe(doc.plans.faster.plan_version_id));
+  const s = (method: string, p: string, status: number, check?: Step['check'], many = false): Step => ({
+    method,
+    path: new RegExp(`^${p.replaceAll('?', '\\?')}`),
+    status,
+    check,
+    many,
+  });
+  const limitOrPlan = (b: any) =>
+    again ? expect(b.error.code).toBe('plan_change_limit') : expect(b.new_plan.plan_version_id).toBe(doc.plans.faster.plan_version_id);
   return [
-    s('GET', '/agent/customers/search?q=Anna%20Schmidt', 200, (b) => expect(b).toMatchObject({ ambiguous: true, match_count: 2, incomplete: false })),
-    s('GET', `/agent/customers/search?q=Anna%20Schmidt%20${doc.customers.ambiguous[0].unit_label}`, 200, (b) => expect(b).toMatchObject({ ambiguous: false, match_count: 1, incomplete: false })),
-    s('GET', `/agent/customers/search?q=${doc.customers.invoiced.last_name}`, 200, (b) => expect(b.matches.map((m: any) => m.customer_id)).toContain(cid)),
+    s('GET', '/agent/customers/search?q=Anna%20Schmidt', 200, (b) =>
+      expect(b).toMatchObject({ ambiguous: true, match_count: 2, incomplete: false }),
+    ),
+    s('GET', `/agent/customers/search?q=Anna%20Schmidt%20${doc.customers.ambiguous[0].unit_label}`, 200, (b) =>
+      expect(b).toMatchObject({ ambiguous: false, match_count: 1, incomplete: false }),
+    ),
+    s('GET', `/agent/customers/search?q=${doc.customers.invoiced.last_name}`, 200, (b) =>
+      expect(b.matches.map((m: any) => m.customer_id)).toContain(cid),
+    ),
     s('POST', '/agent/verify/issue', 202, (b) => expect(b.sent).toBe(true)),
     s('POST', '/agent/verify/check', 200, (b) => expect(b.verified_session).toMatch(/^vs_/)),
     s('GET', `/agent/customers/${cid}$`, 200, (b) => expect(b.customer_id).toBe(cid)),
@@ -132,25 +156,35 @@ function expected(doc: any, pass: number): Step[] {
     s('GET', `/agent/customers/${cid}/payments`, 200, (b) => expect(b.total_count).toBeGreaterThan(0)),
     s('GET', `/agent/customers/${cid}/network-health`, 200, (b) => expect(b.subscriptions.length).toBeGreaterThan(0)),
     s('POST', `/agent/customers/${cid}/plan-change/preview`, again ? 409 : 200, limitOrPlan),
-    s('POST', `/agent/customers/${cid}/plan-change$`, again ? 409 : 200, (b) => (again ? expect(b.error.code).toBe('plan_change_limit') : expect(b.plan_change_id).toBeTruthy())),
+    s('POST', `/agent/customers/${cid}/plan-change$`, again ? 409 : 200, (b) =>
+      again ? expect(b.error.code).toBe('plan_change_limit') : expect(b.plan_change_id).toBeTruthy(),
+    ),
     s('POST', '/agent/tickets', 201, (b) => expect(b.status).toBe('open')),
     // demo:verify (its own calls are not curl's), then case (a)'s preview
-    s('POST', `/agent/customers/${doc.customers.not_invoiced.id}/plan-change/preview`, 200, (b) => expect(b).toMatchObject({ one_time_adjustment: null, note: expect.any(String) })),
+    s('POST', `/agent/customers/${doc.customers.not_invoiced.id}/plan-change/preview`, 200, (b) =>
+      expect(b).toMatchObject({ one_time_adjustment: null, note: expect.any(String) }),
+    ),
     s('GET', `/serviceability/units?building_id=${doc.buildings.first_line.id}`, 200, (b) => expect(b.units.length).toBeGreaterThan(0)),
     s('POST', '/location/lookup', 200, (b) => expect(b.building_id).toBe(doc.buildings.first_line.id), true),
     s('POST', '/external-checkout/sessions$', 201, (b) => expect(b.checkout_url).toContain('/sandbox/checkout?session_id=')),
     s('GET', '/external-checkout/sessions/[0-9a-f-]{36}$', 200, (b) => expect(b.status).toBe('redirected')),
     s('POST', '/external-checkout/complete', 201, (b) => expect(b.route).toBe('provision')),
-    s('GET', '/external-checkout/sessions/[0-9a-f-]{36}/status', 200, (b) => expect(b).toMatchObject({ status: 'completed', subscription_status: 'ACTIVE' })),
+    s('GET', '/external-checkout/sessions/[0-9a-f-]{36}/status', 200, (b) =>
+      expect(b).toMatchObject({ status: 'completed', subscription_status: 'ACTIVE' }),
+    ),
     s('GET', `/external-checkout/sessions/${doc.checkout_sessions.expired.id}$`, 410, (b) => expect(b.detail.code).toBe('session_expired')),
     s('GET', '/serviceability/autocomplete?q=Invalidenstr', 200, (b) => expect(b.suggestions.length).toBeGreaterThan(0)),
     s('POST', '/serviceability/check', 200, (b) => expect(b.serviceable).toBe(true)),
     s('GET', `/serviceability/units?building_id=${doc.buildings.second_line.id}`, 200, (b) => expect(b.units.length).toBeGreaterThan(0)),
     // A second run replays the same subscriptions (idempotent), on the same spare port and unit.
-    s('POST', '/provisioning/provider-initiated', again ? 200 : 201, (b) => expect(b).toMatchObject({ route: 'provision', job_id: expect.any(String) })),
+    s('POST', '/provisioning/provider-initiated', again ? 200 : 201, (b) =>
+      expect(b).toMatchObject({ route: 'provision', job_id: expect.any(String) }),
+    ),
     s('GET', '/provisioning/jobs/', 200, (b) => expect(b.kind).toBe('provisioning.port')),
     s('POST', '/provisioning/provider-initiated', again ? 200 : 201, (b) => expect(b).toMatchObject({ route: 'install', job_id: null })),
-    s('GET', `/partner/subscriptions/${doc.customers.not_invoiced.subscription_id}/change-plan/preview`, 200, (b) => expect(b.eligible).toBe(true)),
+    s('GET', `/partner/subscriptions/${doc.customers.not_invoiced.subscription_id}/change-plan/preview`, 200, (b) =>
+      expect(b.eligible).toBe(true),
+    ),
     s('POST', '/location/lookup', 200, (b) => expect(b.building_id).toBe(doc.buildings.first_line.id)),
     // Subscriber portal session
     s('POST', '/auth/login', 200, (b) => expect(b.access_token).toBeTruthy()),

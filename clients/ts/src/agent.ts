@@ -60,7 +60,7 @@ export interface paths {
         head?: never;
         /**
          * Change contact details (verified)
-         * @description Changes only the fields you send, immediately. There is no confirmation email and no rollback: read the new values back to the caller before calling. contract changes the contract holder (its email is where one-time codes go; the online-account login email is not changed); invoice changes the invoice recipient. 409 conflict when another customer of your provider already uses the email.
+         * @description Changes only the fields you send, immediately: read the new values back to the caller before calling. When something changed, a change-confirmation mail goes to the contract email that was on file before the change, with a rollback link (24 hours, single use) that restores the previous values of the changed fields unless they were changed again since. The change does not wait for the mail. contract changes the contract holder (its email is where one-time codes go; the online-account login email is not changed); invoice changes the invoice recipient. 409 conflict when another customer of your provider already uses the email.
          *
          *     Verified: needs `X-Verified-Session` for this customer (401 verification_required when absent, 401 session_invalid when unknown or expired, 403 session_customer_mismatch when issued for another customer). A customer id not of your provider answers 404 customer_not_found before any session check. Needs `X-API-Key` (403 invalid_api_key / feature_not_enabled). Errors use the envelope; a 429 from the per-key rate limiter is the standard rate-limit body (no envelope): back off.
          */
@@ -188,7 +188,7 @@ export interface paths {
         put?: never;
         /**
          * Apply a plan change now, after the customer confirmed the previewed cost
-         * @description Applies the change immediately (a real, billing-affecting change; no sandbox, no rollback). Send `confirm: true` only after the customer heard the preview and agreed; without it the answer is 400 confirmation_required and nothing changes. The adjustment is computed again at apply time with the same rules as the preview. Once per customer per UTC calendar day. 409 codes, each also answered by the apply call: `plan_change_limit` (the customer already changed plan today, UTC; the next change is possible from tomorrow; only a platform administrator can override), `subscription_not_active` (only ACTIVE subscriptions change plan), `same_plan` (already on this plan version), `plan_not_available` (the plan version is inactive or in another currency). An audit entry is written in the same transaction as the change. Send an Idempotency-Key to make a retry after a network error safe (same key and body within 24 h replays the first answer).
+         * @description Applies the change immediately (a real, billing-affecting change; no sandbox). Send `confirm: true` only after the customer heard the preview and agreed; without it the answer is 400 confirmation_required and nothing changes. The adjustment is computed again at apply time with the same rules as the preview. Once per customer per UTC calendar day. 409 codes, each also answered by the apply call: `plan_change_limit` (the customer already changed plan today, UTC; the next change is possible from tomorrow; only a platform administrator can override), `subscription_not_active` (only ACTIVE subscriptions change plan), `same_plan` (already on this plan version), `plan_not_available` (the plan version is inactive or in another currency). An audit entry is written in the same transaction as the change. Send an Idempotency-Key to make a retry after a network error safe (same key and body within 24 h replays the first answer). With `quote_token` (from the preview) the call applies exactly the quoted change, or changes nothing and answers 409 quote_changed (the price, the billing state or the day moved: preview again and ask the customer again), 401 quote_expired (older than 15 minutes: preview again) or 401 quote_invalid (altered, or issued for another customer, subscription or plan). Without it the change applies at today's computed price, as before. The customer's contract email then receives a change-confirmation mail with a rollback link (24 hours, single use) that restores the previous plan; the change itself applies immediately and does not wait for the mail.
          *
          *     Verified: needs `X-Verified-Session` for this customer (401 verification_required when absent, 401 session_invalid when unknown or expired, 403 session_customer_mismatch when issued for another customer). A customer id not of your provider answers 404 customer_not_found before any session check. Needs `X-API-Key` (403 invalid_api_key / feature_not_enabled). Errors use the envelope; a 429 from the per-key rate limiter is the standard rate-limit body (no envelope): back off.
          */
@@ -210,7 +210,7 @@ export interface paths {
         put?: never;
         /**
          * Quote a plan change for the rest of the current month (read-only)
-         * @description Step 4, before asking the customer to confirm: quotes changing `subscription_id` to `plan_version_id` today. Nothing is applied or written. Tell the customer the new monthly price and the one-time adjustment (or the note), then call POST /agent/customers/{customerId}/plan-change with confirm: true once they agree. The one-time adjustment covers the rest of the current UTC calendar month: (new - old monthly price) x days / days_in_period, days = days_in_period - day_of_month + 1 (the change day is billed at the new price), rounded half-up to cents. `next_invoice_line` (upgrade): nothing is charged today; a labelled line appears on the next monthly invoice. `credit` (downgrade): a credit note is issued now and applied to the next invoice. `none`: the correction is under 0.50, skipped (amount 0.00) and carried into the next correction that runs (a pending carried amount is included before the 0.50 test). `one_time_adjustment` is null with a `note` (HTTP 200) when (a) the month is not invoiced yet: the monthly invoice will reflect the new price; (b) the month's invoice exists but its billing document is missing, or (c) the billing document exists but the invoice is missing: (b) and (c) are operator-escalation states, open a ticket and do not quote a number; or the subscription is billed by the provider: no invoice line or credit note is ever issued. 409 codes, each also answered by the apply call: `plan_change_limit` (the customer already changed plan today, UTC; the next change is possible from tomorrow; only a platform administrator can override), `subscription_not_active` (only ACTIVE subscriptions change plan), `same_plan` (already on this plan version), `plan_not_available` (the plan version is inactive or in another currency). `proration_factor` and `one_time_adjustment.due_in_days` are deprecated and removed in the next release: read days and days_in_period.
+         * @description Step 4, before asking the customer to confirm: quotes changing `subscription_id` to `plan_version_id` today. Nothing is applied or written. Tell the customer the new monthly price and the one-time adjustment (or the note), then call POST /agent/customers/{customerId}/plan-change with confirm: true once they agree. The one-time adjustment covers the rest of the current UTC calendar month: (new - old monthly price) x days / days_in_period, days = days_in_period - day_of_month + 1 (the change day is billed at the new price), rounded half-up to cents, plus any correction carried from an earlier change. `next_invoice_line`: upgrade, nothing charged today, a labelled line on the next monthly invoice. `credit`: downgrade, a credit note issued now and applied to the next invoice. `none`: the correction is under 0.50, skipped (amount 0.00) and carried into the next correction that runs (a pending carried amount is included before the 0.50 test). `one_time_adjustment` is null with a `note` (HTTP 200) when (a) the month is not invoiced yet: the monthly invoice will reflect the new price; (b) the month's invoice exists but its billing document is missing, or (c) the billing document exists but the invoice is missing: (b) and (c) are operator-escalation states, open a ticket and do not quote a number; or the subscription is billed by the provider: no invoice line or credit note is ever issued. 409 codes, each also answered by the apply call: `plan_change_limit` (the customer already changed plan today, UTC; the next change is possible from tomorrow; only a platform administrator can override), `subscription_not_active` (only ACTIVE subscriptions change plan), `same_plan` (already on this plan version), `plan_not_available` (the plan version is inactive or in another currency). `quote_token` is the signed quote of this preview: it binds your provider, the customer, the subscription, the current and the new plan version, both monthly prices, the billing state, the one-time adjustment and the day (UTC), and holds 15 minutes. Send it back with the apply call to apply exactly what the customer heard: the change applies only if all of it still holds. `proration_factor` and `one_time_adjustment.due_in_days` are deprecated and removed in the next release: read days and days_in_period.
          *
          *     Verified: needs `X-Verified-Session` for this customer (401 verification_required when absent, 401 session_invalid when unknown or expired, 403 session_customer_mismatch when issued for another customer). A customer id not of your provider answers 404 customer_not_found before any session check. Needs `X-API-Key` (403 invalid_api_key / feature_not_enabled). Errors use the envelope; a 429 from the per-key rate limiter is the standard rate-limit body (no envelope): back off.
          */
@@ -2834,6 +2834,8 @@ export interface operations {
                      * @description The plan version to change to (an active plan version of your provider)
                      */
                     plan_version_id: string;
+                    /** @description Optional: the `quote_token` of the preview the customer agreed to (valid 15 minutes). With it, the exact quoted change applies or nothing does (409 quote_changed, 401 quote_expired, 401 quote_invalid) */
+                    quote_token?: string;
                     /**
                      * Format: uuid
                      * @description The subscription to change (one of the customer's subscriptions, from GET /agent/customers/{customerId})
@@ -2937,7 +2939,7 @@ export interface operations {
                              */
                             due_in_days: number;
                             /**
-                             * @description `next_invoice_line`: upgrade, nothing charged today, a labelled line on the next monthly invoice. `credit`: downgrade, a credit note issued now and applied to the next invoice. `none`: the correction is under 0.50, skipped and carried into the next correction that runs.
+                             * @description `next_invoice_line`: upgrade, nothing charged today, a labelled line on the next monthly invoice. `credit`: downgrade, a credit note issued now and applied to the next invoice. `none`: the correction is under 0.50, skipped (amount 0.00) and carried into the next correction that runs (a pending carried amount is included before the 0.50 test).
                              * @enum {string}
                              */
                             type: "next_invoice_line" | "credit" | "none";
@@ -2981,7 +2983,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description verification_required (no X-Verified-Session) or session_invalid (unknown, malformed or expired session): verify the caller again */
+            /** @description verification_required (no X-Verified-Session) or session_invalid (unknown, malformed or expired session): verify the caller again; quote_expired: the quote_token is older than 15 minutes (preview again, confirm the new quote with the customer); quote_invalid: the quote_token was altered or issued for another customer, subscription or plan version (preview again) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3068,7 +3070,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 409 codes, each also answered by the apply call: `plan_change_limit` (the customer already changed plan today, UTC; the next change is possible from tomorrow; only a platform administrator can override), `subscription_not_active` (only ACTIVE subscriptions change plan), `same_plan` (already on this plan version), `plan_not_available` (the plan version is inactive or in another currency). Also idempotency_in_progress: a request with this Idempotency-Key is still running. */
+            /** @description 409 codes, each also answered by the apply call: `plan_change_limit` (the customer already changed plan today, UTC; the next change is possible from tomorrow; only a platform administrator can override), `subscription_not_active` (only ACTIVE subscriptions change plan), `same_plan` (already on this plan version), `plan_not_available` (the plan version is inactive or in another currency). Also idempotency_in_progress: a request with this Idempotency-Key is still running; quote_changed: the price, the billing state or the day moved since the quote_token's preview, nothing was applied (preview again and confirm the new quote with the customer). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3303,7 +3305,7 @@ export interface operations {
                              */
                             due_in_days: number;
                             /**
-                             * @description `next_invoice_line`: upgrade, nothing charged today, a labelled line on the next monthly invoice. `credit`: downgrade, a credit note issued now and applied to the next invoice. `none`: the correction is under 0.50, skipped and carried into the next correction that runs.
+                             * @description `next_invoice_line`: upgrade, nothing charged today, a labelled line on the next monthly invoice. `credit`: downgrade, a credit note issued now and applied to the next invoice. `none`: the correction is under 0.50, skipped (amount 0.00) and carried into the next correction that runs (a pending carried amount is included before the 0.50 test).
                              * @enum {string}
                              */
                             type: "next_invoice_line" | "credit" | "none";
@@ -3313,6 +3315,8 @@ export interface operations {
                          * @description DEPRECATED, removed in the next release: read one_time_adjustment.days and days_in_period. days / days_in_period rounded to 4 places; null when one_time_adjustment is null.
                          */
                         proration_factor: number | null;
+                        /** @description The signed quote (valid 15 minutes): send it as `quote_token` with POST .../plan-change so that exactly this change applies, or nothing does (409 quote_changed when the price, the billing state or the day moved). Opaque: do not parse it. */
+                        quote_token: string;
                         /** Format: uuid */
                         subscription_id: string;
                     };

@@ -442,7 +442,7 @@ export interface paths {
         };
         /**
          * Check whether a plan change is possible now, and what it costs
-         * @description Read-only eligibility check and quote for changing an own subscription to `plan_version_id` today; writes nothing. `eligible` is true when POST /partner/subscriptions/{id}/change-plan would apply; otherwise `reasons` lists every stable reason (`not_active`, `already_changed_today`, `same_plan`, `plan_not_available`) and the change answers 409. The quote covers the rest of the current UTC calendar month: (new - old monthly price) x days / days_in_period, days = days_in_period - day_of_month + 1, rounded half-up to cents. An upgrade adds a labelled line to the next monthly invoice (`next_invoice_line`); a downgrade issues a credit note now (`credit`); a total under 0.50 is skipped and carried into the next correction (`none`, amount 0.00). No number is quoted (null with `note`) when the month is not invoiced yet, when its invoice or billing document is missing (operator escalation), or when the provider bills the subscription itself. A subscription or plan version of another provider answers 404.
+         * @description Read-only eligibility check and quote for changing an own subscription to `plan_version_id` today; writes nothing. `eligible` is true when POST /partner/subscriptions/{id}/change-plan would apply; otherwise `reasons` lists every stable reason (`not_active`, `already_changed_today`, `same_plan`, `plan_not_available`) and the change answers 409. The one-time adjustment covers the rest of the current UTC calendar month: (new - old monthly price) x days / days_in_period, days = days_in_period - day_of_month + 1 (the change day is billed at the new price), rounded half-up to cents, plus any correction carried from an earlier change. `next_invoice_line`: upgrade, nothing charged today, a labelled line on the next monthly invoice. `credit`: downgrade, a credit note issued now and applied to the next invoice. `none`: the correction is under 0.50, skipped (amount 0.00) and carried into the next correction that runs (a pending carried amount is included before the 0.50 test). No number is quoted (null with `note`) when the month is not invoiced yet, when its invoice or billing document is missing (operator escalation), or when the provider bills the subscription itself. A subscription or plan version of another provider answers 404.
          */
         get: operations["previewSubscriptionPlanChange"];
         put?: never;
@@ -551,6 +551,30 @@ export interface paths {
          * @description Creates the subscriber (or reuses it by email) and the subscription for `plan_version_id` at a port (`location_hash`, delivery_mode direct, the default) or a unit (`unit_id` with delivery_mode home_drop: a unit_id without delivery_mode answers 422 naming delivery_mode). Routing by the building's line type, failing closed: a first-line building with a port (location_hash of a location that has a switch port) is provisioned unattended: the subscription is ACTIVE at once, the port (VLAN, the plan's bandwidth, optional MAC binding) is provisioned by an asynchronous job (`route: provision`, `job_id`; webhooks subscription.activated then provisioning.completed or provisioning.failed). A unit (unit_id) of any building, including a first-line building ordered by suite, takes the install path: PENDING_INSTALL, an install job (a CPE shipment for second-line buildings, a technician visit otherwise; third-line subscribers are emailed a booking link, held until `move_in_date` is inside the booking window of the building's region; windows are in the building's local time zone), `route: install`, `job_id: null`, webhook subscription.pending_install. `delivery_mode` direct on a building that is not first-line or on a location without a switch port answers 422; neither a port nor a unit answers 422; a unit (or port) already held by a pending, pending-install, active or suspended subscription answers 409 `Unit already has a pending or active subscription`. Branch on `route`, never on job_id presence. The subscriber is reused by email within your provider, else created (with a customer number and a login without password, activated later). CKO-04 subscriptions are billed by you: this service creates no invoices or payments for them. Idempotent per (subscriber email, plan version, location): a repeat answers 200 with the existing subscription and `Subscription already exists (idempotent replay)`, or `Provisioning already in progress` while its port job is queued or running; the same subscriber and plan at another location provisions a second line (201). Concurrent duplicates create one subscription. 120 requests per minute per key.
          */
         post: operations["provisionProviderInitiated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rollback/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Rollback page of a change-confirmation mail (HTML)
+         * @description The rollback link of a change-confirmation mail, sent after a support agent (the /agent surface) changed the customer's contact details or plan (no other credential). It works once, for 24 hours after the change, and only while the account still stands as the change left it: 404 unknown link, 410 used or expired, 409 changed again since (or the subscription can no longer change plan, or a restored email is now another account's). Shows what the link would undo and a button that posts to the same address; opening it changes nothing (mail scanners open links).
+         */
+        get: operations["rollbackPage"];
+        put?: never;
+        /**
+         * Undo the change of a rollback link (form post)
+         * @description The rollback link of a change-confirmation mail, sent after a support agent (the /agent surface) changed the customer's contact details or plan (no other credential). It works once, for 24 hours after the change, and only while the account still stands as the change left it: 404 unknown link, 410 used or expired, 409 changed again since (or the subscription can no longer change plan, or a restored email is now another account's). Restores the contact fields the change set (only while they still hold the values it set) or returns to the previous plan: a plan change of its own (source `rollback`), exempt from the one-change-per-day rule, whose one-time adjustment the billing engine writes like any plan change (a credit or an invoice line that reverses this month's amount). Audited. Answers an HTML page.
+         */
+        post: operations["rollbackChange"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4267,7 +4291,7 @@ export interface operations {
                             /** @description Days in the current calendar month (UTC) */
                             days_in_period: number;
                             /**
-                             * @description `next_invoice_line`: upgrade, nothing charged today, a labelled line on the next monthly invoice. `credit`: downgrade, a credit note issued now and applied to the next invoice. `none`: the correction is under 0.50, skipped and carried into the next correction that runs.
+                             * @description `next_invoice_line`: upgrade, nothing charged today, a labelled line on the next monthly invoice. `credit`: downgrade, a credit note issued now and applied to the next invoice. `none`: the correction is under 0.50, skipped (amount 0.00) and carried into the next correction that runs (a pending carried amount is included before the 0.50 test).
                              * @enum {string}
                              */
                             type: "next_invoice_line" | "credit" | "none";
@@ -5084,6 +5108,134 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        error: string;
+                        message: string;
+                        /** @enum {number} */
+                        statusCode: 429;
+                    };
+                };
+            };
+        };
+    };
+    rollbackPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token of the emailed rollback link */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/html page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description text/html page */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description text/html page */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description text/html page */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Rate limit exceeded: 30 requests per minute per API key (per client IP without a valid key); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": {
+                        error: string;
+                        message: string;
+                        /** @enum {number} */
+                        statusCode: 429;
+                    };
+                };
+            };
+        };
+    };
+    rollbackChange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token of the emailed rollback link */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/html page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description text/html page */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description text/html page */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description text/html page */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Rate limit exceeded: 30 requests per minute per API key (per client IP without a valid key); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": {
                         error: string;
                         message: string;
                         /** @enum {number} */

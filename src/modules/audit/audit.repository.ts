@@ -22,19 +22,17 @@ export async function recordAudit(trx: Executor, e: AuditInput): Promise<void> {
 
 /** The audit entry's insert, not yet run, to send with the write it describes (db/together.ts). */
 export function auditWrite(trx: Executor, e: AuditInput) {
-  return trx
-    .insertInto('audit_entries')
-    .values({
-      id: newId(),
-      provider_id: e.providerId,
-      actor_type: e.actorType,
-      actor: e.actor,
-      action: e.action,
-      entity_type: e.entityType,
-      entity_id: e.entityId,
-      before: e.before === undefined ? null : JSON.stringify(e.before),
-      after: e.after === undefined ? null : JSON.stringify(e.after),
-      request_id: e.requestId ?? null,
-      created_at: e.at,
-    });
+  return trx.insertInto('audit_entries').values({
+    id: newId(),
+    provider_id: e.providerId,
+    actor_type: e.actorType,
+    actor: e.actor,
+    action: e.action,
+    entity_type: e.entityType,
+    entity_id: e.entityId,
+    before: e.before === undefined ? null : JSON.stringify(e.before),
+    after: e.after === undefined ? null : JSON.stringify(e.after),
+    request_id: e.requestId ?? null,
+    created_at: e.at,
+  });
 }

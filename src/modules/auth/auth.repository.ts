@@ -9,7 +9,15 @@ export const findApiKeyByPrefix = (db: Db, prefix: string) =>
   db
     .selectFrom('api_keys')
     .innerJoin('providers', 'providers.id', 'api_keys.provider_id')
-    .select(['api_keys.id', 'api_keys.provider_id', 'api_keys.prefix', 'api_keys.key_hash', 'api_keys.features', 'api_keys.revoked_at', 'providers.disabled'])
+    .select([
+      'api_keys.id',
+      'api_keys.provider_id',
+      'api_keys.prefix',
+      'api_keys.key_hash',
+      'api_keys.features',
+      'api_keys.revoked_at',
+      'providers.disabled',
+    ])
     .where('api_keys.prefix', '=', prefix)
     .executeTakeFirst();
 
@@ -21,13 +29,18 @@ export const findProviderByWebhookSecretPrefix = (db: Db, prefix: string) =>
     .executeTakeFirst();
 
 export const findUserByEmail = (db: Executor, email: string) =>
-  db.selectFrom('users').selectAll().where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase())).executeTakeFirst();
+  db
+    .selectFrom('users')
+    .selectAll()
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+    .executeTakeFirst();
 
 export const findUserById = (db: Executor, id: string) => db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 
 /** What a Bearer token is checked against on every request (by primary key). */
 export const findTokenUser = (db: Db, id: string) =>
-  db.selectFrom('users')
+  db
+    .selectFrom('users')
     .leftJoin('providers', 'providers.id', 'users.provider_id')
     .select(['users.id', 'users.role', 'users.sp_role', 'users.provider_id', 'users.token_version', 'users.disabled'])
     .select((eb) => eb.fn.coalesce('providers.disabled', eb.lit(false)).as('provider_disabled'))

@@ -77,7 +77,12 @@ export function createAuthService({ db, clock, jwtSecret, jwtTtlSeconds }: AuthD
     const now = Math.floor(clock.now().getTime() / 1000);
     // `ver`: the user's token_version at issue; a password change, a disabled account or a changed
     // role bumps it (trigger users_revoke_tokens) and so revokes this token.
-    const token = await new SignJWT({ role: user.role, sp_role: user.sp_role, service_provider_id: user.provider_id, ver: user.token_version ?? 0 })
+    const token = await new SignJWT({
+      role: user.role,
+      sp_role: user.sp_role,
+      service_provider_id: user.provider_id,
+      ver: user.token_version ?? 0,
+    })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(user.id)
       .setIssuer(JWT_ISSUER)
@@ -126,14 +131,22 @@ export function createAuthService({ db, clock, jwtSecret, jwtTtlSeconds }: AuthD
    */
   async function login(email: string, password: string) {
     const user = await repo.findUserByEmail(db, email);
-    const attempt = await guard.begin(user ? subjects.account(user.id) : subjects.unknownEmail(email), 'Too many failed logins for this account');
+    const attempt = await guard.begin(
+      user ? subjects.account(user.id) : subjects.unknownEmail(email),
+      'Too many failed logins for this account',
+    );
     const ok = await verifyPassword(user?.password_hash ?? null, password);
     if (!user || !ok || user.disabled) return null;
     await attempt.succeeded();
     return issueJwt(user);
   }
 
-  return { authenticateApiKey, authenticateWebhookSecret, authenticateBearer, issueJwt, login, forgetApiKey: (prefix: string) => apiKeyCache.delete(prefix) };
+  return {
+    authenticateApiKey,
+    authenticateWebhookSecret,
+    authenticateBearer,
+    issueJwt,
+    login,
+    forgetApiKey: (prefix: string) => apiKeyCache.delete(prefix),
+  };
 }
-
-export type AuthService = ReturnType<typeof createAuthService>;

@@ -52,7 +52,9 @@ export function createCredentialGuard({ db, clock }: { db: Db; clock: Clock }) {
     if (now < end) {
       await repo.deleteAttempt(db, id);
       const seconds = Math.ceil((end - now) / 1000);
-      throw new AppError(429, 'rate_limited', `${lockedMessage}; retry in ${waitText(seconds)}`, { headers: { 'retry-after': String(seconds) } });
+      throw new AppError(429, 'rate_limited', `${lockedMessage}; retry in ${waitText(seconds)}`, {
+        headers: { 'retry-after': String(seconds) },
+      });
     }
     return { succeeded: () => repo.deleteAttempt(db, id) };
   }

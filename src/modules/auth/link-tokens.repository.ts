@@ -3,7 +3,15 @@ import type { LinkPurpose } from './link-tokens.js';
 
 export async function insertLinkToken(
   db: Executor,
-  t: { id: string; purpose: LinkPurpose; tokenHash: Buffer; userId: string | null; subscriberId: string | null; referenceId: string | null; expiresAt: Date },
+  t: {
+    id: string;
+    purpose: LinkPurpose;
+    tokenHash: Buffer;
+    userId: string | null;
+    subscriberId: string | null;
+    referenceId: string | null;
+    expiresAt: Date;
+  },
 ) {
   await db
     .insertInto('link_tokens')
@@ -20,12 +28,7 @@ export async function insertLinkToken(
 }
 
 export function findLinkTokenByHash(db: Executor, tokenHash: Buffer, purposes: LinkPurpose[]) {
-  return db
-    .selectFrom('link_tokens')
-    .selectAll()
-    .where('token_hash', '=', tokenHash)
-    .where('purpose', 'in', purposes)
-    .executeTakeFirst();
+  return db.selectFrom('link_tokens').selectAll().where('token_hash', '=', tokenHash).where('purpose', 'in', purposes).executeTakeFirst();
 }
 
 /** Marks the token used only if unused and unexpired, so two concurrent uses cannot both succeed. */
@@ -43,15 +46,25 @@ export function consumeLinkTokenByHash(db: Executor, tokenHash: Buffer, purposes
 
 /** Outstanding links of one user with these purposes stop working. */
 export async function invalidateUserLinks(db: Executor, userId: string, purposes: LinkPurpose[], now: Date) {
-  await db.updateTable('link_tokens').set({ used_at: now })
-    .where('user_id', '=', userId).where('used_at', 'is', null).where('purpose', 'in', purposes).execute();
+  await db
+    .updateTable('link_tokens')
+    .set({ used_at: now })
+    .where('user_id', '=', userId)
+    .where('used_at', 'is', null)
+    .where('purpose', 'in', purposes)
+    .execute();
 }
 
 /** Outstanding payment links of these invoices stop working. */
 export async function invalidatePaymentLinks(db: Executor, invoiceIds: string[], now: Date) {
   if (!invoiceIds.length) return;
-  await db.updateTable('link_tokens').set({ used_at: now })
-    .where('purpose', '=', 'payment').where('used_at', 'is', null).where('reference_id', 'in', invoiceIds).execute();
+  await db
+    .updateTable('link_tokens')
+    .set({ used_at: now })
+    .where('purpose', '=', 'payment')
+    .where('used_at', 'is', null)
+    .where('reference_id', 'in', invoiceIds)
+    .execute();
 }
 
 /** Gives a consumed link back (the use it was consumed for did not happen). */

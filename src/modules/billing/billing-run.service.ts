@@ -84,7 +84,11 @@ export function createBillingRunService(deps: BillingRunDeps) {
   const { db, clock, log } = deps;
 
   /** Bills one subscription for `month` if it is due on `today`; one transaction, row-locked. */
-  async function billSubscription(subscriptionId: string, month: string, today: string): Promise<{ outcome: BillOutcome; invoiceId?: string; nextSendDate?: string }> {
+  async function billSubscription(
+    subscriptionId: string,
+    month: string,
+    today: string,
+  ): Promise<{ outcome: BillOutcome; invoiceId?: string; nextSendDate?: string }> {
     try {
       return await db.transaction().execute(async (trx) => {
         const sub = await repo.lockSubscriptionForBilling(trx, subscriptionId);
@@ -96,7 +100,10 @@ export function createBillingRunService(deps: BillingRunDeps) {
         const billingDate = billingDateFor(month, sub);
         if (today < billingDate) return { outcome: 'not_due' as const };
 
-        const inService = sub.status === 'ACTIVE' || sub.status === 'SUSPENDED' || (sub.status === 'CANCELLED' && sub.ended_at !== null && sub.ended_at > month);
+        const inService =
+          sub.status === 'ACTIVE' ||
+          sub.status === 'SUSPENDED' ||
+          (sub.status === 'CANCELLED' && sub.ended_at !== null && sub.ended_at > month);
         // A subscription activated after the month's billing date starts with the next month.
         if (inService && sub.activated_at && isoDate(sub.activated_at) > billingDate) return { outcome: 'nothing_to_bill' as const };
         if (!inService && sub.status !== 'CANCELLED') return { outcome: 'nothing_to_bill' as const };
@@ -111,27 +118,37 @@ export function createBillingRunService(deps: BillingRunDeps) {
         const now = clock.now();
         const invoiceId = newId();
         const paid = built.totalCents <= 0;
-        await repo.insertInvoice(trx, {
-          id: invoiceId,
-          provider_id: sub.provider_id,
-          subscriber_id: sub.subscriber_id,
-          subscription_id: sub.id,
-          invoice_number: invoiceNumber(month),
-          kind: 'monthly',
-          period_start: month,
-          invoice_date: today,
-          due_date: addDays(today, PAYMENT_TERM_DAYS),
-          currency: sub.currency.trim(),
-          total_cents: built.totalCents,
-          status: paid ? 'paid' : 'open',
-          paid_at: paid ? now : null,
-          created_at: now,
-        }, built.lines, newId);
+        await repo.insertInvoice(
+          trx,
+          {
+            id: invoiceId,
+            provider_id: sub.provider_id,
+            subscriber_id: sub.subscriber_id,
+            subscription_id: sub.id,
+            invoice_number: invoiceNumber(month),
+            kind: 'monthly',
+            period_start: month,
+            invoice_date: today,
+            due_date: addDays(today, PAYMENT_TERM_DAYS),
+            currency: sub.currency.trim(),
+            total_cents: built.totalCents,
+            status: paid ? 'paid' : 'open',
+            paid_at: paid ? now : null,
+            created_at: now,
+          },
+          built.lines,
+          newId,
+        );
         await repo.markAdjustmentsApplied(trx, built.adjustmentIds, invoiceId);
         await repo.markCreditNotesApplied(trx, built.creditNoteIds, invoiceId);
         await repo.insertBillingDocument(trx, {
-          id: newId(), provider_id: sub.provider_id, subscription_id: sub.id, period_start: month, invoice_id: invoiceId,
-          external_document_id: externalDocumentId(), created_at: now,
+          id: newId(),
+          provider_id: sub.provider_id,
+          subscription_id: sub.id,
+          period_start: month,
+          invoice_id: invoiceId,
+          external_document_id: externalDocumentId(),
+          created_at: now,
         });
         if (!paid) await enqueueCollect(trx, deps, invoiceId, sub.provider_id, sub.id);
         const continues = sub.status !== 'CANCELLED' || (sub.ended_at !== null && sub.ended_at > nextMonth(month));
@@ -139,7 +156,10 @@ export function createBillingRunService(deps: BillingRunDeps) {
       });
     } catch (err) {
       // A concurrent run invoiced the month first: the unique index settles it.
-      if (isUniqueViolation(err, 'invoices_subscription_month_key') || isUniqueViolation(err, 'billing_documents_subscription_id_period_start_key')) {
+      if (
+        isUniqueViolation(err, 'invoices_subscription_month_key') ||
+        isUniqueViolation(err, 'billing_documents_subscription_id_period_start_key')
+      ) {
         return { outcome: 'already_invoiced' };
       }
       throw err;
@@ -168,7 +188,10 @@ export function createBillingRunService(deps: BillingRunDeps) {
           } else if (r.outcome === 'not_due') counts.not_due++;
           else if (r.outcome === 'needs_operator') {
             counts.needs_operator++;
-            log.warn({ subscription_id: id, month }, 'billing run: a billing document exists without its invoice; not invoiced, needs an operator');
+            log.warn(
+              { subscription_id: id, month },
+              'billing run: a billing document exists without its invoice; not invoiced, needs an operator',
+            );
           } else counts.skipped++;
         } catch (err) {
           counts.failed++;
@@ -186,7 +209,10 @@ export function createBillingRunService(deps: BillingRunDeps) {
     try {
       await deps.adapters.billingSystem.rescheduleNextInvoice({ subscriptionId, sendDate });
     } catch (err) {
-      log.warn({ subscription_id: subscriptionId, err: (err as Error).message }, 'billing run: next send date not passed to the billing system');
+      log.warn(
+        { subscription_id: subscriptionId, err: (err as Error).message },
+        'billing run: next send date not passed to the billing system',
+      );
     }
   }
 

@@ -65,7 +65,8 @@ export function registerBillingJobs(deps: BillingJobsDeps) {
     async run(job) {
       const id = job.payload.subscription_id;
       const key = job.payload.operation_key;
-      if (typeof id !== 'string' || !isUuid(id) || typeof key !== 'string') throw new PermanentJobError('payload needs subscription_id and operation_key');
+      if (typeof id !== 'string' || !isUuid(id) || typeof key !== 'string')
+        throw new PermanentJobError('payload needs subscription_id and operation_key');
       const sub = await findSubscription(deps.db, id);
       // Paid (and restored) before the job ran: the port must stay as it is.
       if (!sub || sub.status !== 'SUSPENDED' || sub.suspended_reason !== 'non_payment') return { skipped: 'no_longer_suspended' };

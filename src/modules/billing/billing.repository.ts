@@ -13,11 +13,29 @@ export function lockSubscriptionForBilling(trx: Trx, subscriptionId: string) {
     .innerJoin('subscribers as sb', 'sb.id', 's.subscriber_id')
     .innerJoin('providers as p', 'p.id', 's.provider_id')
     .select([
-      's.id', 's.provider_id', 's.subscriber_id', 's.status', 's.service_billed', 's.billing_day', 's.billing_day_effective_from',
-      's.previous_billing_day', 's.activated_at', 's.ended_at', 's.suspended_reason', 's.location_id',
-      'pv.name as plan_name', 'pv.monthly_price_cents', 'pv.currency',
-      'sb.email', 'sb.first_name', 'sb.last_name', 'sb.invoice_email', 'sb.card_payment_method_id',
-      'p.name as provider_name', 'p.card_processor_account', 'p.payment_grace_days',
+      's.id',
+      's.provider_id',
+      's.subscriber_id',
+      's.status',
+      's.service_billed',
+      's.billing_day',
+      's.billing_day_effective_from',
+      's.previous_billing_day',
+      's.activated_at',
+      's.ended_at',
+      's.suspended_reason',
+      's.location_id',
+      'pv.name as plan_name',
+      'pv.monthly_price_cents',
+      'pv.currency',
+      'sb.email',
+      'sb.first_name',
+      'sb.last_name',
+      'sb.invoice_email',
+      'sb.card_payment_method_id',
+      'p.name as provider_name',
+      'p.card_processor_account',
+      'p.payment_grace_days',
     ])
     .where('s.id', '=', subscriptionId)
     .forUpdate('s')
@@ -28,12 +46,23 @@ export type BillingSubscription = NonNullable<Awaited<ReturnType<typeof lockSubs
 
 /** Any invoice of the subscription for the month (the monthly one, or the first invoice). */
 export function findInvoiceForMonth(ex: Executor, subscriptionId: string, month: string) {
-  return ex.selectFrom('invoices').selectAll().where('subscription_id', '=', subscriptionId).where('period_start', '=', month)
-    .where('status', '<>', 'void').orderBy('created_at').executeTakeFirst();
+  return ex
+    .selectFrom('invoices')
+    .selectAll()
+    .where('subscription_id', '=', subscriptionId)
+    .where('period_start', '=', month)
+    .where('status', '<>', 'void')
+    .orderBy('created_at')
+    .executeTakeFirst();
 }
 
 export function findBillingDocument(ex: Executor, subscriptionId: string, month: string) {
-  return ex.selectFrom('billing_documents').selectAll().where('subscription_id', '=', subscriptionId).where('period_start', '=', month).executeTakeFirst();
+  return ex
+    .selectFrom('billing_documents')
+    .selectAll()
+    .where('subscription_id', '=', subscriptionId)
+    .where('period_start', '=', month)
+    .executeTakeFirst();
 }
 
 export function findFirstInvoice(ex: Executor, subscriptionId: string) {
@@ -45,20 +74,33 @@ export function findInvoice(ex: Executor, invoiceId: string) {
 }
 
 export function pendingAdjustments(trx: Trx, subscriptionId: string) {
-  return trx.selectFrom('pending_adjustments').selectAll()
-    .where('subscription_id', '=', subscriptionId).where('status', '=', 'pending')
-    .orderBy('created_at').orderBy('id').forUpdate().execute();
+  return trx
+    .selectFrom('pending_adjustments')
+    .selectAll()
+    .where('subscription_id', '=', subscriptionId)
+    .where('status', '=', 'pending')
+    .orderBy('created_at')
+    .orderBy('id')
+    .forUpdate()
+    .execute();
 }
 
 /** Open credit notes of the subscription, and the subscriber's notes not tied to a subscription. */
 export function openCreditNotes(trx: Trx, subscriptionId: string, subscriberId: string) {
-  return trx.selectFrom('credit_notes').selectAll()
+  return trx
+    .selectFrom('credit_notes')
+    .selectAll()
     .where('state', '=', 'open')
-    .where((eb) => eb.or([
-      eb('subscription_id', '=', subscriptionId),
-      eb.and([eb('subscription_id', 'is', null), eb('subscriber_id', '=', subscriberId)]),
-    ]))
-    .orderBy('issued_at').orderBy('id').forUpdate().execute();
+    .where((eb) =>
+      eb.or([
+        eb('subscription_id', '=', subscriptionId),
+        eb.and([eb('subscription_id', 'is', null), eb('subscriber_id', '=', subscriberId)]),
+      ]),
+    )
+    .orderBy('issued_at')
+    .orderBy('id')
+    .forUpdate()
+    .execute();
 }
 
 export interface NewInvoice {
@@ -87,8 +129,18 @@ export interface NewLine {
 export async function insertInvoice(trx: Trx, inv: NewInvoice, lines: NewLine[], newId: () => string) {
   await trx.insertInto('invoices').values(inv).execute();
   if (lines.length) {
-    await trx.insertInto('invoice_lines')
-      .values(lines.map((l, i) => ({ id: newId(), invoice_id: inv.id, position: i + 1, kind: l.kind, description: l.description, amount_cents: l.amount_cents })))
+    await trx
+      .insertInto('invoice_lines')
+      .values(
+        lines.map((l, i) => ({
+          id: newId(),
+          invoice_id: inv.id,
+          position: i + 1,
+          kind: l.kind,
+          description: l.description,
+          amount_cents: l.amount_cents,
+        })),
+      )
       .execute();
   }
 }
@@ -100,10 +152,26 @@ export function markAdjustmentsApplied(trx: Trx, ids: string[], invoiceId: strin
 
 export function markCreditNotesApplied(trx: Trx, ids: string[], invoiceId: string) {
   if (!ids.length) return Promise.resolve();
-  return trx.updateTable('credit_notes').set({ state: 'applied', applied_invoice_id: invoiceId }).where('id', 'in', ids).where('state', '=', 'open').execute();
+  return trx
+    .updateTable('credit_notes')
+    .set({ state: 'applied', applied_invoice_id: invoiceId })
+    .where('id', 'in', ids)
+    .where('state', '=', 'open')
+    .execute();
 }
 
-export function insertBillingDocument(trx: Trx, doc: { id: string; provider_id: string; subscription_id: string; period_start: string; invoice_id: string; external_document_id: string; created_at: Date }) {
+export function insertBillingDocument(
+  trx: Trx,
+  doc: {
+    id: string;
+    provider_id: string;
+    subscription_id: string;
+    period_start: string;
+    invoice_id: string;
+    external_document_id: string;
+    created_at: Date;
+  },
+) {
   return trx.insertInto('billing_documents').values(doc).execute();
 }
 
@@ -114,20 +182,38 @@ export function insertBillingDocument(trx: Trx, doc: { id: string; provider_id: 
  * month are left out; the per-subscription transaction checks again under lock.
  */
 export async function billingCandidates(ex: Executor, month: string, limit: number, afterId: string | null) {
-  let q = ex.selectFrom('subscriptions as s')
+  let q = ex
+    .selectFrom('subscriptions as s')
     .select(['s.id'])
     .where('s.service_billed', '=', true)
-    .where((eb) => eb.or([
-      eb('s.status', 'in', ['ACTIVE', 'SUSPENDED']),
-      eb.and([eb('s.status', '=', 'CANCELLED'), eb('s.ended_at', '>', month)]),
-      eb.and([
-        eb('s.status', '=', 'CANCELLED'),
-        eb.exists(eb.selectFrom('pending_adjustments as pa').select(sql`1`.as('one')).whereRef('pa.subscription_id', '=', 's.id').where('pa.status', '=', 'pending')),
+    .where((eb) =>
+      eb.or([
+        eb('s.status', 'in', ['ACTIVE', 'SUSPENDED']),
+        eb.and([eb('s.status', '=', 'CANCELLED'), eb('s.ended_at', '>', month)]),
+        eb.and([
+          eb('s.status', '=', 'CANCELLED'),
+          eb.exists(
+            eb
+              .selectFrom('pending_adjustments as pa')
+              .select(sql`1`.as('one'))
+              .whereRef('pa.subscription_id', '=', 's.id')
+              .where('pa.status', '=', 'pending'),
+          ),
+        ]),
       ]),
-    ]))
-    .where((eb) => eb.not(eb.exists(
-      eb.selectFrom('invoices as i').select(sql`1`.as('one')).whereRef('i.subscription_id', '=', 's.id').where('i.period_start', '=', month).where('i.status', '<>', 'void'),
-    )))
+    )
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('invoices as i')
+            .select(sql`1`.as('one'))
+            .whereRef('i.subscription_id', '=', 's.id')
+            .where('i.period_start', '=', month)
+            .where('i.status', '<>', 'void'),
+        ),
+      ),
+    )
     .orderBy('s.id')
     .limit(limit);
   if (afterId) q = q.where('s.id', '>', afterId);
@@ -136,7 +222,8 @@ export async function billingCandidates(ex: Executor, month: string, limit: numb
 
 /** Open invoices of service-billed, ACTIVE subscriptions whose due date is before `cutoff`. */
 export function overdueSubscriptions(ex: Executor, today: string) {
-  return ex.selectFrom('invoices as i')
+  return ex
+    .selectFrom('invoices as i')
     .innerJoin('subscriptions as s', 's.id', 'i.subscription_id')
     .innerJoin('providers as p', 'p.id', 's.provider_id')
     .select(['s.id as subscription_id', 'i.id as invoice_id'])
@@ -150,8 +237,11 @@ export function overdueSubscriptions(ex: Executor, today: string) {
 
 /** Does the subscription still have an open invoice past due date plus grace? */
 export async function hasOverdueInvoice(ex: Executor, subscriptionId: string, today: string, graceDays: number) {
-  const r = await ex.selectFrom('invoices').select('id')
-    .where('subscription_id', '=', subscriptionId).where('status', '=', 'open')
+  const r = await ex
+    .selectFrom('invoices')
+    .select('id')
+    .where('subscription_id', '=', subscriptionId)
+    .where('status', '=', 'open')
     .where(sql<boolean>`due_date + ${graceDays}::int < ${today}::date`)
     .executeTakeFirst();
   return Boolean(r);
@@ -165,46 +255,76 @@ export function markInvoicePaidIfOpen(
   invoiceId: string,
   p: { paidAt: Date; method: string; paymentIntentId: string | null; reference: string | null },
 ) {
-  return trx.updateTable('invoices')
-    .set({ status: 'paid', paid_at: p.paidAt, payment_method: p.method, payment_intent_id: p.paymentIntentId, payment_reference: p.reference })
-    .where('id', '=', invoiceId).where('status', '=', 'open')
+  return trx
+    .updateTable('invoices')
+    .set({
+      status: 'paid',
+      paid_at: p.paidAt,
+      payment_method: p.method,
+      payment_intent_id: p.paymentIntentId,
+      payment_reference: p.reference,
+    })
+    .where('id', '=', invoiceId)
+    .where('status', '=', 'open')
     .returning(['id', 'kind', 'subscription_id'])
     .executeTakeFirst();
 }
 
 /** PENDING_INSTALL → ACTIVE. */
 export function activateIfPendingInstall(trx: Trx, subscriptionId: string, now: Date) {
-  return trx.updateTable('subscriptions')
+  return trx
+    .updateTable('subscriptions')
     .set({ status: 'ACTIVE', activated_at: now, updated_at: now })
-    .where('id', '=', subscriptionId).where('status', '=', 'PENDING_INSTALL')
+    .where('id', '=', subscriptionId)
+    .where('status', '=', 'PENDING_INSTALL')
     .returning(['provider_id', 'location_id'])
     .executeTakeFirst();
 }
 
 /** SUSPENDED for non-payment → ACTIVE. */
 export function restoreIfSuspendedForNonPayment(trx: Trx, subscriptionId: string, now: Date) {
-  return trx.updateTable('subscriptions')
+  return trx
+    .updateTable('subscriptions')
     .set({ status: 'ACTIVE', suspended_reason: null, updated_at: now })
-    .where('id', '=', subscriptionId).where('status', '=', 'SUSPENDED').where('suspended_reason', '=', 'non_payment')
+    .where('id', '=', subscriptionId)
+    .where('status', '=', 'SUSPENDED')
+    .where('suspended_reason', '=', 'non_payment')
     .returning(['provider_id', 'location_id'])
     .executeTakeFirst();
 }
 
 export async function suspendForNonPayment(trx: Trx, subscriptionId: string, now: Date) {
-  await trx.updateTable('subscriptions')
+  await trx
+    .updateTable('subscriptions')
     .set({ status: 'SUSPENDED', suspended_reason: 'non_payment', updated_at: now })
-    .where('id', '=', subscriptionId).execute();
+    .where('id', '=', subscriptionId)
+    .execute();
 }
 
 /** The invoice with whom to charge or mail a payment link (collection). */
 export function findInvoiceForCollection(ex: Executor, invoiceId: string) {
-  return ex.selectFrom('invoices as i')
+  return ex
+    .selectFrom('invoices as i')
     .innerJoin('subscribers as sb', 'sb.id', 'i.subscriber_id')
     .innerJoin('providers as p', 'p.id', 'i.provider_id')
     .select([
-      'i.id', 'i.status', 'i.kind', 'i.invoice_number', 'i.total_cents', 'i.currency', 'i.due_date', 'i.subscriber_id', 'i.subscription_id',
-      'sb.email', 'sb.invoice_email', 'sb.first_name', 'sb.card_payment_method_id',
-      'p.name as provider_name', 'p.card_processor_account', 'p.support_email', 'p.branding',
+      'i.id',
+      'i.status',
+      'i.kind',
+      'i.invoice_number',
+      'i.total_cents',
+      'i.currency',
+      'i.due_date',
+      'i.subscriber_id',
+      'i.subscription_id',
+      'sb.email',
+      'sb.invoice_email',
+      'sb.first_name',
+      'sb.card_payment_method_id',
+      'p.name as provider_name',
+      'p.card_processor_account',
+      'p.support_email',
+      'p.branding',
     ])
     .where('i.id', '=', invoiceId)
     .executeTakeFirst();
@@ -212,11 +332,23 @@ export function findInvoiceForCollection(ex: Executor, invoiceId: string) {
 
 /** The invoice behind a payment link, as the pay page shows and charges it. */
 export function findInvoiceForPayPage(ex: Executor, invoiceId: string) {
-  return ex.selectFrom('invoices as i')
+  return ex
+    .selectFrom('invoices as i')
     .innerJoin('providers as p', 'p.id', 'i.provider_id')
     .innerJoin('subscribers as sb', 'sb.id', 'i.subscriber_id')
-    .select(['i.id', 'i.status', 'i.kind', 'i.invoice_number', 'i.total_cents', 'i.currency', 'i.due_date', 'i.subscriber_id',
-      'p.name as provider_name', 'p.card_processor_account', 'sb.email'])
+    .select([
+      'i.id',
+      'i.status',
+      'i.kind',
+      'i.invoice_number',
+      'i.total_cents',
+      'i.currency',
+      'i.due_date',
+      'i.subscriber_id',
+      'p.name as provider_name',
+      'p.card_processor_account',
+      'sb.email',
+    ])
     .where('i.id', '=', invoiceId)
     .executeTakeFirst();
 }

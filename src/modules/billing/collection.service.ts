@@ -31,7 +31,10 @@ export type CollectionOutcome = 'charged' | 'link_sent' | 'already_paid' | 'not_
  * outcome is written in a short transaction afterwards. An unreachable processor throws the
  * AdapterError (the `billing.collect` job retries); a declined card falls back to the link.
  */
-export async function collectInvoice(deps: CollectionDeps, invoiceId: string): Promise<{ outcome: CollectionOutcome; activated?: boolean }> {
+export async function collectInvoice(
+  deps: CollectionDeps,
+  invoiceId: string,
+): Promise<{ outcome: CollectionOutcome; activated?: boolean }> {
   const inv = await findInvoiceForCollection(deps.db, invoiceId);
   if (!inv) return { outcome: 'not_found' };
   if (inv.status !== 'open') return { outcome: 'already_paid' };
@@ -46,8 +49,11 @@ export async function collectInvoice(deps: CollectionDeps, invoiceId: string): P
         idempotencyKey: `invoice:${inv.id}:${inv.card_payment_method_id}`,
       });
       if (r.status === 'succeeded') {
-        const settled = await deps.db.transaction().execute((trx) =>
-          markInvoicePaid(trx, deps, inv.id, { method: 'card', paymentIntentId: r.payment_intent_id, reference: inv.invoice_number }));
+        const settled = await deps.db
+          .transaction()
+          .execute((trx) =>
+            markInvoicePaid(trx, deps, inv.id, { method: 'card', paymentIntentId: r.payment_intent_id, reference: inv.invoice_number }),
+          );
         return { outcome: settled.paid ? 'charged' : 'already_paid', activated: settled.activated };
       }
       deps.log.info({ invoice_id: inv.id }, 'saved card declined; sending a payment link instead');
@@ -58,12 +64,25 @@ export async function collectInvoice(deps: CollectionDeps, invoiceId: string): P
   }
 
   await deps.db.transaction().execute(async (trx) => {
-    const { token, expiresAt } = await createLinkToken(trx, deps.clock, { purpose: 'payment', subscriberId: inv.subscriber_id, referenceId: inv.id });
+    const { token, expiresAt } = await createLinkToken(trx, deps.clock, {
+      purpose: 'payment',
+      subscriberId: inv.subscriber_id,
+      referenceId: inv.id,
+    });
     const content = paymentLinkMail(
-      { brand: mailBrand({ name: inv.provider_name, support_email: inv.support_email, branding: inv.branding }), baseUrl: deps.config.publicBaseUrl },
       {
-        firstName: inv.first_name, token, invoiceNumber: inv.invoice_number, totalCents: inv.total_cents, currency: inv.currency,
-        dueDate: inv.due_date, expiresAt, first: inv.kind === 'first',
+        brand: mailBrand({ name: inv.provider_name, support_email: inv.support_email, branding: inv.branding }),
+        baseUrl: deps.config.publicBaseUrl,
+      },
+      {
+        firstName: inv.first_name,
+        token,
+        invoiceNumber: inv.invoice_number,
+        totalCents: inv.total_cents,
+        currency: inv.currency,
+        dueDate: inv.due_date,
+        expiresAt,
+        first: inv.kind === 'first',
       },
     );
     await deps.mailer.enqueue(trx, { to: inv.invoice_email ?? inv.email, ...content });

@@ -40,7 +40,12 @@ export interface FirstPaymentResult {
  * the confirmation day (a day counts in full), with its billing document. Idempotent: a second
  * call finds the invoice (unique per subscription). Runs inside `trx`.
  */
-async function prepareFirstInvoice(trx: Transaction<DB>, deps: Pick<CollectionDeps, 'clock' | 'jobs'>, subscriptionId: string, queueCollection: boolean) {
+async function prepareFirstInvoice(
+  trx: Transaction<DB>,
+  deps: Pick<CollectionDeps, 'clock' | 'jobs'>,
+  subscriptionId: string,
+  queueCollection: boolean,
+) {
   const sub = await repo.lockSubscriptionForBilling(trx, subscriptionId);
   if (!sub) throw new Error(`collectFirstPayment: subscription ${subscriptionId} not found`);
   if (!sub.service_billed) {
@@ -66,26 +71,42 @@ async function prepareFirstInvoice(trx: Transaction<DB>, deps: Pick<CollectionDe
   const amount = prorate(sub.monthly_price_cents, days, dim);
   const id = newId();
   const paid = amount === 0;
-  await repo.insertInvoice(trx, {
-    id,
-    provider_id: sub.provider_id,
-    subscriber_id: sub.subscriber_id,
-    subscription_id: sub.id,
-    invoice_number: invoiceNumber(month),
-    kind: 'first',
-    period_start: month,
-    invoice_date: today,
-    due_date: addDays(today, PAYMENT_TERM_DAYS),
-    currency: sub.currency.trim(),
-    total_cents: amount,
-    status: paid ? 'paid' : 'open',
-    paid_at: paid ? now : null,
-    created_at: now,
-  }, [{ kind: 'subscription', description: `${sub.plan_name}, ${dayRangeLabel(today, lastDayOf(month))} (from installation, pro rata)`, amount_cents: amount }], newId);
+  await repo.insertInvoice(
+    trx,
+    {
+      id,
+      provider_id: sub.provider_id,
+      subscriber_id: sub.subscriber_id,
+      subscription_id: sub.id,
+      invoice_number: invoiceNumber(month),
+      kind: 'first',
+      period_start: month,
+      invoice_date: today,
+      due_date: addDays(today, PAYMENT_TERM_DAYS),
+      currency: sub.currency.trim(),
+      total_cents: amount,
+      status: paid ? 'paid' : 'open',
+      paid_at: paid ? now : null,
+      created_at: now,
+    },
+    [
+      {
+        kind: 'subscription',
+        description: `${sub.plan_name}, ${dayRangeLabel(today, lastDayOf(month))} (from installation, pro rata)`,
+        amount_cents: amount,
+      },
+    ],
+    newId,
+  );
   if (!(await repo.findBillingDocument(trx, sub.id, month))) {
     await repo.insertBillingDocument(trx, {
-      id: newId(), provider_id: sub.provider_id, subscription_id: sub.id, period_start: month, invoice_id: id,
-      external_document_id: externalDocumentId(), created_at: now,
+      id: newId(),
+      provider_id: sub.provider_id,
+      subscription_id: sub.id,
+      period_start: month,
+      invoice_id: id,
+      external_document_id: externalDocumentId(),
+      created_at: now,
     });
   }
   if (paid) {
@@ -96,7 +117,13 @@ async function prepareFirstInvoice(trx: Transaction<DB>, deps: Pick<CollectionDe
   return { invoiceId: id, outcome: 'open' as const };
 }
 
-export function enqueueCollect(trx: Transaction<DB>, deps: Pick<CollectionDeps, 'jobs'>, invoiceId: string, providerId: string, subscriptionId: string | null) {
+export function enqueueCollect(
+  trx: Transaction<DB>,
+  deps: Pick<CollectionDeps, 'jobs'>,
+  invoiceId: string,
+  providerId: string,
+  subscriptionId: string | null,
+) {
   return deps.jobs.enqueue(trx, {
     kind: 'billing.collect',
     payload: { invoice_id: invoiceId },
@@ -131,11 +158,21 @@ async function isActive(ex: CollectionDeps['db'] | Transaction<DB>, subscription
  *
  * Idempotent: a second call finds the first invoice and never bills twice.
  */
-export async function collectFirstPayment(deps: CollectionDeps, subscriptionId: string, opts: { trx?: Transaction<DB> } = {}): Promise<FirstPaymentResult> {
+export async function collectFirstPayment(
+  deps: CollectionDeps,
+  subscriptionId: string,
+  opts: { trx?: Transaction<DB> } = {},
+): Promise<FirstPaymentResult> {
   if (opts.trx) {
     const r = await prepareFirstInvoice(opts.trx, deps, subscriptionId, true);
     const outcome: FirstPaymentOutcome = r.outcome === 'open' ? 'queued' : r.outcome;
-    return { subscriptionId, invoiceId: r.invoiceId, outcome, activated: await isActive(opts.trx, subscriptionId), portJobId: portJobOf(r) };
+    return {
+      subscriptionId,
+      invoiceId: r.invoiceId,
+      outcome,
+      activated: await isActive(opts.trx, subscriptionId),
+      portJobId: portJobOf(r),
+    };
   }
   let r: Awaited<ReturnType<typeof prepareFirstInvoice>>;
   try {
@@ -145,7 +182,14 @@ export async function collectFirstPayment(deps: CollectionDeps, subscriptionId: 
     if (!isUniqueViolation(err, 'invoices_subscription_first_key')) throw err;
     r = await deps.db.transaction().execute((trx) => prepareFirstInvoice(trx, deps, subscriptionId, false));
   }
-  if (r.outcome !== 'open') return { subscriptionId, invoiceId: r.invoiceId, outcome: r.outcome, activated: await isActive(deps.db, subscriptionId), portJobId: portJobOf(r) };
+  if (r.outcome !== 'open')
+    return {
+      subscriptionId,
+      invoiceId: r.invoiceId,
+      outcome: r.outcome,
+      activated: await isActive(deps.db, subscriptionId),
+      portJobId: portJobOf(r),
+    };
   const invoiceId = r.invoiceId!;
   try {
     const c = await collectInvoice(deps, invoiceId);
@@ -153,7 +197,10 @@ export async function collectFirstPayment(deps: CollectionDeps, subscriptionId: 
     return { subscriptionId, invoiceId, outcome, activated: await isActive(deps.db, subscriptionId), portJobId: null };
   } catch (err) {
     if (!isTransient(err)) throw err;
-    deps.log.warn({ subscription_id: subscriptionId, err: (err as Error).message }, 'first payment: card processor unavailable, collection queued');
+    deps.log.warn(
+      { subscription_id: subscriptionId, err: (err as Error).message },
+      'first payment: card processor unavailable, collection queued',
+    );
     await deps.db.transaction().execute(async (trx) => {
       const inv = await repo.findInvoice(trx, invoiceId);
       await enqueueCollect(trx, deps, invoiceId, inv!.provider_id, subscriptionId);

@@ -17,7 +17,9 @@ export function renderPayPage(token: string, v: PayPageView): string {
       `<tr><th scope="row">Amount</th><td><strong>${escapeHtml(v.invoice.amount)} ${escapeHtml(v.invoice.currency)}</strong></td></tr>` +
       `<tr><th scope="row">Due date</th><td>${escapeHtml(v.invoice.dueDate)}</td></tr></table>`
     : '';
-  const message = v.message ? `<p role="${v.error ? 'alert' : 'status'}" class="${v.error ? 'error' : 'ok'}">${escapeHtml(v.message)}</p>` : '';
+  const message = v.message
+    ? `<p role="${v.error ? 'alert' : 'status'}" class="${v.error ? 'error' : 'ok'}">${escapeHtml(v.message)}</p>`
+    : '';
   const hint = v.sandbox ? '<p class="hint">Sandbox: use the test card 4242 4242 4242 4242 (4000 0000 0000 0002 is declined).</p>' : '';
   const form = v.form
     ? `<form method="post" action="/pay/${encodeURIComponent(token)}">` +

@@ -31,7 +31,8 @@ export interface PayInvoice {
 }
 
 export type PayViewState = 'payable' | 'paid' | 'in_progress' | 'invalid';
-export type PayResultState = 'paid' | 'already_paid' | 'declined' | 'incorrect_number' | 'unavailable' | 'no_card_processor' | 'in_progress' | 'invalid';
+export type PayResultState =
+  'paid' | 'already_paid' | 'declined' | 'incorrect_number' | 'unavailable' | 'no_card_processor' | 'in_progress' | 'invalid';
 
 export function createPayPageService(deps: PayPageDeps) {
   const { db, clock, log } = deps;
@@ -65,12 +66,20 @@ export function createPayPageService(deps: PayPageDeps) {
    * Pays with a card. The link is claimed first (single use, atomically), so two submissions
    * cannot both charge; a declined or failed attempt gives the link back for another try.
    */
-  async function pay(token: string, input: { cardNumber: string; saveCard: boolean }): Promise<{ state: PayResultState; invoice?: PayInvoice; message: string }> {
+  async function pay(
+    token: string,
+    input: { cardNumber: string; saveCard: boolean },
+  ): Promise<{ state: PayResultState; invoice?: PayInvoice; message: string }> {
     const claimed = await consumeLinkToken(db, clock, token, ['payment']);
     if (!claimed?.reference_id) {
       const v = await view(token);
       if (v.state === 'paid') return { state: 'already_paid', invoice: v.invoice, message: 'This invoice is already paid.' };
-      if (v.state === 'in_progress') return { state: 'in_progress', invoice: v.invoice, message: 'A payment with this link is being processed; reload this page in a moment.' };
+      if (v.state === 'in_progress')
+        return {
+          state: 'in_progress',
+          invoice: v.invoice,
+          message: 'A payment with this link is being processed; reload this page in a moment.',
+        };
       return { state: 'invalid', message: 'This payment link is invalid or has expired.' };
     }
     const release = () => releaseLinkToken(db, claimed.id);
@@ -82,7 +91,11 @@ export function createPayPageService(deps: PayPageDeps) {
     const account = inv.card_processor_account;
     if (!account) {
       await release();
-      return { state: 'no_card_processor', invoice: present(inv), message: `${inv.provider_name} does not take card payments online yet; please pay by bank transfer.` };
+      return {
+        state: 'no_card_processor',
+        invoice: present(inv),
+        message: `${inv.provider_name} does not take card payments online yet; please pay by bank transfer.`,
+      };
     }
     let card;
     let charge;
@@ -90,18 +103,26 @@ export function createPayPageService(deps: PayPageDeps) {
       const setup = await deps.adapters.cardProcessor.createSetup({ account, subscriberId: inv.subscriber_id, email: inv.email });
       card = await deps.adapters.cardProcessor.confirmSetup({ account, setupId: setup.setup_id, cardNumber: input.cardNumber });
       charge = await deps.adapters.cardProcessor.charge({
-        account, paymentMethodId: card.payment_method_id, amountCents: inv.total_cents, currency: inv.currency.trim(),
+        account,
+        paymentMethodId: card.payment_method_id,
+        amountCents: inv.total_cents,
+        currency: inv.currency.trim(),
         idempotencyKey: `invoice:${inv.id}:${card.payment_method_id}`,
       });
     } catch (err) {
       await release();
       if (err instanceof CardRequestError) {
-        if (err.code === 'incorrect_number') return { state: 'incorrect_number', invoice: present(inv), message: 'The card number is incorrect.' };
+        if (err.code === 'incorrect_number')
+          return { state: 'incorrect_number', invoice: present(inv), message: 'The card number is incorrect.' };
         return { state: 'declined', invoice: present(inv), message: 'The card was declined. Try another card.' };
       }
       if (err instanceof AdapterError) {
         log.warn({ invoice_id: inv.id, err: err.message }, 'pay page: card processor unavailable');
-        return { state: 'unavailable', invoice: present(inv), message: 'Card payments are unavailable right now; please try again in a few minutes.' };
+        return {
+          state: 'unavailable',
+          invoice: present(inv),
+          message: 'Card payments are unavailable right now; please try again in a few minutes.',
+        };
       }
       throw err;
     }
@@ -110,7 +131,11 @@ export function createPayPageService(deps: PayPageDeps) {
       return { state: 'declined', invoice: present(inv), message: 'The card was declined. Try another card.' };
     }
     await db.transaction().execute(async (trx) => {
-      await markInvoicePaid(trx, deps, inv.id, { method: 'payment_link', paymentIntentId: charge.payment_intent_id, reference: inv.invoice_number });
+      await markInvoicePaid(trx, deps, inv.id, {
+        method: 'payment_link',
+        paymentIntentId: charge.payment_intent_id,
+        reference: inv.invoice_number,
+      });
       if (input.saveCard) {
         await saveCard(trx, inv.subscriber_id, card, clock.now());
       }

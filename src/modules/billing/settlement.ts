@@ -21,9 +21,19 @@ export interface SettlementDeps {
  * Marks an open invoice paid inside the caller's transaction and applies its consequences.
  * Returns false when the invoice was no longer open (paid by a concurrent payment): nothing changed.
  */
-export async function markInvoicePaid(trx: repo.Trx, deps: SettlementDeps, invoiceId: string, p: PaymentRecord): Promise<{ paid: boolean; activated: boolean; restored: boolean }> {
+export async function markInvoicePaid(
+  trx: repo.Trx,
+  deps: SettlementDeps,
+  invoiceId: string,
+  p: PaymentRecord,
+): Promise<{ paid: boolean; activated: boolean; restored: boolean }> {
   const now = deps.clock.now();
-  const inv = await repo.markInvoicePaidIfOpen(trx, invoiceId, { paidAt: now, method: p.method, paymentIntentId: p.paymentIntentId ?? null, reference: p.reference ?? null });
+  const inv = await repo.markInvoicePaidIfOpen(trx, invoiceId, {
+    paidAt: now,
+    method: p.method,
+    paymentIntentId: p.paymentIntentId ?? null,
+    reference: p.reference ?? null,
+  });
   if (!inv) return { paid: false, activated: false, restored: false };
   if (!inv.subscription_id) return { paid: true, activated: false, restored: false };
   const sub = await repo.lockSubscriptionForBilling(trx, inv.subscription_id);
@@ -49,7 +59,11 @@ export async function markInvoicePaid(trx: repo.Trx, deps: SettlementDeps, invoi
  * the port follows the activation, so a subscription is connected exactly when it is paid for.
  * Returns the port job's id, or null when the subscription was not PENDING_INSTALL (nothing changed).
  */
-export async function activateInstalled(trx: repo.Trx, deps: SettlementDeps, subscriptionId: string): Promise<{ portJobId: string | null } | null> {
+export async function activateInstalled(
+  trx: repo.Trx,
+  deps: SettlementDeps,
+  subscriptionId: string,
+): Promise<{ portJobId: string | null } | null> {
   const now = deps.clock.now();
   const r = await repo.activateIfPendingInstall(trx, subscriptionId, now);
   if (!r) return null;

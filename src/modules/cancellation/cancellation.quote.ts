@@ -2,7 +2,16 @@
 // service); the calendar month quoted is the month of the end date.
 import { addDays, monthStart, parseIsoDate, isoDate } from '../../lib/dates.js';
 import { formatCents } from '../../lib/money.js';
-import { billingDateFor, dayOf, dayRangeLabel, daysIn, lastDayOf, monthLabel, prorate, type BillingDaySettings } from '../billing/billing.calendar.js';
+import {
+  billingDateFor,
+  dayOf,
+  dayRangeLabel,
+  daysIn,
+  lastDayOf,
+  monthLabel,
+  prorate,
+  type BillingDaySettings,
+} from '../billing/billing.calendar.js';
 
 export interface QuoteLine {
   kind: 'unused_days_credit' | 'final_month' | 'pending_adjustment';
@@ -42,7 +51,12 @@ export function cancellationLines(
     if (monthInvoiced) {
       const unused = dim - dayOf(endDate) + 1;
       const credit = prorate(sub.monthly_price_cents, unused, dim);
-      if (credit > 0) lines.push({ kind: 'unused_days_credit', description: `Credit for unused days, ${dayRangeLabel(endDate, lastDayOf(month))}`, amount_cents: -credit });
+      if (credit > 0)
+        lines.push({
+          kind: 'unused_days_credit',
+          description: `Credit for unused days, ${dayRangeLabel(endDate, lastDayOf(month))}`,
+          amount_cents: -credit,
+        });
     } else {
       const used = dayOf(endDate) - 1;
       const startsLater = sub.activated_at !== null && isoDate(sub.activated_at) > billingDateFor(month, sub);
@@ -61,4 +75,9 @@ export function cancellationLines(
   return { month, monthInvoiced, lines };
 }
 
-export const presentLine = (l: QuoteLine, currency: string) => ({ kind: l.kind, description: l.description, amount: formatCents(l.amount_cents), currency });
+export const presentLine = (l: QuoteLine, currency: string) => ({
+  kind: l.kind,
+  description: l.description,
+  amount: formatCents(l.amount_cents),
+  currency,
+});

@@ -3,12 +3,25 @@ import type { DB } from '../../db/types.js';
 import type { Executor } from '../../db/executor.js';
 
 function subscriptionQuery(ex: Executor, id: string) {
-  return ex.selectFrom('subscriptions as s')
+  return ex
+    .selectFrom('subscriptions as s')
     .innerJoin('plan_versions as pv', 'pv.id', 's.plan_version_id')
     .select([
-      's.id', 's.provider_id', 's.subscriber_id', 's.status', 's.service_billed', 's.billing_day', 's.billing_day_effective_from',
-      's.previous_billing_day', 's.activated_at', 's.location_id', 's.canceled_at', 's.ended_at',
-      'pv.name as plan_name', 'pv.monthly_price_cents', 'pv.currency',
+      's.id',
+      's.provider_id',
+      's.subscriber_id',
+      's.status',
+      's.service_billed',
+      's.billing_day',
+      's.billing_day_effective_from',
+      's.previous_billing_day',
+      's.activated_at',
+      's.location_id',
+      's.canceled_at',
+      's.ended_at',
+      'pv.name as plan_name',
+      'pv.monthly_price_cents',
+      'pv.currency',
     ])
     .where('s.id', '=', id);
 }
@@ -27,31 +40,51 @@ export type SubscriptionToCancel = NonNullable<Awaited<ReturnType<typeof findSub
 
 /** Corrections not invoiced yet, oldest first (the quote lists them). */
 export function listPendingAdjustments(ex: Executor, subscriptionId: string) {
-  return ex.selectFrom('pending_adjustments').select(['kind', 'amount_cents', 'description'])
-    .where('subscription_id', '=', subscriptionId).where('status', '=', 'pending').orderBy('created_at').execute();
+  return ex
+    .selectFrom('pending_adjustments')
+    .select(['kind', 'amount_cents', 'description'])
+    .where('subscription_id', '=', subscriptionId)
+    .where('status', '=', 'pending')
+    .orderBy('created_at')
+    .execute();
 }
 
 export async function markCancelled(trx: Transaction<DB>, id: string, endDate: string, now: Date) {
-  await trx.updateTable('subscriptions')
+  await trx
+    .updateTable('subscriptions')
     .set({ status: 'CANCELLED', canceled_at: now, ended_at: endDate, suspended_reason: null, updated_at: now })
-    .where('id', '=', id).execute();
+    .where('id', '=', id)
+    .execute();
 }
 
 /** An installation not done yet is called off. */
 export async function cancelOpenInstallJobs(trx: Transaction<DB>, subscriptionId: string, now: Date) {
-  await trx.updateTable('install_jobs').set({ status: 'CANCELLED', updated_at: now })
-    .where('subscription_id', '=', subscriptionId).where('status', 'not in', ['COMPLETED', 'CANCELLED']).execute();
+  await trx
+    .updateTable('install_jobs')
+    .set({ status: 'CANCELLED', updated_at: now })
+    .where('subscription_id', '=', subscriptionId)
+    .where('status', 'not in', ['COMPLETED', 'CANCELLED'])
+    .execute();
 }
 
 /** Voids the unpaid first invoice; returns the ids voided. */
 export async function voidOpenFirstInvoice(trx: Transaction<DB>, subscriptionId: string): Promise<string[]> {
-  const rows = await trx.updateTable('invoices').set({ status: 'void' })
-    .where('subscription_id', '=', subscriptionId).where('kind', '=', 'first').where('status', '=', 'open')
-    .returning('id').execute();
+  const rows = await trx
+    .updateTable('invoices')
+    .set({ status: 'void' })
+    .where('subscription_id', '=', subscriptionId)
+    .where('kind', '=', 'first')
+    .where('status', '=', 'open')
+    .returning('id')
+    .execute();
   return rows.map((r) => r.id);
 }
 
 export async function markPortReset(ex: Executor, id: string, now: Date) {
-  await ex.updateTable('subscriptions').set({ port_reset_at: now, updated_at: now })
-    .where('id', '=', id).where('port_reset_at', 'is', null).execute();
+  await ex
+    .updateTable('subscriptions')
+    .set({ port_reset_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('port_reset_at', 'is', null)
+    .execute();
 }

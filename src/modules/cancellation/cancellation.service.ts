@@ -50,15 +50,17 @@ export function createCancellationService(deps: CancellationDeps) {
     const invoiced = sub.service_billed
       ? Boolean((await findInvoiceForMonth(ex, sub.id, month)) ?? (await findBillingDocument(ex, sub.id, month)))
       : false;
-    const pending = sub.service_billed
-      ? await repo.listPendingAdjustments(ex, sub.id)
-      : [];
+    const pending = sub.service_billed ? await repo.listPendingAdjustments(ex, sub.id) : [];
     return cancellationLines(sub, endDate, invoiced, pending);
   }
 
   function refuseStatus(status: string) {
     if (!(CANCELLABLE as readonly string[]).includes(status)) {
-      throw new AppError(409, 'conflict', `The subscription is ${status}; only ACTIVE, SUSPENDED or PENDING_INSTALL subscriptions can be cancelled`);
+      throw new AppError(
+        409,
+        'conflict',
+        `The subscription is ${status}; only ACTIVE, SUSPENDED or PENDING_INSTALL subscriptions can be cancelled`,
+      );
     }
   }
 

@@ -5,8 +5,21 @@ import type { Executor } from '../../db/executor.js';
 export type SessionStatus = 'pending' | 'redirected' | 'completed' | 'expired' | 'cancelled';
 
 const SESSION_COLUMNS = [
-  'id', 'provider_id', 'plan_version_id', 'building_id', 'unit_id', 'location_id', 'mac_address', 'status', 'user_id',
-  'partner_reference', 'subscription_id', 'created_at', 'redirected_at', 'completed_at', 'updated_at',
+  'id',
+  'provider_id',
+  'plan_version_id',
+  'building_id',
+  'unit_id',
+  'location_id',
+  'mac_address',
+  'status',
+  'user_id',
+  'partner_reference',
+  'subscription_id',
+  'created_at',
+  'redirected_at',
+  'completed_at',
+  'updated_at',
 ] as const;
 
 export interface SessionRow {
@@ -32,13 +45,20 @@ export const findSessionById = (db: Executor, id: string) =>
 
 /** The session row, locked until the transaction ends (completion and patch serialise on it). */
 export const lockSessionById = (trx: Transaction<DB>, id: string) =>
-  trx.selectFrom('checkout_sessions').select(SESSION_COLUMNS).where('id', '=', id).forUpdate().executeTakeFirst() as Promise<SessionRow | undefined>;
+  trx.selectFrom('checkout_sessions').select(SESSION_COLUMNS).where('id', '=', id).forUpdate().executeTakeFirst() as Promise<
+    SessionRow | undefined
+  >;
 
 export const insertSession = (db: Executor, row: Insertable<CheckoutSessions>) => db.insertInto('checkout_sessions').values(row).execute();
 
 /** pending → expired; a no-op for any other status (a read or completion got there first). */
 export const markSessionExpired = (db: Executor, id: string, now: Date) =>
-  db.updateTable('checkout_sessions').set({ status: 'expired', updated_at: now }).where('id', '=', id).where('status', '=', 'pending').executeTakeFirst();
+  db
+    .updateTable('checkout_sessions')
+    .set({ status: 'expired', updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
 
 /** pending → redirected when created after `createdAfter` (inside its TTL); returns whether it moved. */
 export async function markSessionRedirected(db: Executor, id: string, now: Date, createdAfter: Date): Promise<boolean> {
@@ -74,8 +94,17 @@ export async function markSessionCancelled(db: Executor, id: string, now: Date):
   return Number(r.numUpdatedRows) > 0;
 }
 
-export const updateSessionFields = (db: Executor, id: string, fields: { plan_version_id?: string; partner_reference?: string | null }, now: Date) =>
-  db.updateTable('checkout_sessions').set({ ...fields, updated_at: now }).where('id', '=', id).execute();
+export const updateSessionFields = (
+  db: Executor,
+  id: string,
+  fields: { plan_version_id?: string; partner_reference?: string | null },
+  now: Date,
+) =>
+  db
+    .updateTable('checkout_sessions')
+    .set({ ...fields, updated_at: now })
+    .where('id', '=', id)
+    .execute();
 
 /** The session with everything its partner read embeds. */
 export const findSessionView = (db: Executor, id: string) =>
@@ -87,12 +116,35 @@ export const findSessionView = (db: Executor, id: string) =>
     .leftJoin('buildings as b', 'b.id', 's.building_id')
     .leftJoin('subscriptions as sub', 'sub.id', 's.subscription_id')
     .select([
-      's.id', 's.provider_id', 's.plan_version_id', 's.building_id', 's.unit_id', 's.location_id', 's.status', 's.partner_reference',
-      's.subscription_id', 's.created_at', 's.redirected_at', 's.completed_at', 's.updated_at',
-      'pv.name as plan_name', 'pv.monthly_price_cents', 'pv.currency', 'pv.store_product_id', 'pv.download_mbps', 'pv.upload_mbps',
-      'p.name as provider_name', 'p.branding',
-      'u.label as unit_label', 'u.floor as unit_floor',
-      'b.street', 'b.house_number', 'b.postal_code', 'b.city', 'b.province', 'b.country',
+      's.id',
+      's.provider_id',
+      's.plan_version_id',
+      's.building_id',
+      's.unit_id',
+      's.location_id',
+      's.status',
+      's.partner_reference',
+      's.subscription_id',
+      's.created_at',
+      's.redirected_at',
+      's.completed_at',
+      's.updated_at',
+      'pv.name as plan_name',
+      'pv.monthly_price_cents',
+      'pv.currency',
+      'pv.store_product_id',
+      'pv.download_mbps',
+      'pv.upload_mbps',
+      'p.name as provider_name',
+      'p.branding',
+      'u.label as unit_label',
+      'u.floor as unit_floor',
+      'b.street',
+      'b.house_number',
+      'b.postal_code',
+      'b.city',
+      'b.province',
+      'b.country',
       'sub.status as subscription_status',
     ])
     .where('s.id', '=', id)

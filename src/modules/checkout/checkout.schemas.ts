@@ -7,16 +7,28 @@ export const SessionIdParams = z.object({ session_id: z.uuid().describe('The ses
 export const CreateSessionBody = z.object({
   provider_id: z.uuid().describe('The provider whose checkout page the shopper is sent to'),
   plan_version_id: z.uuid().describe('An active plan version of that provider'),
-  location_hash: z.string().min(1).max(200).nullish().describe('The port (captive-portal location hash), when known; sets building and unit'),
+  location_hash: z
+    .string()
+    .min(1)
+    .max(200)
+    .nullish()
+    .describe('The port (captive-portal location hash), when known; sets building and unit'),
   unit_id: z.uuid().nullish().describe('The unit (suite) chosen from GET /serviceability/units; sets the building'),
-  building_id: z.uuid().nullish().describe('The building (address search); at least one of location_hash, unit_id, building_id is required'),
-  mac_address: z.string().regex(MAC, 'must be a MAC address like AA:BB:CC:DD:EE:FF').nullish().describe('Device MAC to bind on the port (kept internal, never returned)'),
+  building_id: z
+    .uuid()
+    .nullish()
+    .describe('The building (address search); at least one of location_hash, unit_id, building_id is required'),
+  mac_address: z
+    .string()
+    .regex(MAC, 'must be a MAC address like AA:BB:CC:DD:EE:FF')
+    .nullish()
+    .describe('Device MAC to bind on the port (kept internal, never returned)'),
   partner_reference: z.string().max(200).nullish().describe('Free reference (at most 200 characters), also settable later by PATCH'),
 });
 
 export const CreateSessionResponse = z.object({
   session_id: z.uuid(),
-  checkout_url: z.string().describe('Redirect the shopper here: the provider\'s external_checkout_url with session_id appended'),
+  checkout_url: z.string().describe("Redirect the shopper here: the provider's external_checkout_url with session_id appended"),
   status: z.literal('pending'),
   expires_at: z.string().describe('RFC 3339 UTC; the session expires then unless the checkout page has read it'),
 });
@@ -32,7 +44,10 @@ export const SessionView = z.object({
   unit_id: z.uuid().nullable(),
   partner_reference: z.string().nullable().describe('Your own reference, set by PATCH'),
   subscription_id: z.uuid().nullable().describe('Set once the session is completed'),
-  subscription_status: z.string().nullable().describe('Status of the subscription created from the session (e.g. PENDING_INSTALL, ACTIVE); null before completion'),
+  subscription_status: z
+    .string()
+    .nullable()
+    .describe('Status of the subscription created from the session (e.g. PENDING_INSTALL, ACTIVE); null before completion'),
   created_at: z.string().describe('RFC 3339 UTC'),
   expires_at: z.string().nullable().describe('While pending: when the session expires unread; null once read (it never expires then)'),
   redirected_at: z.string().nullable(),

@@ -7,7 +7,15 @@ import { formatCents } from '../../lib/money.js';
 import * as repo from './checkout.repository.js';
 import { findProvider } from '../providers/providers.repository.js';
 import type { SessionViewRow } from './checkout.repository.js';
-import { assertNotGone, gateSessionAt, isPastTtl, sessionExpiredError, sessionExpiresAt, sessionNotFoundError, SESSION_TTL_MS } from './checkout.sessions.js';
+import {
+  assertNotGone,
+  gateSessionAt,
+  isPastTtl,
+  sessionExpiredError,
+  sessionExpiresAt,
+  sessionNotFoundError,
+  SESSION_TTL_MS,
+} from './checkout.sessions.js';
 
 export interface CreateSessionInput {
   provider_id: string;
@@ -112,7 +120,8 @@ export function createCheckoutService(deps: CheckoutDeps) {
     const provider = await findProvider(db, input.provider_id);
     if (!provider || provider.disabled) throw invalid('provider_id', 'unknown provider');
     const plan = await repo.findPlanVersion(db, input.plan_version_id);
-    if (!plan || plan.provider_id !== provider.id || !plan.active) throw invalid('plan_version_id', 'not an active plan version of this provider');
+    if (!plan || plan.provider_id !== provider.id || !plan.active)
+      throw invalid('plan_version_id', 'not an active plan version of this provider');
 
     let buildingId: string | null = null;
     let unitId: string | null = null;
@@ -131,7 +140,8 @@ export function createCheckoutService(deps: CheckoutDeps) {
       buildingId = unit.building_id;
     }
     if (input.building_id) {
-      if (buildingId && buildingId !== input.building_id) throw invalid('building_id', 'does not match the building of location_hash or unit_id');
+      if (buildingId && buildingId !== input.building_id)
+        throw invalid('building_id', 'does not match the building of location_hash or unit_id');
       buildingId = input.building_id;
     }
     if (!buildingId) throw unprocessable('Provide location_hash, unit_id or building_id');
@@ -205,7 +215,8 @@ export function createCheckoutService(deps: CheckoutDeps) {
         return 'expired' as const;
       }
       assertNotGone(s);
-      if (s.status === 'completed') throw conflict('conflict', 'Session already completed; only pending or redirected sessions can be changed');
+      if (s.status === 'completed')
+        throw conflict('conflict', 'Session already completed; only pending or redirected sessions can be changed');
       if (input.plan_version_id !== undefined) {
         const plan = await repo.findPlanVersion(trx, input.plan_version_id);
         if (!plan || plan.provider_id !== s.provider_id || !plan.active) {
@@ -240,7 +251,10 @@ export function createCheckoutService(deps: CheckoutDeps) {
       assertNotGone(s);
       if (s.status === 'completed') throw conflict('conflict', 'Session already completed; it can no longer be cancelled');
       if (s.status !== 'redirected') {
-        throw conflict('conflict', 'Session not opened by the checkout page yet; only a redirected session can be cancelled (a pending one expires 2 hours after creation)');
+        throw conflict(
+          'conflict',
+          'Session not opened by the checkout page yet; only a redirected session can be cancelled (a pending one expires 2 hours after creation)',
+        );
       }
       await repo.markSessionCancelled(trx, id, now);
       return 'cancelled' as const;

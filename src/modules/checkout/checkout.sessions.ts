@@ -9,7 +9,7 @@ import { AppError, notFound } from '../../lib/errors.js';
 import * as repo from './checkout.repository.js';
 import type { SessionRow } from './checkout.repository.js';
 
-export type { SessionRow,  } from './checkout.repository.js';
+export type { SessionRow } from './checkout.repository.js';
 
 /** A session never read (still pending) this long after creation is expired. */
 export const SESSION_TTL_MS = 2 * 60 * 60 * 1000;

@@ -34,7 +34,10 @@ const input = (name: string, label: string, type: string, value: string | undefi
 export function renderSandboxCheckout(v: SandboxPageView): string {
   const s = v.session;
   const brand = s ? escapeHtml(s.provider.branding.display_name ?? s.provider.name) : 'Sandbox checkout';
-  const color = s?.provider.branding.primary_color && /^#[0-9a-fA-F]{3,8}$/.test(s.provider.branding.primary_color) ? s.provider.branding.primary_color : '#0b5cad';
+  const color =
+    s?.provider.branding.primary_color && /^#[0-9a-fA-F]{3,8}$/.test(s.provider.branding.primary_color)
+      ? s.provider.branding.primary_color
+      : '#0b5cad';
   const facts = s
     ? `<table><tr><th scope="row">Plan</th><td>${escapeHtml(s.plan.name)}</td></tr>` +
       `<tr><th scope="row">Price</th><td><strong>${escapeHtml(s.plan.monthly_price)} ${escapeHtml(s.plan.currency)}</strong> per month</td></tr>` +
@@ -42,25 +45,29 @@ export function renderSandboxCheckout(v: SandboxPageView): string {
       `<tr><th scope="row">Address</th><td>${escapeHtml(addressOf(s))}</td></tr>` +
       `<tr><th scope="row">Session</th><td><code>${escapeHtml(s.session_id)}</code> (${escapeHtml(s.status)})</td></tr></table>`
     : '';
-  const message = v.message ? `<p role="${v.error ? 'alert' : 'status'}" class="${v.error ? 'error' : 'ok'}">${escapeHtml(v.message)}</p>` : '';
+  const message = v.message
+    ? `<p role="${v.error ? 'alert' : 'status'}" class="${v.error ? 'error' : 'ok'}">${escapeHtml(v.message)}</p>`
+    : '';
   const result = v.result
     ? (v.result.route ? `<table><tr><th scope="row">Route</th><td>${escapeHtml(v.result.route)}</td></tr></table>` : '') +
       `<p><a href="${escapeHtml(v.result.statusUrl)}">Session status</a></p>`
     : '';
-  const form = v.payAction && s
-    ? `<form method="post" action="${escapeHtml(v.payAction)}">` +
-      `<input type="hidden" name="session_id" value="${escapeHtml(s.session_id)}">` +
-      input('email', 'Email', 'email', v.values?.email, true, 'email') +
-      input('first_name', 'First name', 'text', v.values?.first_name, true, 'given-name') +
-      input('last_name', 'Last name', 'text', v.values?.last_name, true, 'family-name') +
-      input('phone', 'Phone', 'tel', v.values?.phone, false, 'tel') +
-      `<button type="submit">Pay ${escapeHtml(s.plan.monthly_price)} ${escapeHtml(s.plan.currency)}</button></form>` +
-      '<p class="hint">Sandbox: no money moves. Pay completes the session on the provider\'s behalf, as its checkout page would.</p>'
-    : '';
-  const cancel = v.payAction && v.cancelAction && s
-    ? `<form method="post" action="${escapeHtml(v.cancelAction)}"><input type="hidden" name="session_id" value="${escapeHtml(s.session_id)}">` +
-      '<button type="submit" class="secondary">Cancel checkout</button></form>'
-    : '';
+  const form =
+    v.payAction && s
+      ? `<form method="post" action="${escapeHtml(v.payAction)}">` +
+        `<input type="hidden" name="session_id" value="${escapeHtml(s.session_id)}">` +
+        input('email', 'Email', 'email', v.values?.email, true, 'email') +
+        input('first_name', 'First name', 'text', v.values?.first_name, true, 'given-name') +
+        input('last_name', 'Last name', 'text', v.values?.last_name, true, 'family-name') +
+        input('phone', 'Phone', 'tel', v.values?.phone, false, 'tel') +
+        `<button type="submit">Pay ${escapeHtml(s.plan.monthly_price)} ${escapeHtml(s.plan.currency)}</button></form>` +
+        '<p class="hint">Sandbox: no money moves. Pay completes the session on the provider\'s behalf, as its checkout page would.</p>'
+      : '';
+  const cancel =
+    v.payAction && v.cancelAction && s
+      ? `<form method="post" action="${escapeHtml(v.cancelAction)}"><input type="hidden" name="session_id" value="${escapeHtml(s.session_id)}">` +
+        '<button type="submit" class="secondary">Cancel checkout</button></form>'
+      : '';
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex"><title>${escapeHtml(v.title)} – ${brand}</title>

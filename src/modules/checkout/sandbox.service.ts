@@ -70,7 +70,10 @@ export function createSandboxCheckoutService(deps: SandboxCheckoutDeps) {
     const providerId = await sandboxProvider(sessionId);
     const current = await checkout.loadView(sessionId);
     const email = subscriber.email.trim();
-    if (current.status !== 'completed' && ((await findSubscriberByEmail(deps.db, providerId, email)) || (await findUserByEmail(deps.db, email)))) {
+    if (
+      current.status !== 'completed' &&
+      ((await findSubscriberByEmail(deps.db, providerId, email)) || (await findUserByEmail(deps.db, email)))
+    ) {
       throw new AppError(409, 'conflict', 'The sandbox checkout only opens new accounts: use an email address that has no account yet.');
     }
     const outcome = await completion.complete(
@@ -79,8 +82,22 @@ export function createSandboxCheckoutService(deps: SandboxCheckoutDeps) {
     );
     const session = toSessionView(await checkout.loadView(sessionId));
     return outcome.created
-      ? { replay: false, subscription_id: outcome.result.subscription_id, subscriber_id: outcome.result.subscriber_id, route: outcome.result.route, message: outcome.result.message, session }
-      : { replay: true, subscription_id: outcome.replay.subscription_id, subscriber_id: outcome.replay.subscriber_id, route: undefined, message: outcome.replay.message, session };
+      ? {
+          replay: false,
+          subscription_id: outcome.result.subscription_id,
+          subscriber_id: outcome.result.subscriber_id,
+          route: outcome.result.route,
+          message: outcome.result.message,
+          session,
+        }
+      : {
+          replay: true,
+          subscription_id: outcome.replay.subscription_id,
+          subscriber_id: outcome.replay.subscriber_id,
+          route: undefined,
+          message: outcome.replay.message,
+          session,
+        };
   }
 
   /** The Cancel button: the buyer abandons the checkout (redirected → cancelled). */

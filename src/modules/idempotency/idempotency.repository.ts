@@ -21,7 +21,12 @@ export function findKey(db: Executor, k: IdempotencyKey) {
 
 /** Removes the record, only if it is still the one created at `createdAt` (not a newer claim). */
 export async function deleteKeyCreatedAt(db: Executor, k: IdempotencyKey, createdAt: Date): Promise<void> {
-  await db.deleteFrom('idempotency_records').where('scope', '=', k.scope).where('key', '=', k.key).where('created_at', '=', createdAt).execute();
+  await db
+    .deleteFrom('idempotency_records')
+    .where('scope', '=', k.scope)
+    .where('key', '=', k.key)
+    .where('created_at', '=', createdAt)
+    .execute();
 }
 
 export async function deleteKey(db: Executor, k: IdempotencyKey): Promise<void> {
@@ -29,8 +34,10 @@ export async function deleteKey(db: Executor, k: IdempotencyKey): Promise<void> 
 }
 
 export async function storeResponse(db: Executor, k: IdempotencyKey, status: number, bodyJson: string): Promise<void> {
-  await db.updateTable('idempotency_records')
+  await db
+    .updateTable('idempotency_records')
     .set({ status: 'done', response_status: status, response_body: bodyJson })
-    .where('scope', '=', k.scope).where('key', '=', k.key)
+    .where('scope', '=', k.scope)
+    .where('key', '=', k.key)
     .execute();
 }

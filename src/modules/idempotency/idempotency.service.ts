@@ -4,8 +4,6 @@ import { bytesEqual } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import * as repo from './idempotency.repository.js';
 
-export type { IdempotencyKey } from './idempotency.repository.js';
-
 const TTL_MS = 24 * 3600_000;
 // A record still "running" after this long belongs to a request whose process died: take it over.
 const ABANDONED_MS = 60_000;
@@ -56,5 +54,3 @@ export function createIdempotencyService({ db, clock }: IdempotencyDeps) {
     finish: (k: repo.IdempotencyKey, status: number, bodyJson: string) => repo.storeResponse(db, k, status, bodyJson),
   };
 }
-
-export type IdempotencyService = ReturnType<typeof createIdempotencyService>;

@@ -23,7 +23,13 @@ const esc = (s: string | null | undefined) =>
 // Days and times as the building's wall clock: a calendar date is formatted at its own noon UTC,
 // so no zone can move it to a neighbouring day.
 const fmtDay = (date: string) =>
-  new Date(`${date}T12:00:00Z`).toLocaleDateString('en-GB', { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
+  new Date(`${date}T12:00:00Z`).toLocaleDateString('en-GB', {
+    weekday: 'long',
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });
 
 export interface PageContext {
   provider_name: string;
@@ -41,7 +47,8 @@ export interface PageContext {
  */
 export function renderBookingPage(token: string, ctx: PageContext, v: BookingView): string {
   const address = [[ctx.street, ctx.house_number].filter(Boolean).join(' '), [ctx.postal_code, ctx.city].filter(Boolean).join(' ')]
-    .filter(Boolean).join(', ');
+    .filter(Boolean)
+    .join(', ');
   const zone = v.time_zone;
   const fmtTime = (iso: string) => localTime(zone, new Date(iso));
   const dayOf = (iso: string) => localDate(zone, new Date(iso));
@@ -54,8 +61,14 @@ export function renderBookingPage(token: string, ctx: PageContext, v: BookingVie
     ? `<section class="current"><h2>Your appointment</h2><p><strong>${esc(fmtDay(dayOf(v.booking.starts_at)))}, ${fmtTime(v.booking.starts_at)}–${fmtTime(v.booking.ends_at)} (${esc(zone)} time)</strong></p>
 <button type="button" data-cancel>Cancel appointment</button><p class="hint">To move it, choose another window below.</p></section>`
     : '';
-  const days = [...byDay.entries()].map(([day, ws]) => `<li><span class="day">${esc(fmtDay(day))}</span> ${ws
-    .map((w) => `<button type="button" data-start="${esc(w.starts_at)}">${fmtTime(w.starts_at)}–${fmtTime(w.ends_at)}</button>`).join(' ')}</li>`).join('\n');
+  const days = [...byDay.entries()]
+    .map(
+      ([day, ws]) =>
+        `<li><span class="day">${esc(fmtDay(day))}</span> ${ws
+          .map((w) => `<button type="button" data-start="${esc(w.starts_at)}">${fmtTime(w.starts_at)}–${fmtTime(w.ends_at)}</button>`)
+          .join(' ')}</li>`,
+    )
+    .join('\n');
   const body = !v.bookable
     ? `<p>This installation can no longer be booked through this link (status ${esc(v.status)}). Please contact ${esc(ctx.provider_name)} support.</p>`
     : `${current}<section><h2>${v.booking ? 'Move to another window' : 'Choose a window'}</h2>

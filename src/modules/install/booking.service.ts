@@ -63,9 +63,10 @@ export function createBookingService(deps: BookingDeps) {
       time_zone: ctx.time_zone,
       bookable,
       move_in_date: ctx.move_in_date,
-      booking: ctx.booking_starts_at && ctx.booking_ends_at && ctx.status === 'BOOKED'
-        ? { starts_at: ctx.booking_starts_at.toISOString(), ends_at: ctx.booking_ends_at.toISOString() }
-        : null,
+      booking:
+        ctx.booking_starts_at && ctx.booking_ends_at && ctx.status === 'BOOKED'
+          ? { starts_at: ctx.booking_starts_at.toISOString(), ends_at: ctx.booking_ends_at.toISOString() }
+          : null,
       windows: windows.map(iso),
     };
     return { view: v, ctx };
@@ -77,7 +78,8 @@ export function createBookingService(deps: BookingDeps) {
     return db.transaction().execute(async (trx) => {
       await repo.lockProviderCalendar(trx, ctx.provider_id);
       const job = await repo.lockInstallJob(trx, ctx.id);
-      if (!job || !OPEN_STATES.includes(job.status)) throw new AppError(409, 'conflict', 'This installation can no longer be booked through the link');
+      if (!job || !OPEN_STATES.includes(job.status))
+        throw new AppError(409, 'conflict', 'This installation can no longer be booked through the link');
       const now = clock.now();
       if (job.status === 'BOOKED' && job.booking_starts_at && !isChangeable(job.booking_starts_at, now)) {
         throw new AppError(409, 'conflict', 'The appointment starts in less than 24 hours and can no longer be moved; contact support');
@@ -85,15 +87,23 @@ export function createBookingService(deps: BookingDeps) {
       const earliest = earliestStart(now, job.move_in_date, ctx.time_zone);
       const offered = candidateWindows(earliest, ctx.time_zone, HORIZON_DAYS).find((w) => w.starts_at.getTime() === startsAt.getTime());
       if (!offered) {
-        throw new AppError(422, 'unprocessable',
-          `starts_at: not an offered window (weekdays, four-hour windows starting 08:00, 12:00 or 16:00 ${ctx.time_zone} time, at least 24 hours ahead${job.move_in_date ? ', not before the move-in date' : ''})`);
+        throw new AppError(
+          422,
+          'unprocessable',
+          `starts_at: not an offered window (weekdays, four-hour windows starting 08:00, 12:00 or 16:00 ${ctx.time_zone} time, at least 24 hours ahead${job.move_in_date ? ', not before the move-in date' : ''})`,
+        );
       }
       const counts = await repo.bookedCounts(trx, job.provider_id, offered.starts_at, new Date(offered.starts_at.getTime() + 1), job.id);
       if ((counts.get(offered.starts_at.toISOString()) ?? 0) >= WINDOW_CAPACITY) {
         throw new AppError(409, 'conflict', 'This window has just been fully booked; choose another one');
       }
       const endsAt = offered.ends_at;
-      await repo.updateInstallJob(trx, job.id, { status: 'BOOKED', booking_starts_at: offered.starts_at, booking_ends_at: endsAt, at: now });
+      await repo.updateInstallJob(trx, job.id, {
+        status: 'BOOKED',
+        booking_starts_at: offered.starts_at,
+        booking_ends_at: endsAt,
+        at: now,
+      });
       return { status: 'BOOKED', booking: { starts_at: offered.starts_at.toISOString(), ends_at: endsAt.toISOString() } };
     });
   }
@@ -103,7 +113,8 @@ export function createBookingService(deps: BookingDeps) {
     const ctx = await resolve(token);
     return db.transaction().execute(async (trx) => {
       const job = await repo.lockInstallJob(trx, ctx.id);
-      if (!job || job.status !== 'BOOKED' || !job.booking_starts_at) throw new AppError(409, 'conflict', 'There is no booked appointment to cancel');
+      if (!job || job.status !== 'BOOKED' || !job.booking_starts_at)
+        throw new AppError(409, 'conflict', 'There is no booked appointment to cancel');
       const now = clock.now();
       if (!isChangeable(job.booking_starts_at, now)) {
         throw new AppError(409, 'conflict', 'The appointment starts in less than 24 hours and can no longer be cancelled; contact support');

@@ -4,14 +4,33 @@ import type { Executor } from '../../db/executor.js';
 
 export type InstallStatus = 'CREATED' | 'BOOKING_HELD' | 'BOOKING_SENT' | 'BOOKED' | 'SHIPPED' | 'COMPLETED' | 'CANCELLED';
 
-export async function insertInstallJob(trx: Transaction<DB>, row: {
-  id: string; providerId: string; subscriptionId: string; unitId: string | null;
-  kind: 'technician_visit' | 'cpe_shipment'; status: InstallStatus; moveInDate: string | null; at: Date;
-}) {
-  await trx.insertInto('install_jobs').values({
-    id: row.id, provider_id: row.providerId, subscription_id: row.subscriptionId, unit_id: row.unitId,
-    kind: row.kind, status: row.status, move_in_date: row.moveInDate, created_at: row.at, updated_at: row.at,
-  }).execute();
+export async function insertInstallJob(
+  trx: Transaction<DB>,
+  row: {
+    id: string;
+    providerId: string;
+    subscriptionId: string;
+    unitId: string | null;
+    kind: 'technician_visit' | 'cpe_shipment';
+    status: InstallStatus;
+    moveInDate: string | null;
+    at: Date;
+  },
+) {
+  await trx
+    .insertInto('install_jobs')
+    .values({
+      id: row.id,
+      provider_id: row.providerId,
+      subscription_id: row.subscriptionId,
+      unit_id: row.unitId,
+      kind: row.kind,
+      status: row.status,
+      move_in_date: row.moveInDate,
+      created_at: row.at,
+      updated_at: row.at,
+    })
+    .execute();
 }
 
 export function lockInstallJob(trx: Transaction<DB>, id: string) {
@@ -22,16 +41,29 @@ export function lockInstallJobOfSubscription(trx: Transaction<DB>, subscriptionI
   return trx.selectFrom('install_jobs').selectAll().where('subscription_id', '=', subscriptionId).forUpdate().executeTakeFirst();
 }
 
-export async function updateInstallJob(trx: Transaction<DB>, id: string, patch: {
-  status?: InstallStatus; booking_starts_at?: Date | null; booking_ends_at?: Date | null; booking_invite_sent_at?: Date; at: Date;
-}) {
+export async function updateInstallJob(
+  trx: Transaction<DB>,
+  id: string,
+  patch: {
+    status?: InstallStatus;
+    booking_starts_at?: Date | null;
+    booking_ends_at?: Date | null;
+    booking_invite_sent_at?: Date;
+    at: Date;
+  },
+) {
   const { at, ...rest } = patch;
-  await trx.updateTable('install_jobs').set({ ...rest, updated_at: at }).where('id', '=', id).execute();
+  await trx
+    .updateTable('install_jobs')
+    .set({ ...rest, updated_at: at })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Bookings of the provider per window start (ISO string → count) in [from, to). */
 export async function bookedCounts(db: Executor, providerId: string, from: Date, to: Date, excludeJobId?: string) {
-  let q = db.selectFrom('install_jobs')
+  let q = db
+    .selectFrom('install_jobs')
     .select(['booking_starts_at', (eb) => eb.fn.countAll<string>().as('n')])
     .where('provider_id', '=', providerId)
     .where('status', '=', 'BOOKED')
@@ -50,7 +82,8 @@ export async function lockProviderCalendar(trx: Transaction<DB>, providerId: str
 
 /** Everything the booking page shows, by the install job id a booking link points at. */
 export function findBookingContext(db: Executor, installJobId: string) {
-  return db.selectFrom('install_jobs as j')
+  return db
+    .selectFrom('install_jobs as j')
     .innerJoin('subscriptions as s', 's.id', 'j.subscription_id')
     .innerJoin('subscribers as sb', 'sb.id', 's.subscriber_id')
     .innerJoin('providers as p', 'p.id', 'j.provider_id')
@@ -59,9 +92,23 @@ export function findBookingContext(db: Executor, installJobId: string) {
     .leftJoin('regions as r', 'r.code', 'b.region')
     .leftJoin('regions as rc', 'rc.code', 'b.country')
     .select((eb) => [
-      'j.id', 'j.provider_id', 'j.status', 'j.kind', 'j.move_in_date', 'j.booking_starts_at', 'j.booking_ends_at',
-      'sb.first_name', 'sb.email', 'p.name as provider_name', 'p.support_email', 'p.branding', 'u.label as unit_label',
-      'b.street', 'b.house_number', 'b.postal_code', 'b.city',
+      'j.id',
+      'j.provider_id',
+      'j.status',
+      'j.kind',
+      'j.move_in_date',
+      'j.booking_starts_at',
+      'j.booking_ends_at',
+      'sb.first_name',
+      'sb.email',
+      'p.name as provider_name',
+      'p.support_email',
+      'p.branding',
+      'u.label as unit_label',
+      'b.street',
+      'b.house_number',
+      'b.postal_code',
+      'b.city',
       eb.fn.coalesce('r.time_zone', 'rc.time_zone').as('time_zone'),
     ])
     .where('j.id', '=', installJobId)
@@ -73,7 +120,8 @@ export function findBookingContext(db: Executor, installJobId: string) {
  * named by buildings.region, else the row of the building's country; nulls when neither exists).
  */
 export function findUnitCalendar(db: Executor, unitId: string) {
-  return db.selectFrom('units as u')
+  return db
+    .selectFrom('units as u')
     .innerJoin('buildings as b', 'b.id', 'u.building_id')
     .leftJoin('regions as r', 'r.code', 'b.region')
     .leftJoin('regions as rc', 'rc.code', 'b.country')
@@ -87,7 +135,8 @@ export function findUnitCalendar(db: Executor, unitId: string) {
 
 /** The held invitation's install job with its subscriber and subscription status (the scheduled release). */
 export function findInvitationTarget(db: Executor, installJobId: string) {
-  return db.selectFrom('install_jobs as j')
+  return db
+    .selectFrom('install_jobs as j')
     .innerJoin('subscriptions as s', 's.id', 'j.subscription_id')
     .innerJoin('subscribers as sb', 'sb.id', 's.subscriber_id')
     .select(['j.status', 'sb.id as subscriber_id', 'sb.email', 'sb.first_name', 's.status as subscription_status'])

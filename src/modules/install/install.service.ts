@@ -60,14 +60,24 @@ export async function raiseInstallJob(trx: Transaction<DB>, deps: InstallDeps, r
     }
   }
   await repo.insertInstallJob(trx, {
-    id, providerId: r.providerId, subscriptionId: r.subscriptionId, unitId: r.unitId,
-    kind: r.kind, status: status === 'BOOKING_SENT' ? 'BOOKING_HELD' : status, moveInDate: r.moveInDate, at: now,
+    id,
+    providerId: r.providerId,
+    subscriptionId: r.subscriptionId,
+    unitId: r.unitId,
+    kind: r.kind,
+    status: status === 'BOOKING_SENT' ? 'BOOKING_HELD' : status,
+    moveInDate: r.moveInDate,
+    at: now,
   });
   if (status === 'BOOKING_SENT') await sendBookingInvitation(trx, deps, id, r.subscriber);
   else if (sendAt) {
     await deps.jobs.enqueue(trx, {
-      kind: BOOKING_INVITE_JOB, payload: { install_job_id: id }, runAt: sendAt,
-      dedupeKey: `booking-invite:${id}`, providerId: r.providerId, subscriptionId: r.subscriptionId,
+      kind: BOOKING_INVITE_JOB,
+      payload: { install_job_id: id },
+      runAt: sendAt,
+      dedupeKey: `booking-invite:${id}`,
+      providerId: r.providerId,
+      subscriptionId: r.subscriptionId,
     });
   }
   return { id, status };
@@ -75,19 +85,39 @@ export async function raiseInstallJob(trx: Transaction<DB>, deps: InstallDeps, r
 
 /** Creates the booking link, mails it and moves the job BOOKING_HELD → BOOKING_SENT. */
 async function sendBookingInvitation(
-  trx: Transaction<DB>, deps: InstallDeps, installJobId: string, subscriber: { id: string; email: string; firstName: string },
+  trx: Transaction<DB>,
+  deps: InstallDeps,
+  installJobId: string,
+  subscriber: { id: string; email: string; firstName: string },
 ) {
   const now = deps.clock.now();
   const job = await repo.lockInstallJob(trx, installJobId);
   if (!job || job.status !== 'BOOKING_HELD') return false;
-  const { token, expiresAt } = await createLinkToken(trx, deps.clock, { purpose: 'booking', subscriberId: subscriber.id, referenceId: installJobId });
+  const { token, expiresAt } = await createLinkToken(trx, deps.clock, {
+    purpose: 'booking',
+    subscriberId: subscriber.id,
+    referenceId: installJobId,
+  });
   const ctx = await repo.findBookingContext(trx, installJobId);
   if (!ctx) return false;
-  const address = [[ctx.street, ctx.house_number].filter(Boolean).join(' '), [ctx.postal_code, ctx.city].filter(Boolean).join(' ')]
-    .filter(Boolean).join(', ') + (ctx.unit_label ? `, unit ${ctx.unit_label}` : '');
+  const address =
+    [[ctx.street, ctx.house_number].filter(Boolean).join(' '), [ctx.postal_code, ctx.city].filter(Boolean).join(' ')]
+      .filter(Boolean)
+      .join(', ') + (ctx.unit_label ? `, unit ${ctx.unit_label}` : '');
   const content = installationBookingMail(
-    { brand: mailBrand({ name: ctx.provider_name, support_email: ctx.support_email, branding: ctx.branding }), baseUrl: deps.config.publicBaseUrl },
-    { firstName: subscriber.firstName, token, address: address || null, moveInDate: job.move_in_date, expiresAt, minLeadHours: MIN_LEAD_HOURS, timeZone: timeZoneOr(ctx.time_zone) },
+    {
+      brand: mailBrand({ name: ctx.provider_name, support_email: ctx.support_email, branding: ctx.branding }),
+      baseUrl: deps.config.publicBaseUrl,
+    },
+    {
+      firstName: subscriber.firstName,
+      token,
+      address: address || null,
+      moveInDate: job.move_in_date,
+      expiresAt,
+      minLeadHours: MIN_LEAD_HOURS,
+      timeZone: timeZoneOr(ctx.time_zone),
+    },
   );
   await deps.mailer.enqueue(trx, { to: subscriber.email, ...content });
   await repo.updateInstallJob(trx, installJobId, { status: 'BOOKING_SENT', booking_invite_sent_at: now, at: now });
@@ -110,7 +140,11 @@ export function registerInstallJobs(deps: InstallJobsDeps) {
       return deps.db.transaction().execute(async (trx) => {
         const row = await repo.findInvitationTarget(trx, installJobId);
         if (!row || row.status !== 'BOOKING_HELD' || row.subscription_status !== 'PENDING_INSTALL') return { sent: false };
-        const sent = await sendBookingInvitation(trx, deps, installJobId, { id: row.subscriber_id, email: row.email, firstName: row.first_name });
+        const sent = await sendBookingInvitation(trx, deps, installJobId, {
+          id: row.subscriber_id,
+          email: row.email,
+          firstName: row.first_name,
+        });
         return { sent };
       });
     },

@@ -9,13 +9,32 @@ export const findLocation = (db: Executor, key: LocationKey) => {
     .innerJoin('buildings as b', 'b.id', 'l.building_id')
     .leftJoin('units as u', 'u.id', 'l.unit_id')
     .select([
-      'l.id', 'l.provider_id', 'l.building_id', 'l.unit_id', 'l.location_hash', 'l.location_identifier',
-      'l.switch_id', 'l.switch_port', 'l.vlan_id', 'l.created_at',
-      'b.name as building_name', 'b.street', 'b.house_number', 'b.postal_code', 'b.city', 'b.province', 'b.country',
-      'b.region', 'b.line_type', 'b.in_coverage',
-      'u.label as unit_label', 'u.floor as unit_floor',
+      'l.id',
+      'l.provider_id',
+      'l.building_id',
+      'l.unit_id',
+      'l.location_hash',
+      'l.location_identifier',
+      'l.switch_id',
+      'l.switch_port',
+      'l.vlan_id',
+      'l.created_at',
+      'b.name as building_name',
+      'b.street',
+      'b.house_number',
+      'b.postal_code',
+      'b.city',
+      'b.province',
+      'b.country',
+      'b.region',
+      'b.line_type',
+      'b.in_coverage',
+      'u.label as unit_label',
+      'u.floor as unit_floor',
     ]);
-  q = 'location_hash' in key ? q.where('l.location_hash', '=', key.location_hash) : q.where('l.location_identifier', '=', key.location_identifier);
+  q =
+    'location_hash' in key
+      ? q.where('l.location_hash', '=', key.location_hash)
+      : q.where('l.location_identifier', '=', key.location_identifier);
   return q.executeTakeFirst();
 };
-

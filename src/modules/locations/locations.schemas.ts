@@ -3,7 +3,11 @@ import { AddressParts } from '../../lib/address.schemas.js';
 
 export const LocationKeyBody = z
   .object({
-    location_hash: z.string().max(200).nullish().describe('The location hash (e.g. from a captive-portal redirect); preferred, wins when both are sent'),
+    location_hash: z
+      .string()
+      .max(200)
+      .nullish()
+      .describe('The location hash (e.g. from a captive-portal redirect); preferred, wins when both are sent'),
     location_identifier: z.string().max(200).nullish().describe('The printed location identifier (e.g. "LID-7KQ2M9XA")'),
   })
   .describe('Send location_hash or location_identifier; neither answers 422 `Provide location_hash or location_identifier`');
@@ -39,7 +43,11 @@ export const LocationDetailsResponse = z.object({
     in_coverage: z.boolean(),
   }),
   unit: z.object({ unit_id: z.uuid(), label: z.string(), floor: z.number().int().nullable() }).nullable(),
-  occupied: z.boolean().describe('A pending, pending-install, active or suspended subscription holds this location, or a cancelled one whose ended_at has not come'),
+  occupied: z
+    .boolean()
+    .describe(
+      'A pending, pending-install, active or suspended subscription holds this location, or a cancelled one whose ended_at has not come',
+    ),
   subscription_id: z.uuid().nullable().describe('That subscription'),
   subscription_status: z.string().nullable(),
 });

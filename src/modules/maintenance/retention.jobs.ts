@@ -18,7 +18,10 @@ export const RETENTION_JOB_KIND = 'maintenance.retention';
 
 const DAY_MS = 86_400_000;
 
-type RetentionCounts = Record<'jobs' | 'webhook_deliveries' | 'webhook_attempts' | ExpiringTable | 'rate_limit_buckets' | 'credential_failures', number>;
+type RetentionCounts = Record<
+  'jobs' | 'webhook_deliveries' | 'webhook_attempts' | ExpiringTable | 'rate_limit_buckets' | 'credential_failures',
+  number
+>;
 
 export interface RunRetentionDeps {
   db: Db;
@@ -31,7 +34,7 @@ export interface RunRetentionDeps {
  * Deletes what nobody can need any more, RETENTION_DAYS after it ended (rules: docs/decisions.md
  * "## Retention"). Returns the rows deleted per table.
  */
-export async function runRetention(deps: RunRetentionDeps) {
+async function runRetention(deps: RunRetentionDeps) {
   const days = deps.config.RETENTION_DAYS;
   // Off: a job enqueued by hand (or before the setting changed) deletes nothing.
   if (days === 0) return { skipped: 'RETENTION_DAYS=0' };

@@ -21,7 +21,11 @@ interface Step<C> {
  * `limit` deletable rows after the previous batch's last key (keyset, so the primary-key index is
  * read once in all, not rescanned from the start per batch), until a batch comes back short.
  */
-async function walk<C extends Record<string, number>>(step: (after: Cursor | null) => Promise<Step<C>>, limit: number, zero: C): Promise<C> {
+async function walk<C extends Record<string, number>>(
+  step: (after: Cursor | null) => Promise<Step<C>>,
+  limit: number,
+  zero: C,
+): Promise<C> {
   const total: Record<string, number> = { ...zero };
   let after: Cursor | null = null;
   for (;;) {
@@ -33,7 +37,14 @@ async function walk<C extends Record<string, number>>(step: (after: Cursor | nul
 }
 
 interface BatchedDelete {
-  table: 'jobs' | 'idempotency_records' | 'verification_codes' | 'verified_sessions' | 'link_tokens' | 'rate_limit_buckets' | 'credential_failures';
+  table:
+    | 'jobs'
+    | 'idempotency_records'
+    | 'verification_codes'
+    | 'verified_sessions'
+    | 'link_tokens'
+    | 'rate_limit_buckets'
+    | 'credential_failures';
   /** Primary-key columns in index order. */
   key: readonly string[];
   /** Which rows may go; the table is aliased `t`. */
@@ -55,8 +66,9 @@ function deleteInBatches(db: Executor, spec: BatchedDelete, limit = RETENTION_BA
   const cols = sql.join(spec.key.map((k) => sql.ref(`t.${k}`)));
   const asText = sql.join(spec.key.map((k) => sql`${sql.ref(k)}::text`));
   const newestFirst = sql.join(spec.key.map((k) => sql`${sql.ref(k)} DESC`));
-  return walk(async (after) => {
-    const r = await sql<{ picked: number; deleted: number; last: Cursor | null }>`
+  return walk(
+    async (after) => {
+      const r = await sql<{ picked: number; deleted: number; last: Cursor | null }>`
       WITH batch AS (
         SELECT t.ctid, ${cols} FROM ${table} AS t
         WHERE ${spec.deletable}${after ? sql` AND (${cols}) > (${sql.join(after)})` : sql``}
@@ -68,9 +80,12 @@ function deleteInBatches(db: Executor, spec: BatchedDelete, limit = RETENTION_BA
       )
       SELECT (SELECT count(*) FROM batch)::int AS picked, (SELECT count(*) FROM gone)::int AS deleted,
         (SELECT ARRAY[${asText}] FROM batch ORDER BY ${newestFirst} LIMIT 1) AS last`.execute(db);
-    const row = r.rows[0]!;
-    return { picked: row.picked, last: row.last, counts: { deleted: row.deleted } };
-  }, limit, { deleted: 0 });
+      const row = r.rows[0]!;
+      return { picked: row.picked, last: row.last, counts: { deleted: row.deleted } };
+    },
+    limit,
+    { deleted: 0 },
+  );
 }
 
 /** Which records expire, and their primary keys: deletable once their life ended before the cutoff. */
@@ -93,12 +108,20 @@ export function deleteExpired(db: Executor, table: ExpiringTable, cutoff: Date) 
  * stamps windows with clock_timestamp(), and its next hit on an ended window restarts it anyway.
  */
 export function deleteEndedRateLimitWindows(db: Executor) {
-  return deleteInBatches(db, { table: 'rate_limit_buckets', key: ['bucket'], deletable: sql<boolean>`t.window_ends_at < now() - interval '1 hour'` });
+  return deleteInBatches(db, {
+    table: 'rate_limit_buckets',
+    key: ['bucket'],
+    deletable: sql<boolean>`t.window_ends_at < now() - interval '1 hour'`,
+  });
 }
 
 /** Failed credential checks count for 30 minutes at most (a lock's window and its length); an hour later they go. */
 export function deleteOldCredentialFailures(db: Executor, now: Date) {
-  return deleteInBatches(db, { table: 'credential_failures', key: ['id'], deletable: sql<boolean>`t.failed_at < ${new Date(now.getTime() - 3_600_000)}` });
+  return deleteInBatches(db, {
+    table: 'credential_failures',
+    key: ['id'],
+    deletable: sql<boolean>`t.failed_at < ${new Date(now.getTime() - 3_600_000)}`,
+  });
 }
 
 /**
@@ -137,8 +160,9 @@ export interface DeletedDeliveries {
  */
 export function deleteSettledDeliveries(db: Executor, cutoff: Date, limit = RETENTION_BATCH): Promise<DeletedDeliveries> {
   const jobKeyPrefix = deliveryJobKey('');
-  return walk(async (after) => {
-    const r = await sql<{ picked: number; deliveries: number; attempts: number; jobs: number; last: string | null }>`
+  return walk(
+    async (after) => {
+      const r = await sql<{ picked: number; deliveries: number; attempts: number; jobs: number; last: string | null }>`
       WITH batch AS (
         SELECT d.id FROM webhook_deliveries AS d
         WHERE d.status IN ('delivered', 'failed') AND d.created_at < ${cutoff}${after ? sql` AND d.id > ${after[0]}` : sql``}
@@ -158,11 +182,14 @@ export function deleteSettledDeliveries(db: Executor, cutoff: Date, limit = RETE
       SELECT (SELECT count(*) FROM batch)::int AS picked, (SELECT count(*) FROM gone)::int AS deliveries,
         (SELECT count(*) FROM attempts)::int AS attempts, (SELECT count(*) FROM delivery_jobs)::int AS jobs,
         (SELECT max(id) FROM batch) AS last`.execute(db);
-    const row = r.rows[0]!;
-    return {
-      picked: row.picked,
-      last: row.last === null ? null : [row.last],
-      counts: { webhook_deliveries: row.deliveries, webhook_attempts: row.attempts, jobs: row.jobs },
-    };
-  }, limit, { webhook_deliveries: 0, webhook_attempts: 0, jobs: 0 });
+      const row = r.rows[0]!;
+      return {
+        picked: row.picked,
+        last: row.last === null ? null : [row.last],
+        counts: { webhook_deliveries: row.deliveries, webhook_attempts: row.attempts, jobs: row.jobs },
+      };
+    },
+    limit,
+    { webhook_deliveries: 0, webhook_attempts: 0, jobs: 0 },
+  );
 }

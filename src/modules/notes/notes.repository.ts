@@ -6,6 +6,14 @@ export async function insertNote(
 ) {
   await db
     .insertInto('customer_notes')
-    .values({ id: n.id, provider_id: n.providerId, subscriber_id: n.subscriberId, author: n.author, author_key_prefix: n.keyPrefix, body: n.body, created_at: n.now })
+    .values({
+      id: n.id,
+      provider_id: n.providerId,
+      subscriber_id: n.subscriberId,
+      author: n.author,
+      author_key_prefix: n.keyPrefix,
+      body: n.body,
+      created_at: n.now,
+    })
     .execute();
 }

@@ -25,7 +25,15 @@ export function createNotesService({ db, clock }: NotesDeps) {
       if (!customer) throw customerNotFound();
       const now = clock.now();
       const id = newId();
-      await insertNote(trx, { id, providerId: caller.providerId, subscriberId: customer.id, author: 'ai_agent', keyPrefix: caller.keyPrefix, body, now });
+      await insertNote(trx, {
+        id,
+        providerId: caller.providerId,
+        subscriberId: customer.id,
+        author: 'ai_agent',
+        keyPrefix: caller.keyPrefix,
+        body,
+        now,
+      });
       await recordAudit(trx, {
         actorType: caller.actorType,
         actor: caller.actor,

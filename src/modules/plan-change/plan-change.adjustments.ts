@@ -31,18 +31,32 @@ export async function writeAdjustment(trx: Transaction<DB>, c: AdjustmentContext
   const base = { provider_id: sub.provider_id, subscription_id: sub.id, plan_change_id: planChangeId };
   if (adj.type === 'next_invoice_line') {
     await repo.insertPendingAdjustment(trx, {
-      ...base, id: newId(), kind: 'upgrade_line', amount_cents: adj.amountCents, description: `${what} at the new price${carriedText}`, created_at: now,
+      ...base,
+      id: newId(),
+      kind: 'upgrade_line',
+      amount_cents: adj.amountCents,
+      description: `${what} at the new price${carriedText}`,
+      created_at: now,
     });
   } else if (adj.type === 'credit') {
     await repo.insertCreditNote(trx, {
-      ...base, id: newId(), subscriber_id: sub.subscriber_id,
+      ...base,
+      id: newId(),
+      subscriber_id: sub.subscriber_id,
       number: `CN-${pos.month.slice(0, 4)}${pos.month.slice(5, 7)}-${randomAlnum(8).toUpperCase()}`,
-      amount_cents: -adj.amountCents, currency: q.currency, reason: `${what} at the lower price${carriedText}`, issued_at: now,
+      amount_cents: -adj.amountCents,
+      currency: q.currency,
+      reason: `${what} at the lower price${carriedText}`,
+      issued_at: now,
     });
   } else if (adj.carryForwardCents !== 0) {
     await repo.insertPendingAdjustment(trx, {
-      ...base, id: newId(), kind: 'carried_correction', amount_cents: adj.carryForwardCents,
-      description: `${what}: correction under 0.50 carried into the next correction`, created_at: now,
+      ...base,
+      id: newId(),
+      kind: 'carried_correction',
+      amount_cents: adj.carryForwardCents,
+      description: `${what}: correction under 0.50 carried into the next correction`,
+      created_at: now,
     });
   }
   await repo.foldCarried(trx, q.carriedIds, planChangeId);

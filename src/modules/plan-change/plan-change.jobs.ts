@@ -43,7 +43,10 @@ export function registerPlanChangeJobs(deps: PlanChangeJobsDeps) {
         return { skipped: 'superseded' };
       }
       const r = await deps.adapters.switchController.updateBandwidth({
-        operationKey: bandwidthOperationKey(id), locationId: w.location_id, downloadMbps: w.download_mbps, uploadMbps: w.upload_mbps,
+        operationKey: bandwidthOperationKey(id),
+        locationId: w.location_id,
+        downloadMbps: w.download_mbps,
+        uploadMbps: w.upload_mbps,
       });
       await repo.setBandwidthStatus(db, id, r.applied ? 'applied' : 'awaiting_operator', clock.now());
       return { applied: r.applied };
@@ -52,8 +55,10 @@ export function registerPlanChangeJobs(deps: PlanChangeJobsDeps) {
       const id = job.payload.plan_change_id;
       if (typeof id !== 'string') return;
       await repo.setBandwidthStatus(db, id, 'failed', clock.now());
-      log.error({ plan_change_id: id, err: err instanceof AdapterError ? `${err.system}:${err.failure}` : String(err) },
-        'plan change bandwidth could not be set on the switch; an operator must set it');
+      log.error(
+        { plan_change_id: id, err: err instanceof AdapterError ? `${err.system}:${err.failure}` : String(err) },
+        'plan change bandwidth could not be set on the switch; an operator must set it',
+      );
     },
   });
 }

@@ -6,7 +6,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { BillingState } from './plan-change.quote.js';
 
 /** How long a quote holds: long enough to read it to the customer and hear a yes. */
-export const QUOTE_TTL_SECONDS = 15 * 60;
+const QUOTE_TTL_SECONDS = 15 * 60;
 
 // Signed with the JWT secret (random, never derived), but under its own `typ`, issuer and audience:
 // a login JWT is not a quote (typ and issuer differ) and a quote is not a login JWT (authenticateBearer
@@ -34,16 +34,34 @@ export interface QuoteClaims {
 }
 
 const CLAIM_KEYS: (keyof QuoteClaims)[] = [
-  'providerId', 'customerId', 'subscriptionId', 'fromPlanVersionId', 'toPlanVersionId', 'fromPriceCents', 'toPriceCents', 'currency',
-  'billingState', 'adjustmentType', 'adjustmentCents', 'day',
+  'providerId',
+  'customerId',
+  'subscriptionId',
+  'fromPlanVersionId',
+  'toPlanVersionId',
+  'fromPriceCents',
+  'toPriceCents',
+  'currency',
+  'billingState',
+  'adjustmentType',
+  'adjustmentCents',
+  'day',
 ];
 
-export const quoteInvalid = () =>
-  new AppError(401, 'quote_invalid', 'The quote_token is not a quote of this change (altered, forged, or issued for another customer, subscription or plan): preview again and confirm the new quote with the customer');
-export const quoteExpired = () =>
+const quoteInvalid = () =>
+  new AppError(
+    401,
+    'quote_invalid',
+    'The quote_token is not a quote of this change (altered, forged, or issued for another customer, subscription or plan): preview again and confirm the new quote with the customer',
+  );
+const quoteExpired = () =>
   new AppError(401, 'quote_expired', 'The quote_token is older than 15 minutes: preview again and confirm the new quote with the customer');
 export const quoteChanged = (what: string) =>
-  new AppError(409, 'quote_changed', `The quoted change no longer holds (${what} moved since the preview); nothing was applied: preview again and confirm the new quote with the customer`);
+  new AppError(
+    409,
+    'quote_changed',
+    `The quoted change no longer holds (${what} moved since the preview); nothing was applied: preview again and confirm the new quote with the customer`,
+  );
 
 export function createQuoteTokens({ clock, secret }: { clock: Clock; secret: string }) {
   const key = new TextEncoder().encode(secret);
@@ -63,11 +81,19 @@ export function createQuoteTokens({ clock, secret }: { clock: Clock; secret: str
    * The claims of a token this service signed for this request's provider, customer, subscription
    * and plan version. Throws 401 quote_expired (genuine but old) or 401 quote_invalid.
    */
-  async function verify(token: string, expect: Pick<QuoteClaims, 'providerId' | 'customerId' | 'subscriptionId' | 'toPlanVersionId'>): Promise<QuoteClaims> {
+  async function verify(
+    token: string,
+    expect: Pick<QuoteClaims, 'providerId' | 'customerId' | 'subscriptionId' | 'toPlanVersionId'>,
+  ): Promise<QuoteClaims> {
     let payload;
     try {
       ({ payload } = await jwtVerify(token, key, {
-        algorithms: ['HS256'], typ: TYP, issuer: ISSUER, audience: AUDIENCE, currentDate: clock.now(), requiredClaims: ['exp', 'iat'],
+        algorithms: ['HS256'],
+        typ: TYP,
+        issuer: ISSUER,
+        audience: AUDIENCE,
+        currentDate: clock.now(),
+        requiredClaims: ['exp', 'iat'],
       }));
     } catch (err) {
       // jose checks the signature before the claims: an expired token is one we signed.
@@ -78,21 +104,29 @@ export function createQuoteTokens({ clock, secret }: { clock: Clock; secret: str
     const c = payload.q as Partial<QuoteClaims> | undefined;
     if (!c || typeof c !== 'object' || CLAIM_KEYS.some((k) => !(k in c))) throw quoteInvalid();
     const claims = c as QuoteClaims;
-    if (claims.providerId !== expect.providerId || claims.customerId !== expect.customerId ||
-      claims.subscriptionId !== expect.subscriptionId || claims.toPlanVersionId !== expect.toPlanVersionId) throw quoteInvalid();
+    if (
+      claims.providerId !== expect.providerId ||
+      claims.customerId !== expect.customerId ||
+      claims.subscriptionId !== expect.subscriptionId ||
+      claims.toPlanVersionId !== expect.toPlanVersionId
+    )
+      throw quoteInvalid();
     return claims;
   }
 
   return { sign, verify };
 }
 
-export type QuoteTokens = ReturnType<typeof createQuoteTokens>;
-
 /** What moved between the quote and now (the 409's words), or null when the quote still holds. */
 export function quoteDifference(quoted: QuoteClaims, now: QuoteClaims): string | null {
   if (quoted.day !== now.day) return 'the day';
-  if (quoted.fromPlanVersionId !== now.fromPlanVersionId || quoted.fromPriceCents !== now.fromPriceCents ||
-    quoted.toPriceCents !== now.toPriceCents || quoted.currency !== now.currency) return 'the price';
+  if (
+    quoted.fromPlanVersionId !== now.fromPlanVersionId ||
+    quoted.fromPriceCents !== now.fromPriceCents ||
+    quoted.toPriceCents !== now.toPriceCents ||
+    quoted.currency !== now.currency
+  )
+    return 'the price';
   if (quoted.billingState !== now.billingState) return 'the billing state';
   if (quoted.adjustmentType !== now.adjustmentType || quoted.adjustmentCents !== now.adjustmentCents) return 'the one-time adjustment';
   return null;

@@ -35,7 +35,11 @@ export function calendarPosition(now: Date): CalendarPosition {
 }
 
 /** The prorated price difference for the rest of the month, rounded half-up to cents. */
-export function proratedDifferenceCents(oldPriceCents: number, newPriceCents: number, pos: Pick<CalendarPosition, 'days' | 'daysInPeriod'>): number {
+export function proratedDifferenceCents(
+  oldPriceCents: number,
+  newPriceCents: number,
+  pos: Pick<CalendarPosition, 'days' | 'daysInPeriod'>,
+): number {
   const cents = divRoundHalfUp((newPriceCents - oldPriceCents) * pos.days, pos.daysInPeriod);
   return cents === 0 ? 0 : cents; // never -0
 }
@@ -66,7 +70,13 @@ export function computeAdjustment(oldPriceCents: number, newPriceCents: number, 
   if (Math.abs(total) < MIN_CORRECTION_CENTS) {
     return { ...base, type: 'none', amountCents: 0, carriedInCents: 0, carryForwardCents: ownCents };
   }
-  return { ...base, type: total > 0 ? 'next_invoice_line' : 'credit', amountCents: total, carriedInCents: carriedCents, carryForwardCents: 0 };
+  return {
+    ...base,
+    type: total > 0 ? 'next_invoice_line' : 'credit',
+    amountCents: total,
+    carriedInCents: carriedCents,
+    carryForwardCents: 0,
+  };
 }
 
 /** Deprecated `proration_factor`: days / days_in_period rounded to 4 places. */
@@ -75,7 +85,10 @@ export function prorationFactor(pos: Pick<CalendarPosition, 'days' | 'daysInPeri
 }
 
 /** The billing day that applies to `month` (a billing-day change applies from its effective month). */
-export function billingDayFor(month: string, sub: { billing_day: number; billing_day_effective_from: string | null; previous_billing_day: number | null }): number {
+export function billingDayFor(
+  month: string,
+  sub: { billing_day: number; billing_day_effective_from: string | null; previous_billing_day: number | null },
+): number {
   if (sub.billing_day_effective_from && month < sub.billing_day_effective_from) return sub.previous_billing_day ?? sub.billing_day;
   return sub.billing_day;
 }

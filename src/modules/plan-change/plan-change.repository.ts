@@ -3,24 +3,24 @@ import type { DB } from '../../db/types.js';
 import type { Executor } from '../../db/executor.js';
 
 const SUBSCRIPTION_COLUMNS = [
-  'id', 'provider_id', 'subscriber_id', 'plan_version_id', 'location_id', 'status', 'service_billed',
-  'billing_day', 'billing_day_effective_from', 'previous_billing_day',
+  'id',
+  'provider_id',
+  'subscriber_id',
+  'plan_version_id',
+  'location_id',
+  'status',
+  'service_billed',
+  'billing_day',
+  'billing_day_effective_from',
+  'previous_billing_day',
 ] as const;
 
-export type SubscriptionRow = Awaited<ReturnType<typeof findSubscription>> & {};
+export type SubscriptionRow = Awaited<ReturnType<typeof lockSubscription>> & {};
 
 /**
  * A subscription of the provider (null: of any provider, for a platform administrator only) and,
- * when given, of that subscriber; or undefined.
+ * when given, of that subscriber, holding the row lock until the transaction ends; or undefined.
  */
-const findSubscription = (db: Executor, providerId: string | null, subscriptionId: string, subscriberId?: string) => {
-  let q = db.selectFrom('subscriptions').select(SUBSCRIPTION_COLUMNS).where('id', '=', subscriptionId);
-  if (providerId !== null) q = q.where('provider_id', '=', providerId);
-  if (subscriberId) q = q.where('subscriber_id', '=', subscriberId);
-  return q.executeTakeFirst();
-};
-
-/** Same as findSubscription, holding the row lock until the transaction ends. */
 export const lockSubscription = (trx: Transaction<DB>, providerId: string | null, subscriptionId: string, subscriberId?: string) => {
   let q = trx.selectFrom('subscriptions').select(SUBSCRIPTION_COLUMNS).where('id', '=', subscriptionId);
   if (providerId !== null) q = q.where('provider_id', '=', providerId);
@@ -29,11 +29,7 @@ export const lockSubscription = (trx: Transaction<DB>, providerId: string | null
 };
 
 export const findPlanVersion = (db: Executor, id: string) =>
-  db
-    .selectFrom('plan_versions')
-    .select(PLAN_VERSION_COLUMNS)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  db.selectFrom('plan_versions').select(PLAN_VERSION_COLUMNS).where('id', '=', id).executeTakeFirst();
 
 export type PlanVersionRow = NonNullable<Awaited<ReturnType<typeof findPlanVersion>>>;
 
@@ -42,19 +38,30 @@ export type ChangesOf = { subscriptionId: string } | { subscriberId: string };
 
 /** A rollback (migration 20261126070000) does not count: the change it undoes still does. */
 export const findChangeOfDay = (db: Executor, of: ChangesOf, changeDate: string) => {
-  const q = db.selectFrom('plan_changes').select(['id', 'subscription_id']).where('change_date', '=', changeDate).where('source', '<>', 'rollback');
-  return ('subscriptionId' in of ? q.where('subscription_id', '=', of.subscriptionId) : q.where('subscriber_id', '=', of.subscriberId)).executeTakeFirst();
+  const q = db
+    .selectFrom('plan_changes')
+    .select(['id', 'subscription_id'])
+    .where('change_date', '=', changeDate)
+    .where('source', '<>', 'rollback');
+  return (
+    'subscriptionId' in of ? q.where('subscription_id', '=', of.subscriptionId) : q.where('subscriber_id', '=', of.subscriberId)
+  ).executeTakeFirst();
 };
 
 /** Whether the month's monthly invoice and billing document of the subscription exist. */
 export async function monthBillingRecords(db: Executor, subscriptionId: string, month: string) {
   const invoice = await db
-    .selectFrom('invoices').select('id')
-    .where('subscription_id', '=', subscriptionId).where('kind', '=', 'monthly').where('period_start', '=', month)
+    .selectFrom('invoices')
+    .select('id')
+    .where('subscription_id', '=', subscriptionId)
+    .where('kind', '=', 'monthly')
+    .where('period_start', '=', month)
     .executeTakeFirst();
   const document = await db
-    .selectFrom('billing_documents').select('id')
-    .where('subscription_id', '=', subscriptionId).where('period_start', '=', month)
+    .selectFrom('billing_documents')
+    .select('id')
+    .where('subscription_id', '=', subscriptionId)
+    .where('period_start', '=', month)
     .executeTakeFirst();
   return { invoice: Boolean(invoice), document: Boolean(document) };
 }
@@ -65,13 +72,26 @@ export async function monthBillingRecords(db: Executor, subscriptionId: string, 
  */
 export const pendingCarried = (db: Executor, subscriptionId: string, opts: { lock?: boolean } = {}) => {
   const q = db
-    .selectFrom('pending_adjustments').select(['id', 'amount_cents'])
-    .where('subscription_id', '=', subscriptionId).where('kind', '=', 'carried_correction').where('status', '=', 'pending')
-    .orderBy('created_at').orderBy('id');
+    .selectFrom('pending_adjustments')
+    .select(['id', 'amount_cents'])
+    .where('subscription_id', '=', subscriptionId)
+    .where('kind', '=', 'carried_correction')
+    .where('status', '=', 'pending')
+    .orderBy('created_at')
+    .orderBy('id');
   return (opts.lock ? q.forUpdate() : q).execute();
 };
 
-const PLAN_VERSION_COLUMNS = ['id', 'provider_id', 'name', 'monthly_price_cents', 'currency', 'active', 'download_mbps', 'upload_mbps'] as const;
+const PLAN_VERSION_COLUMNS = [
+  'id',
+  'provider_id',
+  'name',
+  'monthly_price_cents',
+  'currency',
+  'active',
+  'download_mbps',
+  'upload_mbps',
+] as const;
 
 /**
  * What a preview reads, in one call of plan_change_preview_snapshot (migration 7000, a prepared
@@ -87,7 +107,13 @@ export async function previewSnapshot(db: Executor, t: SnapshotTarget) {
 }
 
 export interface SnapshotTarget {
-  providerId: string; subscriptionId: string; subscriberId?: string; planVersionId: string; today: string; month: string; perSubscription: boolean;
+  providerId: string;
+  subscriptionId: string;
+  subscriberId?: string;
+  planVersionId: string;
+  today: string;
+  month: string;
+  perSubscription: boolean;
 }
 
 /** The call of plan_change_preview_snapshot, for a statement that reads it beside something else. */
@@ -147,20 +173,52 @@ export const setSubscriptionPlan = (trx: Transaction<DB>, subscriptionId: string
 
 export const insertPendingAdjustment = (
   trx: Transaction<DB>,
-  row: { id: string; provider_id: string; subscription_id: string; plan_change_id: string; kind: 'upgrade_line' | 'carried_correction'; amount_cents: number; description: string; created_at: Date },
-) => trx.insertInto('pending_adjustments').values({ ...row, status: 'pending' }).execute();
+  row: {
+    id: string;
+    provider_id: string;
+    subscription_id: string;
+    plan_change_id: string;
+    kind: 'upgrade_line' | 'carried_correction';
+    amount_cents: number;
+    description: string;
+    created_at: Date;
+  },
+) =>
+  trx
+    .insertInto('pending_adjustments')
+    .values({ ...row, status: 'pending' })
+    .execute();
 
 /** Closes carried corrections that a plan change's own correction settles. */
 export const foldCarried = (trx: Transaction<DB>, ids: string[], planChangeId: string) =>
   ids.length === 0
     ? Promise.resolve()
-    : trx.updateTable('pending_adjustments').set({ status: 'applied', folded_into_plan_change_id: planChangeId })
-        .where('id', 'in', ids).where('status', '=', 'pending').execute();
+    : trx
+        .updateTable('pending_adjustments')
+        .set({ status: 'applied', folded_into_plan_change_id: planChangeId })
+        .where('id', 'in', ids)
+        .where('status', '=', 'pending')
+        .execute();
 
 export const insertCreditNote = (
   trx: Transaction<DB>,
-  row: { id: string; provider_id: string; subscriber_id: string; subscription_id: string; plan_change_id?: string | null; number: string; amount_cents: number; currency: string; reason: string; issued_at: Date },
-) => trx.insertInto('credit_notes').values({ ...row, state: 'open', created_at: row.issued_at }).execute();
+  row: {
+    id: string;
+    provider_id: string;
+    subscriber_id: string;
+    subscription_id: string;
+    plan_change_id?: string | null;
+    number: string;
+    amount_cents: number;
+    currency: string;
+    reason: string;
+    issued_at: Date;
+  },
+) =>
+  trx
+    .insertInto('credit_notes')
+    .values({ ...row, state: 'open', created_at: row.issued_at })
+    .execute();
 
 /** What the bandwidth job needs: the change, and the subscription's port and current plan speed. */
 export const findBandwidthWork = (db: Executor, planChangeId: string) =>
@@ -169,10 +227,15 @@ export const findBandwidthWork = (db: Executor, planChangeId: string) =>
     .innerJoin('subscriptions', 'subscriptions.id', 'plan_changes.subscription_id')
     .innerJoin('plan_versions', 'plan_versions.id', 'subscriptions.plan_version_id')
     .select([
-      'plan_changes.id', 'plan_changes.to_plan_version_id', 'plan_changes.bandwidth_status',
-      'subscriptions.id as subscription_id', 'subscriptions.plan_version_id as current_plan_version_id',
-      'subscriptions.location_id', 'subscriptions.status as subscription_status',
-      'plan_versions.download_mbps', 'plan_versions.upload_mbps',
+      'plan_changes.id',
+      'plan_changes.to_plan_version_id',
+      'plan_changes.bandwidth_status',
+      'subscriptions.id as subscription_id',
+      'subscriptions.plan_version_id as current_plan_version_id',
+      'subscriptions.location_id',
+      'subscriptions.status as subscription_status',
+      'plan_versions.download_mbps',
+      'plan_versions.upload_mbps',
     ])
     .where('plan_changes.id', '=', planChangeId)
     .executeTakeFirst();
@@ -181,6 +244,9 @@ export type BandwidthStatus = 'pending' | 'applied' | 'awaiting_operator' | 'no_
 
 /** Records the switch's answer; a final answer is never overwritten by a late duplicate. */
 export const setBandwidthStatus = (db: Executor, planChangeId: string, status: BandwidthStatus, now: Date) =>
-  db.updateTable('plan_changes').set({ bandwidth_status: status, bandwidth_updated_at: now })
-    .where('id', '=', planChangeId).where('bandwidth_status', 'in', ['pending', 'failed'])
+  db
+    .updateTable('plan_changes')
+    .set({ bandwidth_status: status, bandwidth_updated_at: now })
+    .where('id', '=', planChangeId)
+    .where('bandwidth_status', 'in', ['pending', 'failed'])
     .execute();

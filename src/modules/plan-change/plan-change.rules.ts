@@ -9,8 +9,9 @@ import type { Quote } from './plan-change.types.js';
 export type Reason = 'not_active' | 'already_changed_today' | 'same_plan' | 'plan_not_available';
 const REASON_ORDER: Reason[] = ['not_active', 'already_changed_today', 'same_plan', 'plan_not_available'];
 
-export const NOTES = {
-  not_invoiced: 'The current month has not been invoiced yet: the monthly invoice will reflect the new price. Nothing is charged or credited now.',
+const NOTES = {
+  not_invoiced:
+    'The current month has not been invoiced yet: the monthly invoice will reflect the new price. Nothing is charged or credited now.',
   missing_billing_document:
     'An invoice exists for the current month but its billing document is missing. This is an operator-escalation state, not an amount to quote: open a ticket for the billing team.',
   missing_invoice:
@@ -46,7 +47,11 @@ export function billingStateOf(sub: Sub, records: { invoice: boolean; document: 
 
 /** The quote of a change in a billing state, with the pending carried corrections (used only when invoiced). */
 export function quoteOf(
-  sub: Sub, currentPlan: PlanVersionRow, newPlan: PlanVersionRow, pos: CalendarPosition, state: BillingState,
+  sub: Sub,
+  currentPlan: PlanVersionRow,
+  newPlan: PlanVersionRow,
+  pos: CalendarPosition,
+  state: BillingState,
   carried: { id: string; amount_cents: number }[],
 ): Quote {
   const currency = currentPlan.currency;

@@ -28,12 +28,15 @@ export const ADJUSTMENT_TYPES =
   'the next correction that runs (a pending carried amount is included before the 0.50 test).';
 
 const adjustmentFields = {
-  type: z
-    .enum(['next_invoice_line', 'credit', 'none'])
-    .describe(ADJUSTMENT_TYPES),
+  type: z.enum(['next_invoice_line', 'credit', 'none']).describe(ADJUSTMENT_TYPES),
   amount: Money.describe('Unsigned amount of the line or credit; "0.00" when type is none').meta({ examples: ['5.00'] }),
   currency: z.string().length(3).describe('ISO 4217 currency of amount'),
-  days: z.number().int().describe('Days of the current calendar month the adjustment covers: days_in_period - day_of_month + 1 (the change day is billed at the new price)'),
+  days: z
+    .number()
+    .int()
+    .describe(
+      'Days of the current calendar month the adjustment covers: days_in_period - day_of_month + 1 (the change day is billed at the new price)',
+    ),
   days_in_period: z.number().int().describe('Days in the current calendar month (UTC)'),
 };
 
@@ -41,8 +44,11 @@ export const AgentAdjustment = z
   .object({
     ...adjustmentFields,
     due_in_days: z
-      .number().int()
-      .describe('DEPRECATED, removed in the next release: read type, days and days_in_period. next_invoice_line: days from the change day to the next monthly invoice date; credit and none: 0 (nothing is due later).')
+      .number()
+      .int()
+      .describe(
+        'DEPRECATED, removed in the next release: read type, days and days_in_period. next_invoice_line: days from the change day to the next monthly invoice date; credit and none: 0 (nothing is due later).',
+      )
       .meta({ deprecated: true }),
   })
   .describe(QUOTE_RULE);
@@ -80,14 +86,19 @@ export const AgentPreviewResponse = z.object({
   effective_date: z.iso.date().describe('The change applies today (UTC calendar day); it is billed at the new price from this day'),
   one_time_adjustment: AgentAdjustment.nullable().describe(ADJUSTMENT_NULL),
   proration_factor: z
-    .number().nullable()
-    .describe('DEPRECATED, removed in the next release: read one_time_adjustment.days and days_in_period. days / days_in_period rounded to 4 places; null when one_time_adjustment is null.')
+    .number()
+    .nullable()
+    .describe(
+      'DEPRECATED, removed in the next release: read one_time_adjustment.days and days_in_period. days / days_in_period rounded to 4 places; null when one_time_adjustment is null.',
+    )
     .meta({ deprecated: true }),
   note: z.string().optional().describe('Present when one_time_adjustment is null (why, and what to tell the customer) or its type is none'),
-  quote_token: z.string().describe(
-    'The signed quote (valid 15 minutes): send it as `quote_token` with POST .../plan-change so that exactly this change applies, or nothing does ' +
-      '(409 quote_changed when the price, the billing state or the day moved). Opaque: do not parse it.',
-  ),
+  quote_token: z
+    .string()
+    .describe(
+      'The signed quote (valid 15 minutes): send it as `quote_token` with POST .../plan-change so that exactly this change applies, or nothing does ' +
+        '(409 quote_changed when the price, the billing state or the day moved). Opaque: do not parse it.',
+    ),
 });
 
 export const AgentApplyResponse = z.object({
@@ -119,12 +130,14 @@ export const PartnerPreviewResponse = z.object({
   eligible: z.boolean().describe('true when POST /partner/subscriptions/{id}/change-plan with this plan_version_id would apply now'),
   reasons: z
     .array(z.enum(['not_active', 'already_changed_today', 'same_plan', 'plan_not_available']))
-    .describe('Why not eligible (empty when eligible). `not_active`: the subscription is not ACTIVE. `already_changed_today`: this subscription already changed plan this UTC calendar day (through the partner API, the support agent or a platform administrator); possible again from tomorrow. `same_plan`: already on this plan version. `plan_not_available`: the plan version is inactive or priced in another currency.'),
+    .describe(
+      'Why not eligible (empty when eligible). `not_active`: the subscription is not ACTIVE. `already_changed_today`: this subscription already changed plan this UTC calendar day (through the partner API, the support agent or a platform administrator); possible again from tomorrow. `same_plan`: already on this plan version. `plan_not_available`: the plan version is inactive or priced in another currency.',
+    ),
   current_plan: PlanView.describe('The plan in force now'),
   new_plan: PlanView.describe('The plan asked about'),
   one_time_adjustment: PartnerAdjustment.nullable().describe(
     'null when not eligible, or (with `note`) when no number is quoted: the month is not invoiced yet (the monthly invoice reflects the new price), ' +
-      'an operator-escalation state of the month\'s billing records, or a subscription billed by the provider (no invoice line or credit note is issued)',
+      "an operator-escalation state of the month's billing records, or a subscription billed by the provider (no invoice line or credit note is issued)",
   ),
   note: z.string().nullable().describe('Why one_time_adjustment is null or none; null otherwise'),
 });
@@ -134,7 +147,9 @@ export const PartnerChangeResponse = z.object({
   plan_version_id: z.uuid().describe('The plan version now in force'),
   bandwidth_updated: z
     .boolean()
-    .describe('true: the switch applied the new bandwidth. false: the change applied and the port needs operator confirmation (or the switch did not answer in time and a retry runs in the background); not a reason to retry the request'),
+    .describe(
+      'true: the switch applied the new bandwidth. false: the change applied and the port needs operator confirmation (or the switch did not answer in time and a retry runs in the background); not a reason to retry the request',
+    ),
   effective_date: z.iso.date().describe('The day the change took effect (today, UTC)'),
 });
 

@@ -14,7 +14,7 @@ import { newId } from '../../lib/ids.js';
 import { formatCents } from '../../lib/money.js';
 import { recordAudit, type Actor } from '../audit/audit.repository.js';
 import * as repo from './plan-change.repository.js';
-import { calendarPosition, type Adjustment, type BillingState, type CalendarPosition } from './plan-change.quote.js';
+import { calendarPosition, type CalendarPosition } from './plan-change.quote.js';
 import { billingStateOf, quoteOf, reasonsFor, type Reason } from './plan-change.rules.js';
 import { BANDWIDTH_JOB, BANDWIDTH_RETRY_DELAY_MS, bandwidthOperationKey } from './plan-change.jobs.js';
 import { writeAdjustment } from './plan-change.adjustments.js';
@@ -22,21 +22,23 @@ import { confirmPlanChange } from '../rollback/rollback.links.js';
 import { createQuoteTokens, quoteChanged, quoteDifference, type QuoteClaims } from './plan-change.quote-token.js';
 import type { Quote } from './plan-change.types.js';
 
-export { NOTES, type Reason } from './plan-change.rules.js';
 export type { Quote } from './plan-change.types.js';
 
 /**
  * Who asks for the change: the /agent surface, a partner API key, a platform administrator's
  * override, or the customer's rollback link undoing an /agent change.
  */
-export type Source = 'agent' | 'partner' | 'admin' | 'rollback';
+type Source = 'agent' | 'partner' | 'admin' | 'rollback';
 
 /**
  * The daily limit each surface enforces (decisions.md): a partner changes a subscription once per UTC
  * day, the /agent a customer once per UTC day; a platform administrator's override has none.
  */
 export type DailyLimit = 'subscription' | 'customer';
-const LIMIT_OF = { partner: 'subscription', agent: 'customer' } as const satisfies Record<Exclude<Source, 'admin' | 'rollback'>, DailyLimit>;
+const LIMIT_OF = { partner: 'subscription', agent: 'customer' } as const satisfies Record<
+  Exclude<Source, 'admin' | 'rollback'>,
+  DailyLimit
+>;
 
 /** The unique indexes (migration 7000) that settle a race on each limit; a violation is the same 409. */
 const DAILY_LIMIT_INDEXES = ['plan_changes_subscription_day_key', 'plan_changes_agent_customer_day_key'] as const;
@@ -44,9 +46,17 @@ const DAILY_LIMIT_INDEXES = ['plan_changes_subscription_day_key', 'plan_changes_
 function reasonError(reason: Reason, status?: string, limit: DailyLimit = 'customer'): AppError {
   switch (reason) {
     case 'not_active':
-      return new AppError(409, 'subscription_not_active', `The subscription is ${status ?? 'not ACTIVE'}; only an ACTIVE subscription can change plan`);
+      return new AppError(
+        409,
+        'subscription_not_active',
+        `The subscription is ${status ?? 'not ACTIVE'}; only an ACTIVE subscription can change plan`,
+      );
     case 'already_changed_today':
-      return new AppError(409, 'plan_change_limit', `This ${limit === 'customer' ? 'customer' : 'subscription'} already changed plan today (UTC calendar day); the next change is possible from tomorrow`);
+      return new AppError(
+        409,
+        'plan_change_limit',
+        `This ${limit === 'customer' ? 'customer' : 'subscription'} already changed plan today (UTC calendar day); the next change is possible from tomorrow`,
+      );
     case 'same_plan':
       return new AppError(409, 'same_plan', 'The subscription is already on this plan version');
     case 'plan_not_available':
@@ -65,22 +75,23 @@ export interface PlanChangeTarget {
 }
 
 /** Binds an apply to its preview (/agent): apply exactly the quoted change or refuse it. */
-export interface QuoteBinding {
+interface QuoteBinding {
   quoteToken?: string;
 }
 
 /** An apply: a surface's change, or a platform administrator's override of the daily limit (any provider, with a reason). */
-export type ApplyTarget = Omit<PlanChangeTarget, 'providerId' | 'source'> & QuoteBinding & { actor: Actor; requestId: string | null } & (
-  | { source: 'agent' | 'partner'; providerId: string }
-  | { source: 'admin'; providerId: null; overrideReason: string }
-  | { source: 'rollback'; providerId: string; rollback: RollbackOf }
-);
+export type ApplyTarget = Omit<PlanChangeTarget, 'providerId' | 'source'> &
+  QuoteBinding & { actor: Actor; requestId: string | null } & (
+    | { source: 'agent' | 'partner'; providerId: string }
+    | { source: 'admin'; providerId: null; overrideReason: string }
+    | { source: 'rollback'; providerId: string; rollback: RollbackOf }
+  );
 
 /**
  * A rollback link's undo of an /agent change: `guard` runs under the subscription's row lock, before
  * anything is written (it consumes the link and refuses when the state moved on).
  */
-export interface RollbackOf {
+interface RollbackOf {
   planChangeId: string;
   guard: (trx: Transaction<DB>, sub: NonNullable<repo.SubscriptionRow>) => Promise<void>;
 }
@@ -93,7 +104,10 @@ export interface PreviewRead {
 }
 
 const sameTarget = (a: PlanChangeTarget, b: PlanChangeTarget) =>
-  a.providerId === b.providerId && a.subscriptionId === b.subscriptionId && a.planVersionId === b.planVersionId && a.customerId === b.customerId &&
+  a.providerId === b.providerId &&
+  a.subscriptionId === b.subscriptionId &&
+  a.planVersionId === b.planVersionId &&
+  a.customerId === b.customerId &&
   a.source === b.source;
 
 export interface PreviewResult {
@@ -131,13 +145,26 @@ export interface PlanChangeDeps {
 
 /** What a quote token binds, from a quote and its change. */
 function claimsOf(
-  providerId: string, sub: NonNullable<repo.SubscriptionRow>, currentPlan: repo.PlanVersionRow, newPlan: repo.PlanVersionRow, q: Quote, day: string,
+  providerId: string,
+  sub: NonNullable<repo.SubscriptionRow>,
+  currentPlan: repo.PlanVersionRow,
+  newPlan: repo.PlanVersionRow,
+  q: Quote,
+  day: string,
 ): QuoteClaims {
   return {
-    providerId, customerId: sub.subscriber_id, subscriptionId: sub.id,
-    fromPlanVersionId: currentPlan.id, toPlanVersionId: newPlan.id,
-    fromPriceCents: currentPlan.monthly_price_cents, toPriceCents: newPlan.monthly_price_cents, currency: currentPlan.currency,
-    billingState: q.billingState, adjustmentType: q.adjustment?.type ?? null, adjustmentCents: q.adjustment ? q.adjustment.amountCents : null, day,
+    providerId,
+    customerId: sub.subscriber_id,
+    subscriptionId: sub.id,
+    fromPlanVersionId: currentPlan.id,
+    toPlanVersionId: newPlan.id,
+    fromPriceCents: currentPlan.monthly_price_cents,
+    toPriceCents: newPlan.monthly_price_cents,
+    currency: currentPlan.currency,
+    billingState: q.billingState,
+    adjustmentType: q.adjustment?.type ?? null,
+    adjustmentCents: q.adjustment ? q.adjustment.amountCents : null,
+    day,
   };
 }
 
@@ -163,7 +190,14 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
     return Boolean(await repo.findChangeOfDay(ex, of, pos.today));
   }
 
-  async function quote(ex: Executor, sub: NonNullable<repo.SubscriptionRow>, currentPlan: repo.PlanVersionRow, newPlan: repo.PlanVersionRow, pos: CalendarPosition, lock = false): Promise<Quote> {
+  async function quote(
+    ex: Executor,
+    sub: NonNullable<repo.SubscriptionRow>,
+    currentPlan: repo.PlanVersionRow,
+    newPlan: repo.PlanVersionRow,
+    pos: CalendarPosition,
+    lock = false,
+  ): Promise<Quote> {
     const state = sub.service_billed ? billingStateOf(sub, await repo.monthBillingRecords(ex, sub.id, pos.month)) : 'provider_billed';
     return quoteOf(sub, currentPlan, newPlan, pos, state, state === 'invoiced' ? await repo.pendingCarried(ex, sub.id, { lock }) : []);
   }
@@ -173,7 +207,12 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
    * one statement (repo.previewSnapshot), decided by the same rules as apply.
    */
   const snapshotTarget = (t: PlanChangeTarget, pos: CalendarPosition): repo.SnapshotTarget => ({
-    providerId: t.providerId, subscriptionId: t.subscriptionId, subscriberId: t.customerId, planVersionId: t.planVersionId, today: pos.today, month: pos.month,
+    providerId: t.providerId,
+    subscriptionId: t.subscriptionId,
+    subscriberId: t.customerId,
+    planVersionId: t.planVersionId,
+    today: pos.today,
+    month: pos.month,
     perSubscription: LIMIT_OF[t.source] === 'subscription',
   });
 
@@ -197,8 +236,19 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
     if (!currentPlan) throw new Error(`subscription ${sub.id} references a missing plan version`);
     const reasons = reasonsFor(sub, currentPlan, newPlan, snap.changedToday);
     const q = reasons.length === 0 ? quoteOf(sub, currentPlan, newPlan, pos, billingStateOf(sub, snap.records), snap.carried) : null;
-    const quoteToken = q && t.source === 'agent' ? await quoteTokens.sign(claimsOf(t.providerId, sub, currentPlan, newPlan, q, pos.today)) : null;
-    return { subscriptionId: sub.id, subscriptionStatus: sub.status, currentPlan, newPlan, effectiveDate: pos.today, reasons, limit: LIMIT_OF[t.source], quote: q, quoteToken };
+    const quoteToken =
+      q && t.source === 'agent' ? await quoteTokens.sign(claimsOf(t.providerId, sub, currentPlan, newPlan, q, pos.today)) : null;
+    return {
+      subscriptionId: sub.id,
+      subscriptionStatus: sub.status,
+      currentPlan,
+      newPlan,
+      effectiveDate: pos.today,
+      reasons,
+      limit: LIMIT_OF[t.source],
+      quote: q,
+      quoteToken,
+    };
   }
 
   /** The first refusal of a preview as the error apply would answer. */
@@ -221,9 +271,15 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
     const limit = t.source === 'admin' || t.source === 'rollback' ? null : LIMIT_OF[t.source];
     const overrideReason = t.source === 'admin' ? t.overrideReason : null;
     const rollsBack = t.source === 'rollback' ? t.rollback.planChangeId : null;
-    const quoted = t.quoteToken === undefined || t.providerId === null ? null : await quoteTokens.verify(t.quoteToken, {
-      providerId: t.providerId, customerId: t.customerId ?? '', subscriptionId: t.subscriptionId, toPlanVersionId: t.planVersionId,
-    });
+    const quoted =
+      t.quoteToken === undefined || t.providerId === null
+        ? null
+        : await quoteTokens.verify(t.quoteToken, {
+            providerId: t.providerId,
+            customerId: t.customerId ?? '',
+            subscriptionId: t.subscriptionId,
+            toPlanVersionId: t.planVersionId,
+          });
     let done: Omit<ApplyResult, 'bandwidthUpdated'> & { locationId: string | null; speed: { down: number; up: number } };
     try {
       done = await db.transaction().execute(async (trx) => {
@@ -263,18 +319,40 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
         await writeAdjustment(trx, { sub, currentPlan, newPlan, pos, quote: q, planChangeId, now });
 
         const adjustmentSummary = adj
-          ? { type: adj.type, amount: formatCents(Math.abs(adj.amountCents)), currency: q.currency, days: adj.days, days_in_period: adj.daysInPeriod }
+          ? {
+              type: adj.type,
+              amount: formatCents(Math.abs(adj.amountCents)),
+              currency: q.currency,
+              days: adj.days,
+              days_in_period: adj.daysInPeriod,
+            }
           : null;
         await recordAudit(trx, {
           ...t.actor,
           providerId: sub.provider_id,
-          action: rollsBack ? 'subscription.plan_change_rollback' : overrideReason === null ? 'subscription.plan_change' : 'subscription.plan_change_override',
+          action: rollsBack
+            ? 'subscription.plan_change_rollback'
+            : overrideReason === null
+              ? 'subscription.plan_change'
+              : 'subscription.plan_change_override',
           entityType: 'subscription',
           entityId: sub.id,
-          before: { plan_version_id: currentPlan.id, plan_name: currentPlan.name, monthly_price: formatCents(currentPlan.monthly_price_cents), currency: currentPlan.currency },
+          before: {
+            plan_version_id: currentPlan.id,
+            plan_name: currentPlan.name,
+            monthly_price: formatCents(currentPlan.monthly_price_cents),
+            currency: currentPlan.currency,
+          },
           after: {
-            plan_version_id: newPlan.id, plan_name: newPlan.name, monthly_price: formatCents(newPlan.monthly_price_cents), currency: newPlan.currency,
-            plan_change_id: planChangeId, source: t.source, effective_date: pos.today, billing_state: q.billingState, one_time_adjustment: adjustmentSummary,
+            plan_version_id: newPlan.id,
+            plan_name: newPlan.name,
+            monthly_price: formatCents(newPlan.monthly_price_cents),
+            currency: newPlan.currency,
+            plan_change_id: planChangeId,
+            source: t.source,
+            effective_date: pos.today,
+            billing_state: q.billingState,
+            one_time_adjustment: adjustmentSummary,
             ...(overrideReason === null ? {} : { override_reason: overrideReason }),
             ...(rollsBack ? { rolls_back_plan_change_id: rollsBack } : {}),
           },
@@ -297,8 +375,15 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
         });
         if (t.source === 'agent') {
           await confirmPlanChange(trx, deps, {
-            providerId: sub.provider_id, subscriberId: sub.subscriber_id, planChangeId, now, effectiveDate: pos.today, currency: q.currency,
-            from: currentPlan, to: newPlan, adjustment: adj && { type: adj.type, amountCents: adj.amountCents },
+            providerId: sub.provider_id,
+            subscriberId: sub.subscriber_id,
+            planChangeId,
+            now,
+            effectiveDate: pos.today,
+            currency: q.currency,
+            from: currentPlan,
+            to: newPlan,
+            adjustment: adj && { type: adj.type, amountCents: adj.amountCents },
           });
         }
         if (sub.location_id) {
@@ -314,12 +399,23 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
           });
         }
         return {
-          planChangeId, subscriptionId: sub.id, subscriptionStatus: sub.status, currentPlan, newPlan, effectiveDate: pos.today, reasons: [], limit, quote: q, quoteToken: null,
-          locationId: sub.location_id, speed: { down: newPlan.download_mbps, up: newPlan.upload_mbps },
+          planChangeId,
+          subscriptionId: sub.id,
+          subscriptionStatus: sub.status,
+          currentPlan,
+          newPlan,
+          effectiveDate: pos.today,
+          reasons: [],
+          limit,
+          quote: q,
+          quoteToken: null,
+          locationId: sub.location_id,
+          speed: { down: newPlan.download_mbps, up: newPlan.upload_mbps },
         };
       });
     } catch (err) {
-      if (limit !== null && DAILY_LIMIT_INDEXES.some((name) => isUniqueViolation(err, name))) throw reasonError('already_changed_today', undefined, limit);
+      if (limit !== null && DAILY_LIMIT_INDEXES.some((name) => isUniqueViolation(err, name)))
+        throw reasonError('already_changed_today', undefined, limit);
       throw err;
     }
     const { locationId, speed, ...result } = done;
@@ -332,7 +428,10 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
     let timer: NodeJS.Timeout | undefined;
     try {
       const call = deps.adapters.switchController.updateBandwidth({
-        operationKey: bandwidthOperationKey(planChangeId), locationId, downloadMbps: speed.down, uploadMbps: speed.up,
+        operationKey: bandwidthOperationKey(planChangeId),
+        locationId,
+        downloadMbps: speed.down,
+        uploadMbps: speed.up,
       });
       call.catch(() => undefined); // a late failure after the timeout is the retry job's business
       const r = await Promise.race([

@@ -3,8 +3,19 @@ import type { Executor } from '../../db/executor.js';
 // One read of a provider for every module: what its mails, pages, checks and answers need
 // (never its credentials: the card-processor account has its own read below).
 const providerQuery = (ex: Executor, providerId: string) =>
-  ex.selectFrom('providers')
-    .select(['id', 'name', 'currency', 'support_email', 'sms_configured', 'branding', 'booking_window_days', 'disabled', 'external_checkout_url'])
+  ex
+    .selectFrom('providers')
+    .select([
+      'id',
+      'name',
+      'currency',
+      'support_email',
+      'sms_configured',
+      'branding',
+      'booking_window_days',
+      'disabled',
+      'external_checkout_url',
+    ])
     .where('id', '=', providerId);
 
 export function findProvider(ex: Executor, providerId: string) {

@@ -67,7 +67,9 @@ export function createCompletionService(deps: CompletionDeps) {
   }
 
   async function completeSession(
-    ctx: RequestContext, sessionId: string, body: CompleteInput,
+    ctx: RequestContext,
+    sessionId: string,
+    body: CompleteInput,
     o: { origin: 'checkout_session' | 'anonymous'; externalSubscriptionId?: string | null },
   ): Promise<CompleteOutcome> {
     const s = await sessions.gateSession(sessionId);
@@ -80,9 +82,14 @@ export function createCompletionService(deps: CompletionDeps) {
     // session won the race: that is a replay, not a conflict.
     const completedMeanwhile = async () => {
       const again = await sessions.findSession(s.id);
-      return again?.status === 'completed' ? { created: false as const, replay: await replayOfSubscription(again.subscription_id, SESSION_REPLAY_MESSAGE) } : null;
+      return again?.status === 'completed'
+        ? { created: false as const, replay: await replayOfSubscription(again.subscription_id, SESSION_REPLAY_MESSAGE) }
+        : null;
     };
-    const conflict = await provisioning.occupiedConflict(resolved.target, resolved.decision.route === 'provision' ? resolved.target.location!.id : null);
+    const conflict = await provisioning.occupiedConflict(
+      resolved.target,
+      resolved.decision.route === 'provision' ? resolved.target.location!.id : null,
+    );
     if (conflict) {
       const replay = await completedMeanwhile();
       if (replay) return replay;
@@ -102,7 +109,8 @@ export function createCompletionService(deps: CompletionDeps) {
           const locked = await sessions.loadSessionForUse(trx, s.id);
           if (locked.status === 'completed') throw new AlreadyCompleted(locked.subscription_id);
           // A patch (upsell) between our read and the lock changed the plan: start over with it.
-          if (locked.plan_version_id !== s.plan_version_id) throw new AppError(409, 'conflict', 'The session changed while completing; retry');
+          if (locked.plan_version_id !== s.plan_version_id)
+            throw new AppError(409, 'conflict', 'The session changed while completing; retry');
         },
         onCreated: async (trx, ids) => {
           if (!(await sessions.markSessionCompleted(trx, s.id, ids.subscriptionId))) {
@@ -112,7 +120,8 @@ export function createCompletionService(deps: CompletionDeps) {
       });
       return { created: true, result };
     } catch (err) {
-      if (err instanceof AlreadyCompleted) return { created: false, replay: await replayOfSubscription(err.subscriptionId, SESSION_REPLAY_MESSAGE) };
+      if (err instanceof AlreadyCompleted)
+        return { created: false, replay: await replayOfSubscription(err.subscriptionId, SESSION_REPLAY_MESSAGE) };
       if (isUniqueViolation(err, 'subscriptions_checkout_session_key')) {
         const again = await sessions.findSession(s.id);
         return { created: false, replay: await replayOfSubscription(again?.subscription_id ?? null, SESSION_REPLAY_MESSAGE) };
@@ -127,16 +136,30 @@ export function createCompletionService(deps: CompletionDeps) {
   }
 
   async function completeExplicit(
-    ctx: RequestContext, body: CompleteInput,
+    ctx: RequestContext,
+    body: CompleteInput,
     o: { origin: 'explicit' | 'anonymous'; externalSubscriptionId?: string | null },
   ): Promise<CompleteOutcome> {
     if (!body.plan_version_id) throw new AppError(422, 'unprocessable', 'plan_version_id: required when session_id is not sent');
-    const { created, result } = await provisioning.provisionExplicit(ctx, {
-      plan_version_id: body.plan_version_id, delivery_mode: body.delivery_mode, location_hash: body.location_hash,
-      unit_id: body.unit_id, mac_address: body.mac_address, move_in_date: body.move_in_date, subscriber: body.subscriber,
-    }, o.origin, { externalSubscriptionId: o.externalSubscriptionId });
+    const { created, result } = await provisioning.provisionExplicit(
+      ctx,
+      {
+        plan_version_id: body.plan_version_id,
+        delivery_mode: body.delivery_mode,
+        location_hash: body.location_hash,
+        unit_id: body.unit_id,
+        mac_address: body.mac_address,
+        move_in_date: body.move_in_date,
+        subscriber: body.subscriber,
+      },
+      o.origin,
+      { externalSubscriptionId: o.externalSubscriptionId },
+    );
     if (created) return { created, result };
-    return { created: false, replay: { subscription_id: result.subscription_id, subscriber_id: result.subscriber_id, message: MSG.replayDone } };
+    return {
+      created: false,
+      replay: { subscription_id: result.subscription_id, subscriber_id: result.subscriber_id, message: MSG.replayDone },
+    };
   }
 
   /** POST /external-checkout/complete. */

@@ -25,7 +25,12 @@ interface ConfirmDeps {
 }
 
 const notFound = () => new AppError(404, 'not_found', 'Subscription not found');
-const portHeld = () => new AppError(409, 'conflict', 'The unit\'s port is held by another subscription (pending, active, suspended, or cancelled and not yet ended)');
+const portHeld = () =>
+  new AppError(
+    409,
+    'conflict',
+    "The unit's port is held by another subscription (pending, active, suspended, or cancelled and not yet ended)",
+  );
 
 /**
  * Staff confirm an installation (install job SHIPPED). In one transaction: the install job is
@@ -54,11 +59,20 @@ export function createConfirmInstallService(deps: ConfirmDeps) {
         }
         const install = await lockInstallJobOfSubscription(trx, sub.id);
         if (!install || install.status !== 'SHIPPED') {
-          throw new AppError(409, 'conflict', `Install job is ${install?.status ?? 'missing'}; it must be SHIPPED to confirm the installation`);
+          throw new AppError(
+            409,
+            'conflict',
+            `Install job is ${install?.status ?? 'missing'}; it must be SHIPPED to confirm the installation`,
+          );
         }
         const current = sub.location_id ? await repo.findLocationById(trx, sub.location_id) : undefined;
-        const port = current?.switch_port ? { id: current.id } : sub.unit_id ? await repo.findPortLocationOfUnit(trx, sub.unit_id) : undefined;
-        if (!port) throw new AppError(409, 'conflict', 'No switch port is registered for the unit; register the installed port before confirming');
+        const port = current?.switch_port
+          ? { id: current.id }
+          : sub.unit_id
+            ? await repo.findPortLocationOfUnit(trx, sub.unit_id)
+            : undefined;
+        if (!port)
+          throw new AppError(409, 'conflict', 'No switch port is registered for the unit; register the installed port before confirming');
         // A cancelled subscription keeps the port until its ended_at: never provision over it.
         if (await findOccupant(trx, { locationId: port.id, today: isoDate(now), exceptId: sub.id })) throw portHeld();
 
@@ -67,15 +81,31 @@ export function createConfirmInstallService(deps: ConfirmDeps) {
         const payment = await collectFirstPayment(deps, sub.id, { trx });
         const jobId = payment.portJobId;
         await recordAudit(trx, {
-          ...ctx.actor, providerId: sub.provider_id, action: 'subscription.confirm_install', entityType: 'subscription', entityId: sub.id,
+          ...ctx.actor,
+          providerId: sub.provider_id,
+          action: 'subscription.confirm_install',
+          entityType: 'subscription',
+          entityId: sub.id,
           before: { status: sub.status, install_status: install.status },
-          after: { status: payment.activated ? 'ACTIVE' : 'PENDING_INSTALL', install_status: 'COMPLETED', location_id: port.id, job_id: jobId, payment: payment.outcome },
-          requestId: ctx.requestId ?? null, at: now,
+          after: {
+            status: payment.activated ? 'ACTIVE' : 'PENDING_INSTALL',
+            install_status: 'COMPLETED',
+            location_id: port.id,
+            job_id: jobId,
+            payment: payment.outcome,
+          },
+          requestId: ctx.requestId ?? null,
+          at: now,
         });
-        const paymentOutcome = payment.outcome === 'queued' ? 'collecting' as const : payment.outcome === 'already_paid' ? 'already_paid' as const : 'not_billed' as const;
+        const paymentOutcome =
+          payment.outcome === 'queued'
+            ? ('collecting' as const)
+            : payment.outcome === 'already_paid'
+              ? ('already_paid' as const)
+              : ('not_billed' as const);
         return {
           subscription_id: sub.id,
-          status: payment.activated ? 'ACTIVE' as const : 'PENDING_INSTALL' as const,
+          status: payment.activated ? ('ACTIVE' as const) : ('PENDING_INSTALL' as const),
           job_id: jobId,
           payment: paymentOutcome,
           message: payment.activated

@@ -15,12 +15,13 @@ export function occupies(alias: string, today: string): RawBuilder<boolean> {
 export function findOccupant(ex: Executor, o: { unitId?: string | null; locationId?: string | null; today: string; exceptId?: string }) {
   const { unitId, locationId } = o;
   if (!unitId && !locationId) return Promise.resolve(undefined);
-  let q = ex.selectFrom('subscriptions as s').select(['s.id', 's.status', 's.ended_at'])
+  let q = ex
+    .selectFrom('subscriptions as s')
+    .select(['s.id', 's.status', 's.ended_at'])
     .where(occupies('s', o.today))
-    .where((eb) => eb.or([
-      ...(unitId ? [eb('s.unit_id', '=', unitId)] : []),
-      ...(locationId ? [eb('s.location_id', '=', locationId)] : []),
-    ]));
+    .where((eb) =>
+      eb.or([...(unitId ? [eb('s.unit_id', '=', unitId)] : []), ...(locationId ? [eb('s.location_id', '=', locationId)] : [])]),
+    );
   if (o.exceptId) q = q.where('s.id', '<>', o.exceptId);
   return q.executeTakeFirst();
 }

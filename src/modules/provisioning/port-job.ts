@@ -16,7 +16,11 @@ export const PORT_JOB_MAX_ATTEMPTS = 6;
 export type PortReason = 'activate' | 'install' | 'restore';
 export const PORT_REASONS: readonly PortReason[] = ['activate', 'install', 'restore'];
 
-export function enqueuePortJob(ex: Executor, jobs: Pick<JobQueue, 'enqueue'>, o: { subscriptionId: string; providerId: string; reason: PortReason }) {
+export function enqueuePortJob(
+  ex: Executor,
+  jobs: Pick<JobQueue, 'enqueue'>,
+  o: { subscriptionId: string; providerId: string; reason: PortReason },
+) {
   return jobs.enqueue(ex, {
     kind: PORT_JOB_KIND,
     payload: { subscription_id: o.subscriptionId, reason: o.reason },

@@ -18,7 +18,12 @@ function validationMessage(err: z.ZodError): string {
  * own transaction), in order, so one bad item never affects another and a repeated item inside
  * the batch (or from an earlier batch) is a replay.
  */
-export async function provisionBulk(service: ProvisioningService, ctx: RequestContext, items: unknown[], log: FastifyBaseLogger): Promise<Result[]> {
+export async function provisionBulk(
+  service: ProvisioningService,
+  ctx: RequestContext,
+  items: unknown[],
+  log: FastifyBaseLogger,
+): Promise<Result[]> {
   const results: Result[] = [];
   for (let index = 0; index < items.length; index++) {
     const parsed = ProviderInitiatedBody.safeParse(items[index]);
@@ -28,7 +33,13 @@ export async function provisionBulk(service: ProvisioningService, ctx: RequestCo
     }
     try {
       const { created, result } = await service.provisionExplicit(ctx, parsed.data, 'bulk');
-      results.push({ index, status: created ? 'created' : 'replayed', route: result.route, subscription_id: result.subscription_id, job_id: result.job_id });
+      results.push({
+        index,
+        status: created ? 'created' : 'replayed',
+        route: result.route,
+        subscription_id: result.subscription_id,
+        job_id: result.job_id,
+      });
     } catch (err) {
       if (err instanceof AppError && err.status < 500) {
         results.push({ index, status: 'error', error: typeof err.extra.detail === 'string' ? err.extra.detail : err.message });

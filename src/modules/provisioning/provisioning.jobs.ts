@@ -22,7 +22,8 @@ function portBackoffMs(attempt: number): number {
 function payloadOf(job: JobRecord): { subscriptionId: string; reason: PortReason } {
   const subscriptionId = typeof job.payload.subscription_id === 'string' ? job.payload.subscription_id : job.subscription_id;
   const reason = job.payload.reason as PortReason;
-  if (!subscriptionId || !PORT_REASONS.includes(reason)) throw new PermanentJobError('provisioning.port payload needs subscription_id and reason activate|install|restore');
+  if (!subscriptionId || !PORT_REASONS.includes(reason))
+    throw new PermanentJobError('provisioning.port payload needs subscription_id and reason activate|install|restore');
   return { subscriptionId, reason };
 }
 
@@ -77,7 +78,10 @@ export function registerProvisioningJobs(deps: ProvisioningJobsDeps) {
       if (reason === 'activate') {
         // One statement (the event and its delivery job): atomic without a transaction.
         await webhooks.emit(db, {
-          providerId: row.provider_id, type: 'provisioning.completed', subscriptionId: row.id, subscriberId: row.subscriber_id,
+          providerId: row.provider_id,
+          type: 'provisioning.completed',
+          subscriptionId: row.id,
+          subscriberId: row.subscriber_id,
           data: { job_id: job.id, error: null, status: 'ACTIVE' },
         });
       }
@@ -90,7 +94,10 @@ export function registerProvisioningJobs(deps: ProvisioningJobsDeps) {
       const sub = await findSubscription(db, subscriptionId);
       if (!sub) return;
       await webhooks.emit(db, {
-        providerId: sub.provider_id, type: 'provisioning.failed', subscriptionId: sub.id, subscriberId: sub.subscriber_id,
+        providerId: sub.provider_id,
+        type: 'provisioning.failed',
+        subscriptionId: sub.id,
+        subscriberId: sub.subscriber_id,
         data: { job_id: job.id, error, status: sub.status },
       });
     },

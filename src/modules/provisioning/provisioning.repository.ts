@@ -15,7 +15,8 @@ export { PORT_JOB_KIND } from './port-job.js';
 import { PORT_JOB_KIND } from './port-job.js';
 
 export function findPlanVersion(db: Executor, providerId: string, id: string) {
-  return db.selectFrom('plan_versions')
+  return db
+    .selectFrom('plan_versions')
     .select(['id', 'provider_id', 'name', 'active', 'download_mbps', 'upload_mbps', 'monthly_price_cents', 'currency'])
     .where('id', '=', id)
     .where('provider_id', '=', providerId)
@@ -25,7 +26,8 @@ export function findPlanVersion(db: Executor, providerId: string, id: string) {
 const BUILDING_COLS = ['b.id as building_id', 'b.line_type', 'b.in_coverage', 'b.country'] as const;
 
 export function findLocationById(db: Executor, id: string) {
-  return db.selectFrom('locations as l')
+  return db
+    .selectFrom('locations as l')
     .innerJoin('buildings as b', 'b.id', 'l.building_id')
     .select(['l.id', 'l.unit_id', 'l.switch_port', 'l.provider_id', ...BUILDING_COLS])
     .where('l.id', '=', id)
@@ -33,7 +35,8 @@ export function findLocationById(db: Executor, id: string) {
 }
 
 export function findUnit(db: Executor, providerId: string, unitId: string) {
-  return db.selectFrom('units as u')
+  return db
+    .selectFrom('units as u')
     .innerJoin('buildings as b', 'b.id', 'u.building_id')
     .select(['u.id', ...BUILDING_COLS])
     .where('u.id', '=', unitId)
@@ -47,7 +50,8 @@ export function findBuilding(db: Executor, id: string) {
 
 /** A location of the unit with a switch port (the port an install connects). */
 export function findPortLocationOfUnit(db: Executor, unitId: string) {
-  return db.selectFrom('locations')
+  return db
+    .selectFrom('locations')
     .select(['id', 'switch_port'])
     .where('unit_id', '=', unitId)
     .where('switch_port', 'is not', null)
@@ -82,16 +86,22 @@ export interface ExplicitSnapshot {
  * building, the subscriber of the email, the existing subscription of the idempotency key and the
  * occupancy of the unit/port: one statement, planned once per connection (provisioning_explicit_snapshot).
  */
-export async function explicitSnapshot(db: Executor, k: { providerId: string; planVersionId: string; locationHash: string | null; unitId: string | null; email: string; today: string }): Promise<ExplicitSnapshot> {
+export async function explicitSnapshot(
+  db: Executor,
+  k: { providerId: string; planVersionId: string; locationHash: string | null; unitId: string | null; email: string; today: string },
+): Promise<ExplicitSnapshot> {
   const r = await sql<ExplicitSnapshot>`
-    SELECT * FROM provisioning_explicit_snapshot(${k.providerId}, ${k.planVersionId}, ${k.locationHash}, ${k.unitId}, ${k.email}, ${k.today}::date)`.execute(db);
+    SELECT * FROM provisioning_explicit_snapshot(${k.providerId}, ${k.planVersionId}, ${k.locationHash}, ${k.unitId}, ${k.email}, ${k.today}::date)`.execute(
+    db,
+  );
   return r.rows[0];
 }
 
 // Subscribers ---------------------------------------------------------------------------------
 
 export function findSubscriberByEmail(db: Executor, providerId: string, email: string) {
-  return db.selectFrom('subscribers')
+  return db
+    .selectFrom('subscribers')
     .select(['id', 'user_id', 'email', 'first_name', 'last_name', 'customer_number'])
     .where('provider_id', '=', providerId)
     .where(sql`lower(email)`, '=', email.toLowerCase())
@@ -102,15 +112,35 @@ export function findSubscriberByEmail(db: Executor, providerId: string, email: s
  * Inserts unless any unique index says otherwise ((provider, lower(email)) or (provider,
  * customer_number)); DO NOTHING keeps a concurrent duplicate from aborting the transaction.
  */
-export async function insertSubscriberIfAbsent(trx: Transaction<DB>, row: {
-  id: string; providerId: string; userId: string | null; customerNumber: string;
-  firstName: string; lastName: string; email: string; phone: string | null; phoneE164: string | null; at: Date;
-}): Promise<boolean> {
-  const r = await trx.insertInto('subscribers')
+export async function insertSubscriberIfAbsent(
+  trx: Transaction<DB>,
+  row: {
+    id: string;
+    providerId: string;
+    userId: string | null;
+    customerNumber: string;
+    firstName: string;
+    lastName: string;
+    email: string;
+    phone: string | null;
+    phoneE164: string | null;
+    at: Date;
+  },
+): Promise<boolean> {
+  const r = await trx
+    .insertInto('subscribers')
     .values({
-      id: row.id, provider_id: row.providerId, user_id: row.userId, customer_number: row.customerNumber,
-      first_name: row.firstName, last_name: row.lastName, email: row.email, phone: row.phone, phone_e164: row.phoneE164,
-      created_at: row.at, updated_at: row.at,
+      id: row.id,
+      provider_id: row.providerId,
+      user_id: row.userId,
+      customer_number: row.customerNumber,
+      first_name: row.firstName,
+      last_name: row.lastName,
+      email: row.email,
+      phone: row.phone,
+      phone_e164: row.phoneE164,
+      created_at: row.at,
+      updated_at: row.at,
     })
     .onConflict((oc) => oc.doNothing())
     .returning('id')
@@ -129,10 +159,20 @@ export async function insertSubscriberIfAbsent(trx: Transaction<DB>, row: {
  * newSubscriberWrites applies the same login rule but fails instead, so that the writes sent with it
  * go too.
  */
-export async function insertNewSubscriber(trx: Transaction<DB>, row: {
-  id: string; providerId: string; customerNumber: string; firstName: string; lastName: string; email: string;
-  phone: string | null; phoneE164: string | null; at: Date;
-}): Promise<{ inserted: boolean; loginSeen: boolean }> {
+export async function insertNewSubscriber(
+  trx: Transaction<DB>,
+  row: {
+    id: string;
+    providerId: string;
+    customerNumber: string;
+    firstName: string;
+    lastName: string;
+    email: string;
+    phone: string | null;
+    phoneE164: string | null;
+    at: Date;
+  },
+): Promise<{ inserted: boolean; loginSeen: boolean }> {
   const r = await sql<{ login_seen: boolean; inserted: boolean }>`
     WITH u AS (
       INSERT INTO users (id, email, role, password_hash, first_name, last_name, created_at)
@@ -166,35 +206,76 @@ export async function insertNewSubscriber(trx: Transaction<DB>, row: {
  * subscribers), or a login with the email was committed after the statement began (the subscriber
  * then names `userId`, which was not inserted: subscribers_user_id_fkey). See isNewSubscriberConflict.
  */
-export function newSubscriberWrites(ex: Executor, row: {
-  id: string; userId: string; providerId: string; customerNumber: string; firstName: string; lastName: string; email: string;
-  phone: string | null; phoneE164: string | null; at: Date;
-}): Write[] {
+export function newSubscriberWrites(
+  ex: Executor,
+  row: {
+    id: string;
+    userId: string;
+    providerId: string;
+    customerNumber: string;
+    firstName: string;
+    lastName: string;
+    email: string;
+    phone: string | null;
+    phoneE164: string | null;
+    at: Date;
+  },
+): Write[] {
   const existing = sql`(SELECT u.id, u.role FROM users u WHERE lower(u.email) = lower(${row.email}))`;
   return [
-    ex.insertInto('users')
-      .values({ id: row.userId, email: row.email, role: 'subscriber', password_hash: null, first_name: row.firstName, last_name: row.lastName, created_at: row.at })
+    ex
+      .insertInto('users')
+      .values({
+        id: row.userId,
+        email: row.email,
+        role: 'subscriber',
+        password_hash: null,
+        first_name: row.firstName,
+        last_name: row.lastName,
+        created_at: row.at,
+      })
       .onConflict((oc) => oc.doNothing()),
     ex.insertInto('subscribers').values({
-      id: row.id, provider_id: row.providerId,
+      id: row.id,
+      provider_id: row.providerId,
       user_id: sql<string | null>`CASE WHEN NOT EXISTS (SELECT 1 FROM ${existing} e) THEN ${row.userId}::uuid
         ELSE (SELECT e.id FROM ${existing} e WHERE e.role = 'subscriber') END`,
-      customer_number: row.customerNumber, first_name: row.firstName, last_name: row.lastName, email: row.email,
-      phone: row.phone, phone_e164: row.phoneE164, created_at: row.at, updated_at: row.at,
+      customer_number: row.customerNumber,
+      first_name: row.firstName,
+      last_name: row.lastName,
+      email: row.email,
+      phone: row.phone,
+      phone_e164: row.phoneE164,
+      created_at: row.at,
+      updated_at: row.at,
     }),
   ];
 }
 
 /** The failures of newSubscriberWrites' statement after which the careful path finds or creates the subscriber. */
 export function isNewSubscriberConflict(err: unknown): boolean {
-  return isUniqueViolation(err, 'subscribers_provider_email_key')
-    || isUniqueViolation(err, 'subscribers_provider_customer_number_key')
-    || isForeignKeyViolation(err, 'subscribers_user_id_fkey');
+  return (
+    isUniqueViolation(err, 'subscribers_provider_email_key') ||
+    isUniqueViolation(err, 'subscribers_provider_customer_number_key') ||
+    isForeignKeyViolation(err, 'subscribers_user_id_fkey')
+  );
 }
 
-export async function insertUserIfAbsent(trx: Transaction<DB>, row: { id: string; email: string; firstName: string; lastName: string; at: Date }) {
-  await trx.insertInto('users')
-    .values({ id: row.id, email: row.email, role: 'subscriber', password_hash: null, first_name: row.firstName, last_name: row.lastName, created_at: row.at })
+export async function insertUserIfAbsent(
+  trx: Transaction<DB>,
+  row: { id: string; email: string; firstName: string; lastName: string; at: Date },
+) {
+  await trx
+    .insertInto('users')
+    .values({
+      id: row.id,
+      email: row.email,
+      role: 'subscriber',
+      password_hash: null,
+      first_name: row.firstName,
+      last_name: row.lastName,
+      created_at: row.at,
+    })
     .onConflict((oc) => oc.doNothing())
     .execute();
 }
@@ -204,21 +285,40 @@ export async function insertUserIfAbsent(trx: Transaction<DB>, row: { id: string
 export type Origin = 'checkout_session' | 'explicit' | 'anonymous' | 'provider_initiated' | 'bulk';
 
 export interface NewSubscription {
-  id: string; providerId: string; subscriberId: string; planVersionId: string;
-  buildingId: string; unitId: string | null; locationId: string | null;
-  status: 'ACTIVE' | 'PENDING_INSTALL'; origin: Origin; macAddress: string | null;
-  checkoutSessionId: string | null; externalSubscriptionId: string | null; at: Date;
+  id: string;
+  providerId: string;
+  subscriberId: string;
+  planVersionId: string;
+  buildingId: string;
+  unitId: string | null;
+  locationId: string | null;
+  status: 'ACTIVE' | 'PENDING_INSTALL';
+  origin: Origin;
+  macAddress: string | null;
+  checkoutSessionId: string | null;
+  externalSubscriptionId: string | null;
+  at: Date;
 }
 
 function subscriptionValues(row: NewSubscription) {
   return {
-    id: row.id, provider_id: row.providerId, subscriber_id: row.subscriberId, plan_version_id: row.planVersionId,
-    building_id: row.buildingId, unit_id: row.unitId, location_id: row.locationId, status: row.status,
+    id: row.id,
+    provider_id: row.providerId,
+    subscriber_id: row.subscriberId,
+    plan_version_id: row.planVersionId,
+    building_id: row.buildingId,
+    unit_id: row.unitId,
+    location_id: row.locationId,
+    status: row.status,
     // CKO-03 and CKO-04 are billed by the provider: this service never invoices them.
     service_billed: false,
-    origin: row.origin, mac_address: row.macAddress, checkout_session_id: row.checkoutSessionId,
+    origin: row.origin,
+    mac_address: row.macAddress,
+    checkout_session_id: row.checkoutSessionId,
     external_subscription_id: row.externalSubscriptionId,
-    activated_at: row.status === 'ACTIVE' ? row.at : null, created_at: row.at, updated_at: row.at,
+    activated_at: row.status === 'ACTIVE' ? row.at : null,
+    created_at: row.at,
+    updated_at: row.at,
   };
 }
 
@@ -232,8 +332,12 @@ export function subscriptionWrites(trx: Executor, row: NewSubscription, audit: A
 }
 
 /** The (subscriber email, plan version, location-or-unit) idempotency key of provisioning. */
-export function findExistingProvisioned(db: Executor, k: { providerId: string; email: string; planVersionId: string; locationId: string | null; unitId: string | null }) {
-  let q = db.selectFrom('subscriptions as s')
+export function findExistingProvisioned(
+  db: Executor,
+  k: { providerId: string; email: string; planVersionId: string; locationId: string | null; unitId: string | null },
+) {
+  let q = db
+    .selectFrom('subscriptions as s')
     .innerJoin('subscribers as sb', 'sb.id', 's.subscriber_id')
     .select(['s.id', 's.subscriber_id', 's.status', 's.location_id', 's.unit_id'])
     .where('s.provider_id', '=', k.providerId)
@@ -247,8 +351,11 @@ export function findExistingProvisioned(db: Executor, k: { providerId: string; e
 }
 
 export function findSubscriptionByExternalId(db: Executor, providerId: string, externalId: string) {
-  return db.selectFrom('subscriptions').select(['id', 'subscriber_id', 'status'])
-    .where('provider_id', '=', providerId).where('external_subscription_id', '=', externalId)
+  return db
+    .selectFrom('subscriptions')
+    .select(['id', 'subscriber_id', 'status'])
+    .where('provider_id', '=', providerId)
+    .where('external_subscription_id', '=', externalId)
     .executeTakeFirst();
 }
 
@@ -258,11 +365,23 @@ export function findSubscription(db: Executor, id: string) {
 
 /** What the port job sends the switch: the subscription's port and its plan's bandwidth. */
 export function findPortWork(db: Executor, subscriptionId: string) {
-  return db.selectFrom('subscriptions as s')
+  return db
+    .selectFrom('subscriptions as s')
     .innerJoin('plan_versions as pv', 'pv.id', 's.plan_version_id')
     .leftJoin('locations as l', 'l.id', 's.location_id')
-    .select(['s.id', 's.status', 's.provider_id', 's.subscriber_id', 's.mac_address', 's.location_id',
-      'l.switch_id', 'l.switch_port', 'l.vlan_id', 'pv.download_mbps', 'pv.upload_mbps'])
+    .select([
+      's.id',
+      's.status',
+      's.provider_id',
+      's.subscriber_id',
+      's.mac_address',
+      's.location_id',
+      'l.switch_id',
+      'l.switch_port',
+      'l.vlan_id',
+      'pv.download_mbps',
+      'pv.upload_mbps',
+    ])
     .where('s.id', '=', subscriptionId)
     .executeTakeFirst();
 }
@@ -282,17 +401,26 @@ export function hasInstallJob(db: Executor, subscriptionId: string) {
 // Jobs ----------------------------------------------------------------------------------------
 
 export function latestPortJob(db: Executor, subscriptionId: string) {
-  return db.selectFrom('jobs').select(['id', 'status'])
-    .where('subscription_id', '=', subscriptionId).where('kind', '=', PORT_JOB_KIND)
-    // The same order as the agent's latestProvisioningJobs: both name one job "the latest".
-    .orderBy('created_at', 'desc').orderBy('id', 'desc')
-    .executeTakeFirst();
+  return (
+    db
+      .selectFrom('jobs')
+      .select(['id', 'status'])
+      .where('subscription_id', '=', subscriptionId)
+      .where('kind', '=', PORT_JOB_KIND)
+      // The same order as the agent's latestProvisioningJobs: both name one job "the latest".
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .executeTakeFirst()
+  );
 }
 
 export function findProvisioningJob(db: Executor, providerId: string, jobId: string) {
-  return db.selectFrom('jobs')
+  return db
+    .selectFrom('jobs')
     .select(['id', 'kind', 'status', 'attempts', 'last_error', 'subscription_id', 'created_at', 'updated_at'])
-    .where('id', '=', jobId).where('provider_id', '=', providerId).where('kind', '=', PORT_JOB_KIND)
+    .where('id', '=', jobId)
+    .where('provider_id', '=', providerId)
+    .where('kind', '=', PORT_JOB_KIND)
     .executeTakeFirst();
 }
 
@@ -304,7 +432,8 @@ export function findProvisioningJob(db: Executor, providerId: string, jobId: str
 const PORT_TAKING_JOB_KINDS = ['cancellation.port_reset', 'billing.captive_portal'] as const;
 
 export function runningPortTakingJob(db: Executor, locationId: string) {
-  return db.selectFrom('jobs as j')
+  return db
+    .selectFrom('jobs as j')
     .innerJoin('subscriptions as s', 's.id', 'j.subscription_id')
     .select(['j.id', 'j.kind'])
     .where('j.status', '=', 'running')

@@ -10,12 +10,11 @@ export interface ResolvedTarget {
   location: { id: string; switch_port: string | null } | null;
 }
 
-export type RouteDecision =
-  | { route: 'provision' }
-  | { route: 'install'; installKind: InstallKind; bookingLink: boolean };
+export type RouteDecision = { route: 'provision' } | { route: 'install'; installKind: InstallKind; bookingLink: boolean };
 
 /** The 422 texts of the routing table (integrators match on the status code, not the text). */
-const NO_PORT_NO_UNIT = 'Neither a provisionable port (location_hash) nor a unit_id is known: send unit_id (home_drop) for the install path';
+const NO_PORT_NO_UNIT =
+  'Neither a provisionable port (location_hash) nor a unit_id is known: send unit_id (home_drop) for the install path';
 
 /**
  * The 422 of an explicit-fields body without a port under delivery_mode direct (stated or the
@@ -26,7 +25,8 @@ export function missingPortMessage(r: { delivery_mode?: string; unit_id?: string
   if (r.delivery_mode === undefined && r.unit_id) {
     return 'delivery_mode: required with unit_id; the default, direct, needs location_hash. Send delivery_mode home_drop with unit_id for the install path';
   }
-  if (r.delivery_mode === undefined) return 'location_hash: required for delivery_mode direct (the default); or send delivery_mode home_drop with unit_id';
+  if (r.delivery_mode === undefined)
+    return 'location_hash: required for delivery_mode direct (the default); or send delivery_mode home_drop with unit_id';
   return 'location_hash: required for delivery_mode direct';
 }
 
@@ -59,11 +59,18 @@ export function decideExplicitRoute(mode: 'direct' | 'home_drop', t: ResolvedTar
   if (mode === 'direct') {
     if (!t.location) throw new AppError(422, 'unprocessable', 'location_hash: required for delivery_mode direct');
     if (t.building.line_type !== 'first_line') {
-      throw new AppError(422, 'unprocessable',
-        `delivery_mode direct needs a first-line building, this building is ${t.building.line_type ?? 'unclassified'}: order it with delivery_mode home_drop and unit_id`);
+      throw new AppError(
+        422,
+        'unprocessable',
+        `delivery_mode direct needs a first-line building, this building is ${t.building.line_type ?? 'unclassified'}: order it with delivery_mode home_drop and unit_id`,
+      );
     }
     if (!t.location.switch_port) {
-      throw new AppError(422, 'unprocessable', 'The location has no provisionable switch port: order it with delivery_mode home_drop and unit_id');
+      throw new AppError(
+        422,
+        'unprocessable',
+        'The location has no provisionable switch port: order it with delivery_mode home_drop and unit_id',
+      );
     }
     return { route: 'provision' };
   }

@@ -116,7 +116,8 @@ export function createProvisioningService(deps: ProvisioningDeps) {
   async function loadPlan(providerId: string, planVersionId: string, o: { requireActive: boolean }) {
     const plan = await repo.findPlanVersion(db, providerId, planVersionId);
     if (!plan) throw new AppError(422, 'unprocessable', 'plan_version_id: unknown plan version for this provider');
-    if (o.requireActive && !plan.active) throw new AppError(422, 'unprocessable', 'plan_version_id: this plan version is no longer orderable');
+    if (o.requireActive && !plan.active)
+      throw new AppError(422, 'unprocessable', 'plan_version_id: this plan version is no longer orderable');
     return plan;
   }
 
@@ -132,12 +133,22 @@ export function createProvisioningService(deps: ProvisioningDeps) {
    * subscriber of `email` and, for provisionExplicit, the idempotency and occupancy answers; the
    * checks below run in the documented order (plan, delivery mode, port/unit, coverage, line type).
    */
-  async function resolveExplicit(providerId: string, r: ExplicitRequest): Promise<Resolved & {
-    mode: 'direct' | 'home_drop'; locationId: string | null; unitId: string | null; snapshot: repo.ExplicitSnapshot;
-  }> {
+  async function resolveExplicit(
+    providerId: string,
+    r: ExplicitRequest,
+  ): Promise<
+    Resolved & {
+      mode: 'direct' | 'home_drop';
+      locationId: string | null;
+      unitId: string | null;
+      snapshot: repo.ExplicitSnapshot;
+    }
+  > {
     const mode = r.delivery_mode ?? 'direct';
     const snap = await repo.explicitSnapshot(db, {
-      providerId, planVersionId: r.plan_version_id, email: r.subscriber.email.trim(),
+      providerId,
+      planVersionId: r.plan_version_id,
+      email: r.subscriber.email.trim(),
       locationHash: mode === 'direct' ? (r.location_hash ?? null) : null,
       unitId: mode === 'home_drop' ? (r.unit_id ?? null) : null,
       today: isoDate(clock.now()),
@@ -147,22 +158,40 @@ export function createProvisioningService(deps: ProvisioningDeps) {
     if (mode === 'direct' && !r.location_hash) throw new AppError(422, 'unprocessable', missingPortMessage(r));
     if (mode === 'home_drop' && !r.unit_id) throw new AppError(422, 'unprocessable', 'unit_id: required for delivery_mode home_drop');
     if (!snap.target_found) {
-      throw new AppError(422, 'unprocessable', mode === 'direct' ? 'location_hash: unknown location for this provider' : 'unit_id: unknown unit for this provider');
+      throw new AppError(
+        422,
+        'unprocessable',
+        mode === 'direct' ? 'location_hash: unknown location for this provider' : 'unit_id: unknown unit for this provider',
+      );
     }
-    const building = { id: snap.building_id!, line_type: snap.line_type as ResolvedTarget['building']['line_type'], in_coverage: Boolean(snap.in_coverage) };
-    const target: ResolvedTarget = mode === 'direct'
-      ? { building, unitId: snap.unit_id, location: { id: snap.location_id!, switch_port: snap.switch_port } }
-      : { building, unitId: snap.unit_id, location: null };
+    const building = {
+      id: snap.building_id!,
+      line_type: snap.line_type as ResolvedTarget['building']['line_type'],
+      in_coverage: Boolean(snap.in_coverage),
+    };
+    const target: ResolvedTarget =
+      mode === 'direct'
+        ? { building, unitId: snap.unit_id, location: { id: snap.location_id!, switch_port: snap.switch_port } }
+        : { building, unitId: snap.unit_id, location: null };
     checkCoverage(target);
     const decision = decideExplicitRoute(mode, target);
     return {
-      planVersionId: r.plan_version_id, target, decision, country: snap.country, mode,
-      locationId: mode === 'direct' ? snap.location_id : null, unitId: snap.unit_id, snapshot: snap,
+      planVersionId: r.plan_version_id,
+      target,
+      decision,
+      country: snap.country,
+      mode,
+      locationId: mode === 'direct' ? snap.location_id : null,
+      unitId: snap.unit_id,
+      snapshot: snap,
     };
   }
 
   /** Session-based: the session's plan, location/unit and building decide; nothing from the payload does. */
-  async function resolveSession(providerId: string, s: { plan_version_id: string; building_id: string | null; unit_id: string | null; location_id: string | null }): Promise<Resolved> {
+  async function resolveSession(
+    providerId: string,
+    s: { plan_version_id: string; building_id: string | null; unit_id: string | null; location_id: string | null },
+  ): Promise<Resolved> {
     // The shopper has already paid for the session's plan: a plan retired since is still honoured.
     const plan = await loadPlan(providerId, s.plan_version_id, { requireActive: false });
     const loc = s.location_id ? await repo.findLocationById(db, s.location_id) : undefined;
@@ -172,10 +201,16 @@ export function createProvisioningService(deps: ProvisioningDeps) {
     if (unitId && !unit) throw new AppError(422, 'unprocessable', 'The session unit belongs to another provider');
     const buildingId = s.building_id ?? loc?.building_id ?? unit?.building_id ?? null;
     const building = buildingId ? await repo.findBuilding(db, buildingId) : undefined;
-    if (!building) throw new AppError(422, 'unprocessable', 'Neither a provisionable port (location_hash) nor a unit_id is known for this session');
+    if (!building)
+      throw new AppError(422, 'unprocessable', 'Neither a provisionable port (location_hash) nor a unit_id is known for this session');
     const target: ResolvedTarget = {
-      building: { id: building.building_id, line_type: building.line_type as ResolvedTarget['building']['line_type'], in_coverage: building.in_coverage },
-      unitId, location: loc ? { id: loc.id, switch_port: loc.switch_port } : null,
+      building: {
+        id: building.building_id,
+        line_type: building.line_type as ResolvedTarget['building']['line_type'],
+        in_coverage: building.in_coverage,
+      },
+      unitId,
+      location: loc ? { id: loc.id, switch_port: loc.switch_port } : null,
     };
     checkCoverage(target);
     return { planVersionId: plan.id, target, decision: decideRoute(target), country: building.country };
@@ -199,45 +234,90 @@ export function createProvisioningService(deps: ProvisioningDeps) {
     return row ? occupiedError(target) : null;
   }
 
-  const occupiedError = (target: ResolvedTarget) =>
-    new AppError(409, 'conflict', target.unitId ? MSG.unitOccupied : MSG.locationOccupied);
+  const occupiedError = (target: ResolvedTarget) => new AppError(409, 'conflict', target.unitId ? MSG.unitOccupied : MSG.locationOccupied);
 
   /** The subscription and its audit entry (both routes). */
-  function subscriptionWrites(ex: Executor, ctx: RequestContext, r: Resolved, o: CreateOptions, ids: Ids, subscriberCreated: boolean, now: Date) {
+  function subscriptionWrites(
+    ex: Executor,
+    ctx: RequestContext,
+    r: Resolved,
+    o: CreateOptions,
+    ids: Ids,
+    subscriberCreated: boolean,
+    now: Date,
+  ) {
     const active = r.decision.route === 'provision';
     const status = active ? 'ACTIVE' : 'PENDING_INSTALL';
-    return repo.subscriptionWrites(ex, {
-      id: ids.subscriptionId, providerId: ctx.providerId, subscriberId: ids.subscriberId, planVersionId: r.planVersionId,
-      buildingId: r.target.building.id, unitId: r.target.unitId, locationId: ids.locationId,
-      status, origin: o.origin, macAddress: o.macAddress,
-      checkoutSessionId: o.checkoutSessionId ?? null, externalSubscriptionId: o.externalSubscriptionId ?? null, at: now,
-    }, {
-      ...ctx.actor, providerId: ctx.providerId, action: `subscription.create.${o.origin}`, entityType: 'subscription', entityId: ids.subscriptionId,
-      after: { status, route: r.decision.route, plan_version_id: r.planVersionId, unit_id: r.target.unitId, location_id: ids.locationId, subscriber_created: subscriberCreated },
-      requestId: ctx.requestId ?? null, at: now,
-    });
+    return repo.subscriptionWrites(
+      ex,
+      {
+        id: ids.subscriptionId,
+        providerId: ctx.providerId,
+        subscriberId: ids.subscriberId,
+        planVersionId: r.planVersionId,
+        buildingId: r.target.building.id,
+        unitId: r.target.unitId,
+        locationId: ids.locationId,
+        status,
+        origin: o.origin,
+        macAddress: o.macAddress,
+        checkoutSessionId: o.checkoutSessionId ?? null,
+        externalSubscriptionId: o.externalSubscriptionId ?? null,
+        at: now,
+      },
+      {
+        ...ctx.actor,
+        providerId: ctx.providerId,
+        action: `subscription.create.${o.origin}`,
+        entityType: 'subscription',
+        entityId: ids.subscriptionId,
+        after: {
+          status,
+          route: r.decision.route,
+          plan_version_id: r.planVersionId,
+          unit_id: r.target.unitId,
+          location_id: ids.locationId,
+          subscriber_created: subscriberCreated,
+        },
+        requestId: ctx.requestId ?? null,
+        at: now,
+      },
+    );
   }
 
   /** The port route's writes after the subscription: the port job and the activation webhook. */
   function activationWrites(ex: Executor, ctx: RequestContext, r: Resolved, o: CreateOptions, ids: Ids) {
     const job = deps.jobs.enqueueWrite(ex, {
-      kind: repo.PORT_JOB_KIND, payload: { subscription_id: ids.subscriptionId, reason: 'activate' },
-      providerId: ctx.providerId, subscriptionId: ids.subscriptionId, maxAttempts: PORT_JOB_MAX_ATTEMPTS,
+      kind: repo.PORT_JOB_KIND,
+      payload: { subscription_id: ids.subscriptionId, reason: 'activate' },
+      providerId: ctx.providerId,
+      subscriptionId: ids.subscriptionId,
+      maxAttempts: PORT_JOB_MAX_ATTEMPTS,
     });
     const webhook = deps.webhooks.emitWrites(ex, {
-      providerId: ctx.providerId, type: 'subscription.activated', subscriptionId: ids.subscriptionId, subscriberId: ids.subscriberId,
+      providerId: ctx.providerId,
+      type: 'subscription.activated',
+      subscriptionId: ids.subscriptionId,
+      subscriberId: ids.subscriberId,
       data: { ...webhookBase(r, o, ids), status: 'ACTIVE', route: 'provision', job_id: job.id },
     });
     return { jobId: job.id, writes: [job.write, ...webhook.writes] };
   }
 
-  const webhookBase = (r: Resolved, o: CreateOptions, ids: Ids) =>
-    ({ subscription_id: ids.subscriptionId, subscriber_id: ids.subscriberId, plan_version_id: r.planVersionId, ...o.webhookData });
+  const webhookBase = (r: Resolved, o: CreateOptions, ids: Ids) => ({
+    subscription_id: ids.subscriptionId,
+    subscriber_id: ids.subscriberId,
+    plan_version_id: r.planVersionId,
+    ...o.webhookData,
+  });
 
   const provisioned = (r: Resolved, ids: Ids, jobId: string | null): ProvisionResult => {
     const active = r.decision.route === 'provision';
     return {
-      route: r.decision.route, job_id: jobId, subscription_id: ids.subscriptionId, subscriber_id: ids.subscriberId,
+      route: r.decision.route,
+      job_id: jobId,
+      subscription_id: ids.subscriptionId,
+      subscriber_id: ids.subscriberId,
       message: active ? MSG.provisioned : MSG.install,
     };
   };
@@ -250,7 +330,12 @@ export function createProvisioningService(deps: ProvisioningDeps) {
    * `known.subscriber` is what a read just before said about the subscriber of the email (undefined:
    * not read): a known subscriber is reused, a known absence goes straight to the insert.
    */
-  async function createSubscription(ctx: RequestContext, r: Resolved, o: CreateOptions, known: { subscriber?: KnownSubscriber | null } = {}): Promise<ProvisionResult> {
+  async function createSubscription(
+    ctx: RequestContext,
+    r: Resolved,
+    o: CreateOptions,
+    known: { subscriber?: KnownSubscriber | null } = {},
+  ): Promise<ProvisionResult> {
     if (r.decision.route === 'provision' && known.subscriber !== undefined && !o.onStart && !o.onCreated && !o.linkUserId) {
       const done = await createInOneStatement(ctx, r, o, known.subscriber);
       if (done) return done;
@@ -266,7 +351,11 @@ export function createProvisioningService(deps: ProvisioningDeps) {
         if (!provider) throw new AppError(404, 'not_found', 'Provider not found');
         bookingWindowDays = provider.booking_window_days;
       }
-      const subscriber = await findOrCreateSubscriber(trx, now, ctx.providerId, o.subscriber, { country: r.country, linkUserId: o.linkUserId, known: known.subscriber });
+      const subscriber = await findOrCreateSubscriber(trx, now, ctx.providerId, o.subscriber, {
+        country: r.country,
+        linkUserId: o.linkUserId,
+        known: known.subscriber,
+      });
       const ids: Ids = { subscriptionId: newId(), subscriberId: subscriber.id, locationId };
       const writes = subscriptionWrites(trx, ctx, r, o, ids, subscriber.created, now);
       let jobId: string | null = null;
@@ -278,13 +367,27 @@ export function createProvisioningService(deps: ProvisioningDeps) {
       } else {
         await executeTogether(trx, writes);
         const install = await raiseInstallJob(trx, deps, {
-          providerId: ctx.providerId, bookingWindowDays, subscriptionId: ids.subscriptionId,
-          unitId: r.target.unitId!, kind: r.decision.installKind, bookingLink: r.decision.bookingLink,
-          moveInDate: o.moveInDate, subscriber: { id: subscriber.id, email: subscriber.email, firstName: subscriber.firstName },
+          providerId: ctx.providerId,
+          bookingWindowDays,
+          subscriptionId: ids.subscriptionId,
+          unitId: r.target.unitId!,
+          kind: r.decision.installKind,
+          bookingLink: r.decision.bookingLink,
+          moveInDate: o.moveInDate,
+          subscriber: { id: subscriber.id, email: subscriber.email, firstName: subscriber.firstName },
         });
         await deps.webhooks.emit(trx, {
-          providerId: ctx.providerId, type: 'subscription.pending_install', subscriptionId: ids.subscriptionId, subscriberId: subscriber.id,
-          data: { ...webhookBase(r, o, ids), status: 'PENDING_INSTALL', route: 'install', install_kind: r.decision.installKind, install_status: install.status },
+          providerId: ctx.providerId,
+          type: 'subscription.pending_install',
+          subscriptionId: ids.subscriptionId,
+          subscriberId: subscriber.id,
+          data: {
+            ...webhookBase(r, o, ids),
+            status: 'PENDING_INSTALL',
+            route: 'install',
+            install_kind: r.decision.installKind,
+            install_status: install.status,
+          },
         });
       }
       await o.onCreated?.(trx, { subscriptionId: ids.subscriptionId, subscriberId: subscriber.id });
@@ -300,14 +403,28 @@ export function createProvisioningService(deps: ProvisioningDeps) {
    * (taken meanwhile, a customer-number collision, a login committed meanwhile): nothing was
    * written, and the transaction path finds or creates the subscriber step by step.
    */
-  async function createInOneStatement(ctx: RequestContext, r: Resolved, o: CreateOptions, known: KnownSubscriber | null): Promise<ProvisionResult | undefined> {
+  async function createInOneStatement(
+    ctx: RequestContext,
+    r: Resolved,
+    o: CreateOptions,
+    known: KnownSubscriber | null,
+  ): Promise<ProvisionResult | undefined> {
     const now = clock.now();
     const ids: Ids = { subscriptionId: newId(), subscriberId: known?.id ?? newId(), locationId: r.target.location!.id };
-    const subscriber = known ? [] : repo.newSubscriberWrites(db, {
-      id: ids.subscriberId, userId: newId(), providerId: ctx.providerId, customerNumber: customerNumber(),
-      firstName: o.subscriber.first_name.trim(), lastName: o.subscriber.last_name.trim(), email: o.subscriber.email.trim(),
-      phone: o.subscriber.phone?.trim() || null, phoneE164: toE164(o.subscriber.phone, r.country), at: now,
-    });
+    const subscriber = known
+      ? []
+      : repo.newSubscriberWrites(db, {
+          id: ids.subscriberId,
+          userId: newId(),
+          providerId: ctx.providerId,
+          customerNumber: customerNumber(),
+          firstName: o.subscriber.first_name.trim(),
+          lastName: o.subscriber.last_name.trim(),
+          email: o.subscriber.email.trim(),
+          phone: o.subscriber.phone?.trim() || null,
+          phoneE164: toE164(o.subscriber.phone, r.country),
+          at: now,
+        });
     const activation = activationWrites(db, ctx, r, o, ids);
     try {
       await executeTogether(db, [...subscriber, ...subscriptionWrites(db, ctx, r, o, ids, !known, now), ...activation.writes]);
@@ -328,7 +445,10 @@ export function createProvisioningService(deps: ProvisioningDeps) {
    * idempotency: a repeat answers the existing subscription instead of a second one.
    */
   async function provisionExplicit(
-    ctx: RequestContext, r: ExplicitRequest, origin: repo.Origin, extra: { externalSubscriptionId?: string | null } = {},
+    ctx: RequestContext,
+    r: ExplicitRequest,
+    origin: repo.Origin,
+    extra: { externalSubscriptionId?: string | null } = {},
   ): Promise<{ created: boolean; result: ProvisionResult }> {
     let mac: string | null = null;
     if (r.mac_address) {
@@ -337,19 +457,34 @@ export function createProvisioningService(deps: ProvisioningDeps) {
     }
     const resolved = await resolveExplicit(ctx.providerId, r);
     const snap = resolved.snapshot;
-    const key = { providerId: ctx.providerId, email: r.subscriber.email.trim(), planVersionId: resolved.planVersionId, locationId: resolved.locationId, unitId: resolved.unitId };
+    const key = {
+      providerId: ctx.providerId,
+      email: r.subscriber.email.trim(),
+      planVersionId: resolved.planVersionId,
+      locationId: resolved.locationId,
+      unitId: resolved.unitId,
+    };
     // The idempotency key names the location the caller named: a port (direct) or a unit (home_drop).
     const idemKey = resolved.mode === 'direct' ? { ...key, unitId: null } : { ...key, locationId: null };
-    if (snap.existing_id) return { created: false, result: await replayOf({ id: snap.existing_id, subscriber_id: snap.existing_subscriber_id! }) };
+    if (snap.existing_id)
+      return { created: false, result: await replayOf({ id: snap.existing_id, subscriber_id: snap.existing_subscriber_id! }) };
     if (snap.occupied) throw occupiedError(resolved.target);
     const knownSubscriber: KnownSubscriber | null = snap.subscriber_id
       ? { id: snap.subscriber_id, email: snap.subscriber_email!, firstName: snap.subscriber_first_name! }
       : null;
     try {
-      const result = await createSubscription(ctx, resolved, {
-        origin, subscriber: r.subscriber, macAddress: mac, moveInDate: r.move_in_date ?? null,
-        externalSubscriptionId: extra.externalSubscriptionId ?? null,
-      }, { subscriber: knownSubscriber });
+      const result = await createSubscription(
+        ctx,
+        resolved,
+        {
+          origin,
+          subscriber: r.subscriber,
+          macAddress: mac,
+          moveInDate: r.move_in_date ?? null,
+          externalSubscriptionId: extra.externalSubscriptionId ?? null,
+        },
+        { subscriber: knownSubscriber },
+      );
       return { created: true, result };
     } catch (err) {
       if (!isOccupancyViolation(err)) throw err;
@@ -377,8 +512,15 @@ export function createProvisioningService(deps: ProvisioningDeps) {
   }
 
   return {
-    resolveExplicit, resolveSession, replayOf, createSubscription, occupiedConflict, occupiedError,
-    isOccupancyViolation, provisionExplicit, getJob,
+    resolveExplicit,
+    resolveSession,
+    replayOf,
+    createSubscription,
+    occupiedConflict,
+    occupiedError,
+    isOccupancyViolation,
+    provisionExplicit,
+    getJob,
   };
 }
 

@@ -51,8 +51,15 @@ export async function findOrCreateSubscriber(
   if (o.known === null && !o.linkUserId) {
     const id = newId();
     const r = await repo.insertNewSubscriber(trx, {
-      id, providerId, customerNumber: customerNumber(), firstName: s.first_name.trim(), lastName: s.last_name.trim(), email,
-      phone: s.phone?.trim() || null, phoneE164: toE164(s.phone, o.country), at,
+      id,
+      providerId,
+      customerNumber: customerNumber(),
+      firstName: s.first_name.trim(),
+      lastName: s.last_name.trim(),
+      email,
+      phone: s.phone?.trim() || null,
+      phoneE164: toE164(s.phone, o.country),
+      at,
     });
     if (r.inserted) return { id, created: true, email, firstName: s.first_name.trim() };
   }
@@ -62,9 +69,16 @@ export async function findOrCreateSubscriber(
     const userId = await subscriberLogin(trx, at, email, s, o.linkUserId ?? null);
     const id = newId();
     const inserted = await repo.insertSubscriberIfAbsent(trx, {
-      id, providerId, userId, customerNumber: customerNumber(),
-      firstName: s.first_name.trim(), lastName: s.last_name.trim(), email,
-      phone: s.phone?.trim() || null, phoneE164: toE164(s.phone, o.country), at,
+      id,
+      providerId,
+      userId,
+      customerNumber: customerNumber(),
+      firstName: s.first_name.trim(),
+      lastName: s.last_name.trim(),
+      email,
+      phone: s.phone?.trim() || null,
+      phoneE164: toE164(s.phone, o.country),
+      at,
     });
     if (inserted) return { id, created: true, email, firstName: s.first_name.trim() };
   }
@@ -76,7 +90,13 @@ export async function findOrCreateSubscriber(
  * existing subscriber login with this email (one person, one login across providers), else a
  * new one without a password. A staff or admin account with the email is never linked.
  */
-async function subscriberLogin(trx: Transaction<DB>, at: Date, email: string, s: SubscriberInput, linkUserId: string | null): Promise<string | null> {
+async function subscriberLogin(
+  trx: Transaction<DB>,
+  at: Date,
+  email: string,
+  s: SubscriberInput,
+  linkUserId: string | null,
+): Promise<string | null> {
   if (linkUserId) {
     const u = await findUserById(trx, linkUserId);
     if (u?.role === 'subscriber') return u.id;

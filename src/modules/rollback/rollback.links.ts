@@ -11,7 +11,7 @@ import { getProvider } from '../providers/providers.repository.js';
 import * as repo from './rollback.repository.js';
 
 /** A rollback link works for 24 hours after the change, once. */
-export const ROLLBACK_TTL_MS = 24 * 3600_000;
+const ROLLBACK_TTL_MS = 24 * 3600_000;
 
 export interface RollbackMailDeps {
   mailer: Mailer;
@@ -22,7 +22,13 @@ async function createLink(trx: Executor, now: Date, who: { providerId: string; s
   const token = randomToken(32);
   const expiresAt = new Date(now.getTime() + ROLLBACK_TTL_MS);
   await repo.insertRollbackLink(trx, {
-    id: newId(), token_hash: sha256(token), provider_id: who.providerId, subscriber_id: who.subscriberId, expires_at: expiresAt, created_at: now, link,
+    id: newId(),
+    token_hash: sha256(token),
+    provider_id: who.providerId,
+    subscriber_id: who.subscriberId,
+    expires_at: expiresAt,
+    created_at: now,
+    link,
   });
   return { token, expiresAt };
 }
@@ -33,18 +39,33 @@ async function mailContext(trx: Executor, deps: RollbackMailDeps, providerId: st
 
 /** After an /agent plan change: a link that returns to the previous plan, mailed to the contract email. */
 export async function confirmPlanChange(
-  trx: Executor, deps: RollbackMailDeps,
+  trx: Executor,
+  deps: RollbackMailDeps,
   c: {
-    providerId: string; subscriberId: string; planChangeId: string; now: Date; effectiveDate: string; currency: string;
-    from: { name: string; monthly_price_cents: number }; to: { name: string; monthly_price_cents: number };
+    providerId: string;
+    subscriberId: string;
+    planChangeId: string;
+    now: Date;
+    effectiveDate: string;
+    currency: string;
+    from: { name: string; monthly_price_cents: number };
+    to: { name: string; monthly_price_cents: number };
     adjustment: { type: string; amountCents: number } | null;
   },
 ): Promise<void> {
   const link = await createLink(trx, c.now, c, { kind: 'plan', plan_change_id: c.planChangeId });
   const to = await repo.findMailContact(trx, c.subscriberId);
   const content = planChangeMail(await mailContext(trx, deps, c.providerId), {
-    firstName: to.first_name, fromName: c.from.name, fromPriceCents: c.from.monthly_price_cents, toName: c.to.name, toPriceCents: c.to.monthly_price_cents,
-    currency: c.currency, effectiveDate: c.effectiveDate, adjustment: c.adjustment, token: link.token, expiresAt: link.expiresAt,
+    firstName: to.first_name,
+    fromName: c.from.name,
+    fromPriceCents: c.from.monthly_price_cents,
+    toName: c.to.name,
+    toPriceCents: c.to.monthly_price_cents,
+    currency: c.currency,
+    effectiveDate: c.effectiveDate,
+    adjustment: c.adjustment,
+    token: link.token,
+    expiresAt: link.expiresAt,
   });
   await deps.mailer.enqueue(trx, { to: to.email, ...content });
 }
@@ -54,15 +75,27 @@ export async function confirmPlanChange(
  * email on file BEFORE the edit (after an email change, the address that can notice a hijack).
  */
 export async function confirmContactChange(
-  trx: Executor, deps: RollbackMailDeps,
+  trx: Executor,
+  deps: RollbackMailDeps,
   c: {
-    providerId: string; subscriberId: string; now: Date; contactType: 'contract' | 'invoice'; fields: string[];
-    restore: repo.ContactColumns; expected: repo.ContactColumns; mailTo: string; firstName: string | null;
+    providerId: string;
+    subscriberId: string;
+    now: Date;
+    contactType: 'contract' | 'invoice';
+    fields: string[];
+    restore: repo.ContactColumns;
+    expected: repo.ContactColumns;
+    mailTo: string;
+    firstName: string | null;
   },
 ): Promise<void> {
   const link = await createLink(trx, c.now, c, { kind: 'contact', contact_type: c.contactType, restore: c.restore, expected: c.expected });
   const content = contactChangeMail(await mailContext(trx, deps, c.providerId), {
-    firstName: c.firstName, contactType: c.contactType, fields: c.fields, token: link.token, expiresAt: link.expiresAt,
+    firstName: c.firstName,
+    contactType: c.contactType,
+    fields: c.fields,
+    token: link.token,
+    expiresAt: link.expiresAt,
   });
   await deps.mailer.enqueue(trx, { to: c.mailTo, ...content });
 }

@@ -6,7 +6,14 @@ import type { RollbackState, RollbackView } from './rollback.service.js';
 
 /** The HTTP status of each page state. */
 export const ROLLBACK_STATUS: Record<RollbackState, number> = {
-  ready: 200, done: 200, invalid: 404, used: 410, expired: 410, moved_on: 409, conflict: 409, not_possible: 409,
+  ready: 200,
+  done: 200,
+  invalid: 404,
+  used: 410,
+  expired: 410,
+  moved_on: 409,
+  conflict: 409,
+  not_possible: 409,
 };
 
 const TEXT: Record<RollbackState, { title: string; message: string }> = {
@@ -15,7 +22,10 @@ const TEXT: Record<RollbackState, { title: string; message: string }> = {
   invalid: { title: 'Link not valid', message: 'This link is not valid. Check that you opened the whole address from the email.' },
   used: { title: 'Link already used', message: 'This link was already used; a link undoes a change only once.' },
   expired: { title: 'Link expired', message: 'This link has expired: it works for 24 hours after the change. Please contact support.' },
-  moved_on: { title: 'Cannot undo', message: 'This change cannot be undone from the link any more: the account was changed again since. Please contact support.' },
+  moved_on: {
+    title: 'Cannot undo',
+    message: 'This change cannot be undone from the link any more: the account was changed again since. Please contact support.',
+  },
   conflict: { title: 'Cannot undo', message: 'The change could not be undone. Please contact support.' },
   not_possible: { title: 'Cannot undo', message: 'The change cannot be undone now. Please contact support.' },
 };
@@ -24,10 +34,16 @@ export function renderRollbackPage(token: string, v: RollbackView): string {
   const t = TEXT[v.state];
   const error = ROLLBACK_STATUS[v.state] >= 400;
   const lines = [v.summary, v.reason ?? t.message].filter(Boolean) as string[];
-  const body = lines.map((l, i) => `<p${i === lines.length - 1 ? ` role="${error ? 'alert' : 'status'}" class="${error ? 'error' : 'ok'}"` : ''}>${escapeHtml(l)}</p>`).join('');
-  const form = v.state === 'ready'
-    ? `<form method="post" action="${ROLLBACK_PATH}/${encodeURIComponent(token)}"><input type="hidden" name="confirm" value="yes"><button type="submit">Undo the change</button></form>`
-    : '';
+  const body = lines
+    .map(
+      (l, i) =>
+        `<p${i === lines.length - 1 ? ` role="${error ? 'alert' : 'status'}" class="${error ? 'error' : 'ok'}"` : ''}>${escapeHtml(l)}</p>`,
+    )
+    .join('');
+  const form =
+    v.state === 'ready'
+      ? `<form method="post" action="${ROLLBACK_PATH}/${encodeURIComponent(token)}"><input type="hidden" name="confirm" value="yes"><button type="submit">Undo the change</button></form>`
+      : '';
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex"><title>${escapeHtml(t.title)}</title>

@@ -13,22 +13,38 @@ export interface NewRollbackLink {
   subscriber_id: string;
   expires_at: Date;
   created_at: Date;
-  link: { kind: 'plan'; plan_change_id: string } | { kind: 'contact'; contact_type: 'contract' | 'invoice'; restore: ContactColumns; expected: ContactColumns };
+  link:
+    | { kind: 'plan'; plan_change_id: string }
+    | { kind: 'contact'; contact_type: 'contract' | 'invoice'; restore: ContactColumns; expected: ContactColumns };
 }
 
 export const insertRollbackLink = (trx: Executor, r: NewRollbackLink) => {
   const { link, ...row } = r;
-  return trx.insertInto('rollback_links').values({
-    ...row,
-    kind: link.kind,
-    plan_change_id: link.kind === 'plan' ? link.plan_change_id : null,
-    contact_type: link.kind === 'contact' ? link.contact_type : null,
-    restore: link.kind === 'contact' ? JSON.stringify(link.restore) : null,
-    expected: link.kind === 'contact' ? JSON.stringify(link.expected) : null,
-  }).execute();
+  return trx
+    .insertInto('rollback_links')
+    .values({
+      ...row,
+      kind: link.kind,
+      plan_change_id: link.kind === 'plan' ? link.plan_change_id : null,
+      contact_type: link.kind === 'contact' ? link.contact_type : null,
+      restore: link.kind === 'contact' ? JSON.stringify(link.restore) : null,
+      expected: link.kind === 'contact' ? JSON.stringify(link.expected) : null,
+    })
+    .execute();
 };
 
-const LINK_COLUMNS = ['id', 'provider_id', 'subscriber_id', 'kind', 'plan_change_id', 'contact_type', 'restore', 'expected', 'expires_at', 'used_at'] as const;
+const LINK_COLUMNS = [
+  'id',
+  'provider_id',
+  'subscriber_id',
+  'kind',
+  'plan_change_id',
+  'contact_type',
+  'restore',
+  'expected',
+  'expires_at',
+  'used_at',
+] as const;
 
 /** The link with this token hash, used or not (the page tells "used" from "expired" from "unknown"). */
 export const findRollbackLink = (db: Executor, tokenHash: Buffer) =>
@@ -38,26 +54,44 @@ export type RollbackLinkRow = NonNullable<Awaited<ReturnType<typeof findRollback
 
 /** Marks the link used if it is unused and unexpired; undefined when another use won or it expired. */
 export const consumeRollbackLink = (trx: Transaction<DB>, id: string, now: Date) =>
-  trx.updateTable('rollback_links').set({ used_at: now })
-    .where('id', '=', id).where('used_at', 'is', null).where('expires_at', '>', now)
-    .returning('id').executeTakeFirst();
+  trx
+    .updateTable('rollback_links')
+    .set({ used_at: now })
+    .where('id', '=', id)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returning('id')
+    .executeTakeFirst();
 
 /** The change a plan link undoes, with its plans' names and prices (for the page and the rollback). */
 export const findPlanChangeForRollback = (db: Executor, planChangeId: string) =>
-  db.selectFrom('plan_changes as pc')
+  db
+    .selectFrom('plan_changes as pc')
     .innerJoin('plan_versions as f', 'f.id', 'pc.from_plan_version_id')
     .innerJoin('plan_versions as t', 't.id', 'pc.to_plan_version_id')
     .select([
-      'pc.id', 'pc.subscription_id', 'pc.from_plan_version_id', 'pc.to_plan_version_id', 'pc.created_at',
-      'f.name as from_name', 'f.monthly_price_cents as from_price_cents', 't.name as to_name', 't.monthly_price_cents as to_price_cents', 'f.currency',
+      'pc.id',
+      'pc.subscription_id',
+      'pc.from_plan_version_id',
+      'pc.to_plan_version_id',
+      'pc.created_at',
+      'f.name as from_name',
+      'f.monthly_price_cents as from_price_cents',
+      't.name as to_name',
+      't.monthly_price_cents as to_price_cents',
+      'f.currency',
     ])
     .where('pc.id', '=', planChangeId)
     .executeTakeFirst();
 
 /** Whether the subscription changed plan again after `planChangeId` (any source, a rollback included). */
 export async function changedSince(db: Executor, subscriptionId: string, planChangeId: string, at: Date): Promise<boolean> {
-  const row = await db.selectFrom('plan_changes').select('id')
-    .where('subscription_id', '=', subscriptionId).where('id', '<>', planChangeId).where('created_at', '>=', at)
+  const row = await db
+    .selectFrom('plan_changes')
+    .select('id')
+    .where('subscription_id', '=', subscriptionId)
+    .where('id', '<>', planChangeId)
+    .where('created_at', '>=', at)
     .executeTakeFirst();
   return Boolean(row);
 }
@@ -71,8 +105,17 @@ export const findMailContact = (db: Executor, subscriberId: string) =>
   db.selectFrom('subscribers').select(['email', 'first_name']).where('id', '=', subscriberId).executeTakeFirstOrThrow();
 
 /** The contact columns a rollback restores or compares (names from customers.changes FIELD_COLUMNS). */
-export const CONTACT_COLUMNS = [
-  'first_name', 'last_name', 'email', 'phone', 'phone_e164', 'invoice_first_name', 'invoice_last_name', 'invoice_email', 'invoice_phone', 'invoice_phone_e164',
+const CONTACT_COLUMNS = [
+  'first_name',
+  'last_name',
+  'email',
+  'phone',
+  'phone_e164',
+  'invoice_first_name',
+  'invoice_last_name',
+  'invoice_email',
+  'invoice_phone',
+  'invoice_phone_e164',
 ] as const;
 export type ContactColumn = (typeof CONTACT_COLUMNS)[number];
 export const isContactColumn = (c: string): c is ContactColumn => (CONTACT_COLUMNS as readonly string[]).includes(c);
@@ -85,6 +128,15 @@ export async function readContactColumns(db: Executor, subscriberId: string, col
 }
 
 /** Sets contact columns back (a rollback); the email's unique index may refuse it. */
-export const writeContactColumns = (trx: Transaction<DB>, subscriberId: string, values: Partial<Record<ContactColumn, string | null>>, now: Date) =>
+export const writeContactColumns = (
+  trx: Transaction<DB>,
+  subscriberId: string,
+  values: Partial<Record<ContactColumn, string | null>>,
+  now: Date,
+) =>
   // The values were read from these very columns, so a NOT NULL column gets no null back.
-  trx.updateTable('subscribers').set({ ...values, updated_at: now } as Updateable<Subscribers>).where('id', '=', subscriberId).execute();
+  trx
+    .updateTable('subscribers')
+    .set({ ...values, updated_at: now } as Updateable<Subscribers>)
+    .where('id', '=', subscriberId)
+    .execute();

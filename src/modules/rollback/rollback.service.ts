@@ -22,11 +22,19 @@ export interface RollbackView {
   reason?: string;
 }
 
-const FIELD_NAMES: Record<string, string> = { first_name: 'first name', last_name: 'last name', email: 'email address', phone: 'phone number' };
+const FIELD_NAMES: Record<string, string> = {
+  first_name: 'first name',
+  last_name: 'last name',
+  email: 'email address',
+  phone: 'phone number',
+};
 
 /** A refusal found under the row locks; the transaction rolls back (the link stays as it was). */
 class Refused extends Error {
-  constructor(readonly state: RollbackState, readonly reason?: string) {
+  constructor(
+    readonly state: RollbackState,
+    readonly reason?: string,
+  ) {
     super(state);
   }
 }
@@ -55,13 +63,16 @@ export function createRollbackService(deps: RollbackDeps) {
 
   async function planSummary(link: repo.RollbackLinkRow) {
     const pc = (await repo.findPlanChangeForRollback(db, link.plan_change_id!))!;
-    const summary = `Return from ${pc.to_name} (${formatCents(pc.to_price_cents)} ${pc.currency} per month) to ${pc.from_name} ` +
+    const summary =
+      `Return from ${pc.to_name} (${formatCents(pc.to_price_cents)} ${pc.currency} per month) to ${pc.from_name} ` +
       `(${formatCents(pc.from_price_cents)} ${pc.currency} per month). This month's amount is corrected on your next invoice.`;
     return { pc, summary };
   }
 
-  const planMovedOn = async (pc: { id: string; subscription_id: string; to_plan_version_id: string; created_at: Date | string }, planVersionId: string) =>
-    planVersionId !== pc.to_plan_version_id || (await repo.changedSince(db, pc.subscription_id, pc.id, new Date(pc.created_at)));
+  const planMovedOn = async (
+    pc: { id: string; subscription_id: string; to_plan_version_id: string; created_at: Date | string },
+    planVersionId: string,
+  ) => planVersionId !== pc.to_plan_version_id || (await repo.changedSince(db, pc.subscription_id, pc.id, new Date(pc.created_at)));
 
   const contactMovedOn = async (link: repo.RollbackLinkRow, ex = db) => {
     const expected = link.expected as repo.ContactColumns;
@@ -82,7 +93,11 @@ export function createRollbackService(deps: RollbackDeps) {
       return { state: 'ready', kind: 'plan', summary };
     }
     if (await contactMovedOn(link)) return { state: 'moved_on', kind: 'contact' };
-    return { state: 'ready', kind: 'contact', summary: `Restore your previous ${contactFields(link.expected as repo.ContactColumns).join(', ')}.` };
+    return {
+      state: 'ready',
+      kind: 'contact',
+      summary: `Restore your previous ${contactFields(link.expected as repo.ContactColumns).join(', ')}.`,
+    };
   }
 
   /** POST: undoes the change (one transaction with its audit entry and the link's use), or says why not. */
@@ -107,12 +122,20 @@ export function createRollbackService(deps: RollbackDeps) {
     const { pc, summary } = await planSummary(link);
     try {
       await planChange.apply({
-        source: 'rollback', providerId: link.provider_id, customerId: link.subscriber_id, subscriptionId: pc.subscription_id,
-        planVersionId: pc.from_plan_version_id, actor, requestId,
+        source: 'rollback',
+        providerId: link.provider_id,
+        customerId: link.subscriber_id,
+        subscriptionId: pc.subscription_id,
+        planVersionId: pc.from_plan_version_id,
+        actor,
+        requestId,
         rollback: {
           planChangeId: pc.id,
           guard: async (trx, sub) => {
-            if (sub.plan_version_id !== pc.to_plan_version_id || (await repo.changedSince(trx, pc.subscription_id, pc.id, new Date(pc.created_at)))) {
+            if (
+              sub.plan_version_id !== pc.to_plan_version_id ||
+              (await repo.changedSince(trx, pc.subscription_id, pc.id, new Date(pc.created_at)))
+            ) {
               throw new Refused('moved_on');
             }
             await consume(trx, link.id);
@@ -139,21 +162,32 @@ export function createRollbackService(deps: RollbackDeps) {
         const cols = Object.keys(restore).filter(repo.isContactColumn);
         await repo.writeContactColumns(trx, link.subscriber_id, Object.fromEntries(cols.map((c) => [c, restore[c]])), now);
         await recordAudit(trx, {
-          ...actor, providerId: link.provider_id, action: 'customer.contact.rollback', entityType: 'customer', entityId: link.subscriber_id,
-          before: { contact_type: link.contact_type, ...(link.expected as object) }, after: { contact_type: link.contact_type, ...restore, rollback_link_id: link.id },
-          requestId, at: now,
+          ...actor,
+          providerId: link.provider_id,
+          action: 'customer.contact.rollback',
+          entityType: 'customer',
+          entityId: link.subscriber_id,
+          before: { contact_type: link.contact_type, ...(link.expected as object) },
+          after: { contact_type: link.contact_type, ...restore, rollback_link_id: link.id },
+          requestId,
+          at: now,
         });
       });
     } catch (err) {
       if (isUniqueViolation(err, 'subscribers_provider_email_key')) {
-        throw new Refused('conflict', 'The previous email address is now used by another account of this provider. Please contact support.');
+        throw new Refused(
+          'conflict',
+          'The previous email address is now used by another account of this provider. Please contact support.',
+        );
       }
       throw err;
     }
-    return { state: 'done', kind: 'contact', summary: `Restored your previous ${contactFields(link.expected as repo.ContactColumns).join(', ')}.` };
+    return {
+      state: 'done',
+      kind: 'contact',
+      summary: `Restored your previous ${contactFields(link.expected as repo.ContactColumns).join(', ')}.`,
+    };
   }
 
   return { view, perform };
 }
-
-export type RollbackService = ReturnType<typeof createRollbackService>;

@@ -93,7 +93,13 @@ export function parseFreeTextAddress(input: string): ParsedFreeText {
   const rest = (pc ? pc.rest : text).replace(/\s+/g, ' ').trim();
   const hn = HOUSE_NUMBER_IN_TEXT.exec(rest);
   if (!hn) {
-    return { houseNumber: null, postalCode: pc?.postalCode ?? null, country: pc?.country ?? null, streetCandidates: [], locality: rest.toLowerCase() };
+    return {
+      houseNumber: null,
+      postalCode: pc?.postalCode ?? null,
+      country: pc?.country ?? null,
+      streetCandidates: [],
+      locality: rest.toLowerCase(),
+    };
   }
   const start = hn.index;
   const end = start + hn[0].length;
@@ -103,14 +109,22 @@ export function parseFreeTextAddress(input: string): ParsedFreeText {
   const beforeSeg = before.slice(before.lastIndexOf(',') + 1);
   const commaAfter = after.indexOf(',');
   const afterSeg = commaAfter >= 0 ? after.slice(0, commaAfter) : after;
-  const words = (s: string) => s.split(' ').map((w) => w.trim()).filter(Boolean);
+  const words = (s: string) =>
+    s
+      .split(' ')
+      .map((w) => w.trim())
+      .filter(Boolean);
   const candidates = new Set<string>();
   const bw = words(beforeSeg);
   for (let i = Math.max(0, bw.length - MAX_STREET_WORDS); i < bw.length; i++) candidates.add(bw.slice(i).join(' '));
   const aw = words(afterSeg);
   for (let i = 1; i <= Math.min(aw.length, MAX_STREET_WORDS); i++) candidates.add(aw.slice(0, i).join(' '));
   const streetCandidates = [...candidates].flatMap(streetVariants);
-  const locality = (bw.length > 0 ? after : commaAfter >= 0 ? after.slice(commaAfter + 1) : '').replace(/,/g, ' ').replace(/\s+/g, ' ').trim().toLowerCase();
+  const locality = (bw.length > 0 ? after : commaAfter >= 0 ? after.slice(commaAfter + 1) : '')
+    .replace(/,/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .toLowerCase();
   return {
     houseNumber: normalizeHouseNumber(hn[1]),
     postalCode: pc?.postalCode ?? null,
@@ -149,8 +163,9 @@ export function coverageColumns(a: CoverageAddressInput) {
   const houseNumberNorm = normalizeHouseNumber(a.houseNumber);
   const postal = a.postalCode ? formatPostalCode(a.postalCode) : null;
   const street = a.street.replace(/\s+/g, ' ').trim();
-  const display = country === 'CA' || country === 'US'
-    ? [`${houseNumberNorm} ${street}`, a.city, [a.province, postal].filter(Boolean).join(' ')].filter(Boolean).join(', ')
-    : [`${street} ${houseNumberNorm}`, [postal, a.city].filter(Boolean).join(' ')].filter(Boolean).join(', ');
+  const display =
+    country === 'CA' || country === 'US'
+      ? [`${houseNumberNorm} ${street}`, a.city, [a.province, postal].filter(Boolean).join(' ')].filter(Boolean).join(', ')
+      : [`${street} ${houseNumberNorm}`, [postal, a.city].filter(Boolean).join(' ')].filter(Boolean).join(', ');
   return { house_number_norm: houseNumberNorm, postal_code: postal, country, display, search_key: searchKey(display) };
 }

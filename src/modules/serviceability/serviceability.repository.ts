@@ -55,7 +55,9 @@ export interface PrefixRow extends CoverageRow {
 export async function autocompletePrefix(db: Executor, providerId: string, key: string, fetch: number): Promise<PrefixRow[]> {
   const upper = prefixUpperBound(key);
   if (upper === null) return [];
-  const r = await sql<{ rows: string }>`SELECT coverage_autocomplete_candidates(${providerId}, ${key}, ${upper}, ${fetch}) AS rows`.execute(db);
+  const r = await sql<{ rows: string }>`SELECT coverage_autocomplete_candidates(${providerId}, ${key}, ${upper}, ${fetch}) AS rows`.execute(
+    db,
+  );
   return JSON.parse(r.rows[0].rows) as PrefixRow[];
 }
 
@@ -97,8 +99,18 @@ export async function findCoverageMatches(db: Executor, providerId: string, stre
     .selectFrom('coverage_addresses as c')
     .leftJoin('buildings as b', 'b.id', 'c.building_id')
     .select([
-      'c.id', 'c.building_id', 'c.street', 'c.house_number', 'c.house_number_norm', 'c.postal_code', 'c.city',
-      'c.province', 'c.country', 'c.display', 'c.orderable', 'b.in_coverage as building_in_coverage',
+      'c.id',
+      'c.building_id',
+      'c.street',
+      'c.house_number',
+      'c.house_number_norm',
+      'c.postal_code',
+      'c.city',
+      'c.province',
+      'c.country',
+      'c.display',
+      'c.orderable',
+      'b.in_coverage as building_in_coverage',
     ])
     .where('c.provider_id', '=', providerId)
     .where((eb) => eb(eb.fn('lower', ['c.street']), 'in', streets))
@@ -140,7 +152,9 @@ export const unitsWithAvailability = (db: Executor, buildingId: string, today: s
       eb
         .not(
           eb.exists(
-            eb.selectFrom('subscriptions as s').select(sql`1`.as('one'))
+            eb
+              .selectFrom('subscriptions as s')
+              .select(sql`1`.as('one'))
               .whereRef('s.unit_id', '=', 'u.id')
               .where(occupies('s', today)),
           ),

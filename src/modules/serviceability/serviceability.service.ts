@@ -32,8 +32,10 @@ function firstPerDisplay<T extends { display: string }>(rows: T[], n: number): T
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 /** Within one key: by display, and the row that represents a display first (orderable, with a building, lowest id). */
 const representativeOrder = (a: CoverageRow, b: CoverageRow) =>
-  cmp(a.display, b.display) || Number(b.orderable) - Number(a.orderable) ||
-  Number(a.building_id === null) - Number(b.building_id === null) || cmp(a.id, b.id);
+  cmp(a.display, b.display) ||
+  Number(b.orderable) - Number(a.orderable) ||
+  Number(a.building_id === null) - Number(b.building_id === null) ||
+  cmp(a.id, b.id);
 
 /**
  * One suggestion per display from the prefix candidates (autocompletePrefix: each source in key
@@ -106,7 +108,7 @@ export function createServiceabilityService(deps: ServiceabilityDeps) {
     const key = searchKey(q);
     const n = Math.min(limit, AUTOCOMPLETE_MAX);
     if (key.length === 0) return { suggestions: [] };
-    let rows: CoverageRow[] = [];
+    let rows: CoverageRow[];
     for (let fetch = n + FETCH_SLACK; ; fetch = Math.min(fetch * 4, FETCH_MAX)) {
       const final = fetch >= FETCH_MAX;
       const { picked, cut } = pickPrefixSuggestions(await repo.autocompletePrefix(db, providerId, key, fetch), fetch, n, final);
@@ -123,8 +125,15 @@ export function createServiceabilityService(deps: ServiceabilityDeps) {
     }
     return {
       suggestions: rows.map((r) => ({
-        display: r.display, building_id: r.building_id, street: r.street, house_number: r.house_number, postal_code: r.postal_code,
-        city: r.city, province: r.province, country: r.country, orderable: isOrderable(r),
+        display: r.display,
+        building_id: r.building_id,
+        street: r.street,
+        house_number: r.house_number,
+        postal_code: r.postal_code,
+        city: r.city,
+        province: r.province,
+        country: r.country,
+        orderable: isOrderable(r),
       })),
     };
   }

@@ -84,7 +84,10 @@ export function createStaffService(deps: StaffDeps) {
     return name || null;
   }
 
-  async function invite(principal: UserPrincipal, input: { email: string; sp_role: StaffRole; first_name?: string | null; last_name?: string | null }): Promise<StaffSummary> {
+  async function invite(
+    principal: UserPrincipal,
+    input: { email: string; sp_role: StaffRole; first_name?: string | null; last_name?: string | null },
+  ): Promise<StaffSummary> {
     const providerId = await adminProvider(principal);
     const email = input.email.trim();
     try {
@@ -100,7 +103,12 @@ export function createStaffService(deps: StaffDeps) {
           lastName: input.last_name ?? null,
           now: clock.now(),
         });
-        await sendInvite(trx, { id, email, first_name: input.first_name ?? null, sp_role: input.sp_role }, providerId, await inviterName(trx, principal.userId));
+        await sendInvite(
+          trx,
+          { id, email, first_name: input.first_name ?? null, sp_role: input.sp_role },
+          providerId,
+          await inviterName(trx, principal.userId),
+        );
         const row = await repo.findStaff(trx, providerId, id);
         return summarize(row!);
       });

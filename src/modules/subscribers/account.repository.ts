@@ -6,71 +6,142 @@ import type { Executor } from '../../db/executor.js';
 
 /** The subscriber record of a login; with several (one per provider), the oldest. */
 export function findSubscriberByUser(ex: Executor, userId: string) {
-  return ex.selectFrom('subscribers').selectAll().where('user_id', '=', userId).orderBy('created_at').orderBy('id').limit(1).executeTakeFirst();
+  return ex
+    .selectFrom('subscribers')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
 }
 
 export type SubscriberRow = NonNullable<Awaited<ReturnType<typeof findSubscriberByUser>>>;
 
 export function subscriptionsOf(ex: Executor, subscriberId: string) {
-  return ex.selectFrom('subscriptions as s')
+  return ex
+    .selectFrom('subscriptions as s')
     .innerJoin('plan_versions as pv', 'pv.id', 's.plan_version_id')
     .leftJoin('buildings as b', 'b.id', 's.building_id')
     .leftJoin('units as u', 'u.id', 's.unit_id')
     .select([
-      's.id', 's.status', 's.service_billed', 's.billing_day', 's.billing_day_effective_from', 's.previous_billing_day',
-      's.activated_at', 's.canceled_at', 's.ended_at', 's.created_at', 's.suspended_reason',
-      'pv.id as plan_version_id', 'pv.name as plan_name', 'pv.monthly_price_cents', 'pv.currency', 'pv.download_mbps', 'pv.upload_mbps',
-      'b.street', 'b.house_number', 'b.postal_code', 'b.city', 'b.province', 'b.country', 'u.label as unit_label',
+      's.id',
+      's.status',
+      's.service_billed',
+      's.billing_day',
+      's.billing_day_effective_from',
+      's.previous_billing_day',
+      's.activated_at',
+      's.canceled_at',
+      's.ended_at',
+      's.created_at',
+      's.suspended_reason',
+      'pv.id as plan_version_id',
+      'pv.name as plan_name',
+      'pv.monthly_price_cents',
+      'pv.currency',
+      'pv.download_mbps',
+      'pv.upload_mbps',
+      'b.street',
+      'b.house_number',
+      'b.postal_code',
+      'b.city',
+      'b.province',
+      'b.country',
+      'u.label as unit_label',
     ])
     .where('s.subscriber_id', '=', subscriberId)
-    .orderBy('s.created_at', 'desc').orderBy('s.id')
+    .orderBy('s.created_at', 'desc')
+    .orderBy('s.id')
     .execute();
 }
 
 export function checkoutSessionsOfUser(ex: Executor, userId: string) {
-  return ex.selectFrom('checkout_sessions as c')
+  return ex
+    .selectFrom('checkout_sessions as c')
     .innerJoin('plan_versions as pv', 'pv.id', 'c.plan_version_id')
-    .select(['c.id', 'c.status', 'c.subscription_id', 'c.created_at', 'c.completed_at', 'pv.id as plan_version_id', 'pv.name as plan_name', 'pv.monthly_price_cents', 'pv.currency'])
+    .select([
+      'c.id',
+      'c.status',
+      'c.subscription_id',
+      'c.created_at',
+      'c.completed_at',
+      'pv.id as plan_version_id',
+      'pv.name as plan_name',
+      'pv.monthly_price_cents',
+      'pv.currency',
+    ])
     .where('c.user_id', '=', userId)
-    .orderBy('c.created_at', 'desc').orderBy('c.id')
+    .orderBy('c.created_at', 'desc')
+    .orderBy('c.id')
     .execute();
 }
 
 export function invoicesOf(ex: Executor, subscriberId: string) {
-  return ex.selectFrom('invoices')
-    .select(['id', 'invoice_number', 'kind', 'period_start', 'invoice_date', 'due_date', 'currency', 'total_cents', 'status', 'paid_at', 'subscription_id'])
+  return ex
+    .selectFrom('invoices')
+    .select([
+      'id',
+      'invoice_number',
+      'kind',
+      'period_start',
+      'invoice_date',
+      'due_date',
+      'currency',
+      'total_cents',
+      'status',
+      'paid_at',
+      'subscription_id',
+    ])
     .where('subscriber_id', '=', subscriberId)
     .where('status', '<>', 'draft')
-    .orderBy('invoice_date', 'desc').orderBy('created_at', 'desc').orderBy('id')
+    .orderBy('invoice_date', 'desc')
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
     .execute();
 }
 
 export function linesOf(ex: Executor, invoiceIds: string[]) {
   if (!invoiceIds.length) return Promise.resolve([]);
-  return ex.selectFrom('invoice_lines').select(['invoice_id', 'position', 'kind', 'description', 'amount_cents'])
-    .where('invoice_id', 'in', invoiceIds).orderBy('invoice_id').orderBy('position').execute();
+  return ex
+    .selectFrom('invoice_lines')
+    .select(['invoice_id', 'position', 'kind', 'description', 'amount_cents'])
+    .where('invoice_id', 'in', invoiceIds)
+    .orderBy('invoice_id')
+    .orderBy('position')
+    .execute();
 }
 
 export function usageOf(ex: Executor, subscriptionIds: string[], fromMonth: string) {
   if (!subscriptionIds.length) return Promise.resolve([]);
-  return ex.selectFrom('usage_monthly').select(['subscription_id', 'month', 'download_bytes', 'upload_bytes'])
-    .where('subscription_id', 'in', subscriptionIds).where('month', '>=', fromMonth)
+  return ex
+    .selectFrom('usage_monthly')
+    .select(['subscription_id', 'month', 'download_bytes', 'upload_bytes'])
+    .where('subscription_id', 'in', subscriptionIds)
+    .where('month', '>=', fromMonth)
     .execute();
 }
 
 export function statusEventsOf(ex: Executor, subscriberId: string, limit: number) {
-  return ex.selectFrom('status_events').select(['id', 'kind', 'description', 'started_at', 'resolved_at', 'subscription_id'])
+  return ex
+    .selectFrom('status_events')
+    .select(['id', 'kind', 'description', 'started_at', 'resolved_at', 'subscription_id'])
     .where('subscriber_id', '=', subscriberId)
-    .orderBy('started_at', 'desc').orderBy('id')
+    .orderBy('started_at', 'desc')
+    .orderBy('id')
     .limit(limit)
     .execute();
 }
 
 /** The caller's own subscription, locked (billing-day change). */
 export function lockOwnSubscription(trx: Transaction<DB>, subscriberIds: string[], subscriptionId: string) {
-  return trx.selectFrom('subscriptions').selectAll()
-    .where('id', '=', subscriptionId).where('subscriber_id', 'in', subscriberIds)
-    .forUpdate().executeTakeFirst();
+  return trx
+    .selectFrom('subscriptions')
+    .selectAll()
+    .where('id', '=', subscriptionId)
+    .where('subscriber_id', 'in', subscriberIds)
+    .forUpdate()
+    .executeTakeFirst();
 }
 
 /** Every subscriber record of a login (a login may be a customer of several providers). */
@@ -80,32 +151,47 @@ export async function subscriberIdsOfUser(ex: Executor, userId: string): Promise
 
 /** The saved card; `endSetup` also closes the card setup that produced it. */
 export async function saveCard(ex: Executor, subscriberId: string, card: SavedCard, now: Date, endSetup = false) {
-  await ex.updateTable('subscribers').set({
-    card_payment_method_id: card.payment_method_id,
-    card_brand: card.brand,
-    card_last4: card.last4,
-    card_exp_month: card.exp_month,
-    card_exp_year: card.exp_year,
-    ...(endSetup ? { card_setup_id: null, card_setup_secret_hash: null } : {}),
-    updated_at: now,
-  }).where('id', '=', subscriberId).execute();
+  await ex
+    .updateTable('subscribers')
+    .set({
+      card_payment_method_id: card.payment_method_id,
+      card_brand: card.brand,
+      card_last4: card.last4,
+      card_exp_month: card.exp_month,
+      card_exp_year: card.exp_year,
+      ...(endSetup ? { card_setup_id: null, card_setup_secret_hash: null } : {}),
+      updated_at: now,
+    })
+    .where('id', '=', subscriberId)
+    .execute();
 }
 
 export async function startCardSetup(ex: Executor, subscriberId: string, setupId: string, secretHash: Buffer, now: Date) {
-  await ex.updateTable('subscribers')
+  await ex
+    .updateTable('subscribers')
     .set({ card_setup_id: setupId, card_setup_secret_hash: secretHash, updated_at: now })
-    .where('id', '=', subscriberId).execute();
+    .where('id', '=', subscriberId)
+    .execute();
 }
 
 export function findSubscriberProvider(ex: Executor, subscriberId: string) {
   return ex.selectFrom('subscribers').select(['id', 'provider_id']).where('id', '=', subscriberId).executeTakeFirst();
 }
 
-export async function setBillingDay(trx: Transaction<DB>, subscriptionId: string, d: { billingDay: number; effectiveFrom: string; previous: number }, now: Date) {
-  await trx.updateTable('subscriptions').set({
-    billing_day: d.billingDay,
-    billing_day_effective_from: d.effectiveFrom,
-    previous_billing_day: d.previous,
-    updated_at: now,
-  }).where('id', '=', subscriptionId).execute();
+export async function setBillingDay(
+  trx: Transaction<DB>,
+  subscriptionId: string,
+  d: { billingDay: number; effectiveFrom: string; previous: number },
+  now: Date,
+) {
+  await trx
+    .updateTable('subscriptions')
+    .set({
+      billing_day: d.billingDay,
+      billing_day_effective_from: d.effectiveFrom,
+      previous_billing_day: d.previous,
+      updated_at: now,
+    })
+    .where('id', '=', subscriptionId)
+    .execute();
 }

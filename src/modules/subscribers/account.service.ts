@@ -68,7 +68,15 @@ export function createSubscriberService({ db, clock, log }: SubscriberDeps) {
       billing_day: r.billing_day,
       billing_day_effective_from: r.billing_day_effective_from,
       service_address: hasAddress
-        ? { street: r.street, house_number: r.house_number, postal_code: r.postal_code, city: r.city, province: r.province, country: r.country?.trim() ?? null, unit: r.unit_label }
+        ? {
+            street: r.street,
+            house_number: r.house_number,
+            postal_code: r.postal_code,
+            city: r.city,
+            province: r.province,
+            country: r.country?.trim() ?? null,
+            unit: r.unit_label,
+          }
         : null,
       activated_at: iso(r.activated_at),
       canceled_at: iso(r.canceled_at),
@@ -82,7 +90,12 @@ export function createSubscriberService({ db, clock, log }: SubscriberDeps) {
     const checkout_sessions = sessions.map((c) => ({
       id: c.id,
       status: c.status as 'pending' | 'redirected' | 'completed' | 'expired' | 'cancelled',
-      plan: { plan_version_id: c.plan_version_id, name: c.plan_name, monthly_price: formatCents(c.monthly_price_cents), currency: c.currency.trim() },
+      plan: {
+        plan_version_id: c.plan_version_id,
+        name: c.plan_name,
+        monthly_price: formatCents(c.monthly_price_cents),
+        currency: c.currency.trim(),
+      },
       subscription_id: c.subscription_id,
       created_at: c.created_at.toISOString(),
       completed_at: iso(c.completed_at),
@@ -128,9 +141,10 @@ export function createSubscriberService({ db, clock, log }: SubscriberDeps) {
         city: s.invoice_city,
         country: s.invoice_country?.trim() ?? null,
       },
-      payment_method: hasCard && s.card_brand && s.card_last4
-        ? { brand: s.card_brand, last4: s.card_last4, exp_month: s.card_exp_month, exp_year: s.card_exp_year }
-        : null,
+      payment_method:
+        hasCard && s.card_brand && s.card_last4
+          ? { brand: s.card_brand, last4: s.card_last4, exp_month: s.card_exp_month, exp_year: s.card_exp_year }
+          : null,
       updated_at: s.updated_at.toISOString(),
     };
   }
@@ -138,7 +152,10 @@ export function createSubscriberService({ db, clock, log }: SubscriberDeps) {
   async function invoices(userId: string) {
     const s = await requireSubscriber(userId);
     const rows = await repo.invoicesOf(db, s.id);
-    const lines = await repo.linesOf(db, rows.map((r) => r.id));
+    const lines = await repo.linesOf(
+      db,
+      rows.map((r) => r.id),
+    );
     const byInvoice = new Map<string, typeof lines>();
     for (const l of lines) byInvoice.set(l.invoice_id, [...(byInvoice.get(l.invoice_id) ?? []), l]);
     return rows.map((r) => ({
@@ -153,7 +170,11 @@ export function createSubscriberService({ db, clock, log }: SubscriberDeps) {
       status: r.status as 'open' | 'paid' | 'void',
       paid_at: iso(r.paid_at),
       subscription_id: r.subscription_id,
-      lines: (byInvoice.get(r.id) ?? []).map((l) => ({ kind: l.kind as 'subscription' | 'plan_change_adjustment' | 'credit_applied' | 'correction', description: l.description, amount: formatCents(l.amount_cents) })),
+      lines: (byInvoice.get(r.id) ?? []).map((l) => ({
+        kind: l.kind as 'subscription' | 'plan_change_adjustment' | 'credit_applied' | 'correction',
+        description: l.description,
+        amount: formatCents(l.amount_cents),
+      })),
     }));
   }
 
@@ -164,7 +185,11 @@ export function createSubscriberService({ db, clock, log }: SubscriberDeps) {
     if (!subs.length) return { status: 'no_subscription' as const, months: [] };
     const current = monthStart(clock.now());
     const first = addMonths(current, -6);
-    const rows = await repo.usageOf(db, subs.map((x) => x.id), first);
+    const rows = await repo.usageOf(
+      db,
+      subs.map((x) => x.id),
+      first,
+    );
     const sums = new Map<string, { down: bigint; up: bigint }>();
     for (const r of rows) {
       const m = r.month.slice(0, 10);

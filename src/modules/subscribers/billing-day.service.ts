@@ -36,7 +36,8 @@ export function createBillingDayService({ db, clock, adapters, log }: BillingDay
     const result = await db.transaction().execute(async (trx) => {
       const sub = await repo.lockOwnSubscription(trx, [owner.id], subscriptionId);
       if (!sub) throw notFound('Subscription not found');
-      if (sub.status === 'CANCELLED') throw new AppError(409, 'conflict', 'The subscription is cancelled; its billing day can no longer change');
+      if (sub.status === 'CANCELLED')
+        throw new AppError(409, 'conflict', 'The subscription is cancelled; its billing day can no longer change');
 
       const now = clock.now();
       const today = isoDate(now);
@@ -50,8 +51,11 @@ export function createBillingDayService({ db, clock, adapters, log }: BillingDay
       let effective: string;
       if (monthPending) {
         if (billingDay <= dayOf(today)) {
-          throw new AppError(409, 'conflict',
-            `${monthLabel(month)} is not invoiced yet and billing day ${billingDay} is today or has already passed; choose a day after ${dayOf(today)} or change it once this month is invoiced`);
+          throw new AppError(
+            409,
+            'conflict',
+            `${monthLabel(month)} is not invoiced yet and billing day ${billingDay} is today or has already passed; choose a day after ${dayOf(today)} or change it once this month is invoiced`,
+          );
         }
         effective = month;
       } else {

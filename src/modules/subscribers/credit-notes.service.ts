@@ -23,7 +23,8 @@ export interface CreditNoteDeps {
 /** Drafts, archived and voided notes are never shown (nor served as PDF). */
 const VISIBLE_STATES = ['open', 'refunded', 'paid_out', 'applied'] as const;
 export type VisibleState = (typeof VISIBLE_STATES)[number];
-const visible = (n: BillingCreditNote): n is BillingCreditNote & { state: VisibleState } => (VISIBLE_STATES as readonly string[]).includes(n.state);
+const visible = (n: BillingCreditNote): n is BillingCreditNote & { state: VisibleState } =>
+  (VISIBLE_STATES as readonly string[]).includes(n.state);
 
 const BILLING_UNREACHABLE = 'The billing system is unreachable right now, so credit notes cannot be read; try again in a few minutes';
 

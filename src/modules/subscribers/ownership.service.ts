@@ -18,10 +18,16 @@ export interface CustomerOwnershipDeps {
 export function createCustomerOwnershipService({ db, clock }: CustomerOwnershipDeps) {
   return {
     /** The customer (and the session row of `tokenHash`) when it is `providerId`'s; undefined otherwise. */
-    findOwned: <S extends OwnedSource>(providerId: string, customerId: string, tokenHash: Buffer | null, source: S, attach?: RawBuilder<unknown>) =>
-      findOwnedCustomerWithSession(db, providerId, customerId, tokenHash, source, attach),
+    findOwned: <S extends OwnedSource>(
+      providerId: string,
+      customerId: string,
+      tokenHash: Buffer | null,
+      source: S,
+      attach?: RawBuilder<unknown>,
+    ) => findOwnedCustomerWithSession(db, providerId, customerId, tokenHash, source, attach),
     /** Whether the session is live and is this customer's, as of now. */
-    judgeSession: (session: SessionRow | undefined, providerId: string, customerId: string) => judgeSession(session, providerId, customerId, clock.now()),
+    judgeSession: (session: SessionRow | undefined, providerId: string, customerId: string) =>
+      judgeSession(session, providerId, customerId, clock.now()),
   };
 }
 

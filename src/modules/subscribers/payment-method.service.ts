@@ -69,7 +69,11 @@ export function createPaymentMethodService(deps: PaymentMethodDeps) {
     const { subscriber, account } = await connected(userId);
     const stored = subscriber.card_setup_secret_hash;
     if (!subscriber.card_setup_id || !stored || !bytesEqual(sha256(input.client_secret), stored)) {
-      throw new AppError(409, 'conflict', 'No card setup with this client_secret is in progress; start one with POST /subscriber/me/payment-method/setup');
+      throw new AppError(
+        409,
+        'conflict',
+        'No card setup with this client_secret is in progress; start one with POST /subscriber/me/payment-method/setup',
+      );
     }
     let card;
     try {

@@ -73,24 +73,38 @@ export async function findOwnedCustomer(db: Executor, providerId: string, custom
  * first row comes back as `attached` (JSON; null when it has none), in the same round trip.
  */
 export async function findOwnedCustomerWithSession<S extends OwnedSource = 'agent_owned_customer'>(
-  db: Executor, providerId: string, customerId: string, tokenHash: Buffer | null, source?: S, attach?: RawBuilder<unknown>,
+  db: Executor,
+  providerId: string,
+  customerId: string,
+  tokenHash: Buffer | null,
+  source?: S,
+  attach?: RawBuilder<unknown>,
 ): Promise<{ customer: OwnedRow<S>; session: SessionColumns | undefined; attached: unknown } | undefined> {
   if (!isUuid(customerId)) return undefined;
   const r = await ownedWithSessionSql(providerId, customerId, tokenHash, source, attach).execute(db);
   const row = r.rows[0];
   if (!row) return undefined;
   const { session_provider_id, session_subscriber_id, session_expires_at, attached, ...customer } = row;
-  const session = session_provider_id && session_subscriber_id && session_expires_at
-    ? { provider_id: session_provider_id, subscriber_id: session_subscriber_id, expires_at: session_expires_at }
-    : undefined;
+  const session =
+    session_provider_id && session_subscriber_id && session_expires_at
+      ? { provider_id: session_provider_id, subscriber_id: session_subscriber_id, expires_at: session_expires_at }
+      : undefined;
   const owned = (source === 'agent_customer_profile' ? profileOf(customer as unknown as ProfileRow) : customer) as OwnedRow<S>;
   return { customer: owned, session, attached: attached ?? null };
 }
 
 /** The statement of findOwnedCustomerWithSession (also run under EXPLAIN by bench/search/explain.ts). */
-export function ownedWithSessionSql(providerId: string, customerId: string, tokenHash: Buffer | null, source?: OwnedSource, attach?: RawBuilder<unknown>) {
+export function ownedWithSessionSql(
+  providerId: string,
+  customerId: string,
+  tokenHash: Buffer | null,
+  source?: OwnedSource,
+  attach?: RawBuilder<unknown>,
+) {
   const fn = sql.raw(source ?? 'agent_owned_customer');
-  return sql<Record<string, unknown> & { session_provider_id: string | null; session_subscriber_id: string | null; session_expires_at: Date | null }>`
+  return sql<
+    Record<string, unknown> & { session_provider_id: string | null; session_subscriber_id: string | null; session_expires_at: Date | null }
+  >`
     SELECT c.*, s.provider_id AS session_provider_id, s.subscriber_id AS session_subscriber_id, s.expires_at AS session_expires_at
       ${attach ? sql`, to_json(a) AS attached` : sql``}
     FROM ${fn}(${providerId}::uuid, ${customerId}::uuid) c
@@ -100,7 +114,11 @@ export function ownedWithSessionSql(providerId: string, customerId: string, toke
 
 export type OwnedSource = 'agent_owned_customer' | 'agent_customer_profile';
 type OwnedRow<S extends OwnedSource> = S extends 'agent_customer_profile' ? Profile : CustomerRow;
-interface SessionColumns { provider_id: string; subscriber_id: string; expires_at: Date }
+interface SessionColumns {
+  provider_id: string;
+  subscriber_id: string;
+  expires_at: Date;
+}
 
 /** Same, holding the row lock until the transaction ends (serialises per-customer writes). */
 export async function lockOwnedCustomer(trx: Transaction<DB>, providerId: string, customerId: string) {
@@ -251,16 +269,20 @@ export function listInvoices(db: Executor, customerId: string, o: { status: 'ope
     ])
     .where('subscriber_id', '=', customerId)
     .where('status', '=', o.status);
-  q = o.status === 'paid'
-    ? q.orderBy('paid_at', 'desc').orderBy('invoice_date', 'desc')
-    : q.orderBy('due_date', 'asc').orderBy('invoice_date', 'asc');
+  q =
+    o.status === 'paid'
+      ? q.orderBy('paid_at', 'desc').orderBy('invoice_date', 'desc')
+      : q.orderBy('due_date', 'asc').orderBy('invoice_date', 'asc');
   return q.orderBy('id').limit(o.limit).execute();
 }
 
 export async function openBalance(db: Executor, customerId: string) {
   const r = await db
     .selectFrom('invoices')
-    .select((eb) => [eb.fn.coalesce(eb.fn.sum<string | number>('total_cents'), eb.lit(0)).as('total'), eb.fn.countAll<string | number>().as('n')])
+    .select((eb) => [
+      eb.fn.coalesce(eb.fn.sum<string | number>('total_cents'), eb.lit(0)).as('total'),
+      eb.fn.countAll<string | number>().as('n'),
+    ])
     .where('subscriber_id', '=', customerId)
     .where('status', '=', 'open')
     .executeTakeFirstOrThrow();

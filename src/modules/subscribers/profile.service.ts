@@ -62,16 +62,22 @@ export function createCustomerReadService({ db, clock }: CustomerReadDeps) {
         contract: { first_name: c.first_name, last_name: c.last_name, email: c.email, phone: c.phone },
         invoice: { first_name: c.invoice_first_name, last_name: c.invoice_last_name, email: c.invoice_email, phone: c.invoice_phone },
       },
-      invoice_address: c.invoice_street || c.invoice_city
-        ? {
-            street: c.invoice_street,
-            house_number: c.invoice_house_number,
-            postal_code: c.invoice_postal_code,
-            city: c.invoice_city,
-            country: c.invoice_country?.trim() ?? null,
-            formatted: formatAddress({ street: c.invoice_street, house_number: c.invoice_house_number, postal_code: c.invoice_postal_code, city: c.invoice_city }),
-          }
-        : null,
+      invoice_address:
+        c.invoice_street || c.invoice_city
+          ? {
+              street: c.invoice_street,
+              house_number: c.invoice_house_number,
+              postal_code: c.invoice_postal_code,
+              city: c.invoice_city,
+              country: c.invoice_country?.trim() ?? null,
+              formatted: formatAddress({
+                street: c.invoice_street,
+                house_number: c.invoice_house_number,
+                postal_code: c.invoice_postal_code,
+                city: c.invoice_city,
+              }),
+            }
+          : null,
       service_locations,
       subscriptions: subs.map((s) => ({
         subscription_id: s.id,
@@ -100,7 +106,15 @@ export function createCustomerReadService({ db, clock }: CustomerReadDeps) {
     if (billed.length === 0) return null;
     const today = isoDate(clock.now());
     const month = monthStart(clock.now());
-    const invoiced = new Set((await repo.invoicedSubscriptions(db, billed.map((s) => s.id), month)).map((r) => r.subscription_id));
+    const invoiced = new Set(
+      (
+        await repo.invoicedSubscriptions(
+          db,
+          billed.map((s) => s.id),
+          month,
+        )
+      ).map((r) => r.subscription_id),
+    );
     let next: string | null = null;
     for (const s of billed) {
       const thisMonth = billingDateFor(month, s);
@@ -204,7 +218,12 @@ export function createCustomerReadService({ db, clock }: CustomerReadDeps) {
           provisioning: {
             state: provisioningState(s.status, job?.status),
             last_job: job
-              ? { kind: job.kind, status: job.status as 'queued' | 'running' | 'succeeded' | 'failed', attempts: job.attempts, updated_at: iso(job.updated_at)! }
+              ? {
+                  kind: job.kind,
+                  status: job.status as 'queued' | 'running' | 'succeeded' | 'failed',
+                  attempts: job.attempts,
+                  updated_at: iso(job.updated_at)!,
+                }
               : null,
           },
           install: install
@@ -227,7 +246,12 @@ export function createCustomerReadService({ db, clock }: CustomerReadDeps) {
             : null,
           incidents: incidents
             .filter((i) => i.subscription_id === s.id || i.subscription_id === null)
-            .map((i) => ({ kind: i.kind as 'outage' | 'degraded' | 'maintenance', description: i.description, started_at: iso(i.started_at)!, resolved_at: iso(i.resolved_at) })),
+            .map((i) => ({
+              kind: i.kind as 'outage' | 'degraded' | 'maintenance',
+              description: i.description,
+              started_at: iso(i.started_at)!,
+              resolved_at: iso(i.resolved_at),
+            })),
         };
       }),
     };
@@ -237,7 +261,10 @@ export function createCustomerReadService({ db, clock }: CustomerReadDeps) {
 }
 
 /** One word for the agent: where the port set-up of this subscription stands. */
-function provisioningState(status: string, jobStatus: string | undefined): 'provisioned' | 'in_progress' | 'failed' | 'not_started' | 'not_applicable' {
+function provisioningState(
+  status: string,
+  jobStatus: string | undefined,
+): 'provisioned' | 'in_progress' | 'failed' | 'not_started' | 'not_applicable' {
   if (status === 'CANCELLED') return 'not_applicable';
   if (jobStatus === 'failed') return 'failed';
   if (jobStatus === 'queued' || jobStatus === 'running') return 'in_progress';

@@ -89,10 +89,14 @@ const invoiceWhole = (x: string, w: string) =>
 const buildingWord = (lp: RawBuilder<unknown>) => sql`(lower(b.street) COLLATE "C" LIKE ${lp} OR lower(b.city) COLLATE "C" LIKE ${lp}
   OR lower(b.postal_code) COLLATE "C" LIKE ${lp} OR lower(b.name) COLLATE "C" LIKE ${lp} OR lower(b.house_number) COLLATE "C" LIKE ${lp})`;
 /** Whether a word (lower case) starts a word inside building `b`'s street, name or city. */
-const buildingInside = (w: string) => sql`(agent_search_word_prefix(b.street, ${w}) OR agent_search_word_prefix(b.name, ${w}) OR agent_search_word_prefix(b.city, ${w}))`;
+const buildingInside = (w: string) =>
+  sql`(agent_search_word_prefix(b.street, ${w}) OR agent_search_word_prefix(b.name, ${w}) OR agent_search_word_prefix(b.city, ${w}))`;
 
 /** The name words of a query word ("Meyer-Schulz": meyer, schulz). */
-const wordNames = (text: string) => nameWord(text).split(/[\s,./-]+/).filter(Boolean);
+const wordNames = (text: string) =>
+  nameWord(text)
+    .split(/[\s,./-]+/)
+    .filter(Boolean);
 
 /**
  * The customers whose names hold the word: every name word whole, or (fuzzy, one name word) within
@@ -101,7 +105,8 @@ const wordNames = (text: string) => nameWord(text).split(/[\s,./-]+/).filter(Boo
 function nameBranch(providerId: string, text: string, fuzzy: boolean) {
   const names = wordNames(text);
   if (names.length === 0) return sql`SELECT id FROM subscribers WHERE false`;
-  if (!fuzzy || names.length > 1) return sql`SELECT id FROM subscribers WHERE ${NAME_KEYS} @> ${textArray(names)} AND provider_id = ${providerId}`;
+  if (!fuzzy || names.length > 1)
+    return sql`SELECT id FROM subscribers WHERE ${NAME_KEYS} @> ${textArray(names)} AND provider_id = ${providerId}`;
   return sql`SELECT x.id FROM subscribers x WHERE agent_search_name_keys(x.first_name, x.last_name, x.invoice_first_name, x.invoice_last_name) && ${textArray(typoKeys(names[0]))}
     AND x.provider_id = ${providerId} AND EXISTS (SELECT 1 FROM unnest(${NAME_WORDS_X}) n WHERE agent_search_name_word_matches(${names[0]}, n, true))`;
 }
@@ -120,7 +125,10 @@ function wordParts(providerId: string, tok: SearchToken, fuzzy: boolean) {
   const w = tok.text.toLowerCase();
   const own = [
     nameBranch(providerId, tok.text, fuzzy),
-    ...PLACE_COLUMNS.map((c) => sql`SELECT id FROM subscribers i WHERE provider_id = ${providerId} AND lower(${sql.ref(c)}) COLLATE "C" LIKE ${lp} AND ${invoiceWhole('i', w)}`),
+    ...PLACE_COLUMNS.map(
+      (c) =>
+        sql`SELECT id FROM subscribers i WHERE provider_id = ${providerId} AND lower(${sql.ref(c)}) COLLATE "C" LIKE ${lp} AND ${invoiceWhole('i', w)}`,
+    ),
   ];
   let buildingIds = sql`SELECT b.id FROM buildings b WHERE b.provider_id = ${providerId} AND ${buildingWord(lp)}`;
   if (insideWords(tok, fuzzy)) {
@@ -186,17 +194,28 @@ function tokenMatches(providerId: string, tok: SearchToken, fuzzy: boolean): Raw
       return own(sql`x.customer_number = ${tok.text}`);
     case 'phone':
       return tok.e164.length
-        ? own(sql.join(tok.e164.map((e) => sql`x.phone_e164 = ${e} OR x.invoice_phone_e164 = ${e}`), sql` OR `))
+        ? own(
+            sql.join(
+              tok.e164.map((e) => sql`x.phone_e164 = ${e} OR x.invoice_phone_e164 = ${e}`),
+              sql` OR `,
+            ),
+          )
         : sql`false`;
     case 'word': {
       const lp = sql`lower(${prefix(tok.text)})`;
       const w = tok.text.toLowerCase();
       const inside = insideWords(tok, fuzzy);
       const building = inside ? sql`(${buildingWord(lp)} OR ${buildingInside(w)})` : buildingWord(lp);
-      const ownWord = sql.join([
-        nameCheck(tok.text, fuzzy),
-        sql`(${sql.join(PLACE_COLUMNS.map((col) => sql`lower(${sql.ref(`x.${col}`)}) COLLATE "C" LIKE ${lp}`), sql` OR `)}) AND ${invoiceWhole('x', w)}`,
-      ], sql` OR `);
+      const ownWord = sql.join(
+        [
+          nameCheck(tok.text, fuzzy),
+          sql`(${sql.join(
+            PLACE_COLUMNS.map((col) => sql`lower(${sql.ref(`x.${col}`)}) COLLATE "C" LIKE ${lp}`),
+            sql` OR `,
+          )}) AND ${invoiceWhole('x', w)}`,
+        ],
+        sql` OR `,
+      );
       const unit = sql`lower(u.label) COLLATE "C" LIKE ${lp}`;
       // Per customer: one read of its subscriptions (with their locations), then a key lookup of
       // each one's building and unit (a unit is scoped by its subscription's provider). Not the
@@ -226,7 +245,10 @@ function matchedIds(providerId: string, plan: SearchPlan, fuzzy: boolean, driver
       const others = plan.tokens.filter((_, i) => i !== driver);
       if (others.length === 0) return tokenSet(providerId, plan.tokens[driver], fuzzy);
       return sql`SELECT d.id FROM (${tokenSet(providerId, plan.tokens[driver], fuzzy)}) d
-        WHERE ${sql.join(others.map((t) => tokenMatches(providerId, t, fuzzy)), sql` AND `)}`;
+        WHERE ${sql.join(
+          others.map((t) => tokenMatches(providerId, t, fuzzy)),
+          sql` AND `,
+        )}`;
     }
   }
 }
@@ -262,16 +284,20 @@ export function searchSql(providerId: string, plan: SearchPlan, limit: number, f
   // count is settled and its places are not read: the name rows are the expensive ones (a heap
   // page and, with a typo, a word check per row), and (cap + 1) × READ_PER_MATCH of them cost a
   // fuzzy "Schmdt" 100 ms (bench/README.md, round 10).
-  const r = tok?.kind === 'word'
-    ? (() => {
-        const w = wordParts(providerId, tok, fuzzy);
-        const places = sql.join([...w.own.slice(1), viaBuildings(providerId, w.buildingIds), viaUnits(providerId, w.unitIds)], sql` UNION ALL `);
-        return sql`n AS MATERIALIZED (SELECT id FROM (${w.own[0]}) n0 LIMIT ${cap + 1}),
+  const r =
+    tok?.kind === 'word'
+      ? (() => {
+          const w = wordParts(providerId, tok, fuzzy);
+          const places = sql.join(
+            [...w.own.slice(1), viaBuildings(providerId, w.buildingIds), viaUnits(providerId, w.unitIds)],
+            sql` UNION ALL `,
+          );
+          return sql`n AS MATERIALIZED (SELECT id FROM (${w.own[0]}) n0 LIMIT ${cap + 1}),
           r AS MATERIALIZED (SELECT id FROM (SELECT id FROM n UNION ALL
             SELECT id FROM (${places}) p0 WHERE (SELECT count(*) FROM n) <= ${cap}) m0 LIMIT ${bound}),
           rn AS (SELECT CASE WHEN (SELECT count(*) FROM n) > ${cap} THEN ${bound} ELSE (SELECT count(*) FROM r) END AS n)`;
-      })()
-    : sql`r AS MATERIALIZED (SELECT id FROM (${matchedIds(providerId, plan, fuzzy, driver)}) m0 LIMIT ${bound}),
+        })()
+      : sql`r AS MATERIALIZED (SELECT id FROM (${matchedIds(providerId, plan, fuzzy, driver)}) m0 LIMIT ${bound}),
           rn AS (SELECT count(*) AS n FROM r)`;
   return sql<SearchRow>`
     WITH ${r},
@@ -307,7 +333,13 @@ export function pickDriver(sizes: number[]): number {
  * `cap` rows, ESTIMATE_CAP unless a test asks for less); null when some token matches nothing
  * (then nothing matches).
  */
-export async function chooseDriver(db: Executor, providerId: string, plan: SearchPlan, fuzzy: boolean, cap = ESTIMATE_CAP): Promise<number | null> {
+export async function chooseDriver(
+  db: Executor,
+  providerId: string,
+  plan: SearchPlan,
+  fuzzy: boolean,
+  cap = ESTIMATE_CAP,
+): Promise<number | null> {
   if (plan.kind !== 'tokens' || plan.tokens.length < 2) return 0;
   const sizes = await tokenSizes(db, providerId, plan.tokens, cap, fuzzy);
   if (sizes.some((n) => n === 0)) return null;
@@ -315,7 +347,15 @@ export async function chooseDriver(db: Executor, providerId: string, plan: Searc
 }
 
 /** A word pass (exact, or `fuzzy`: one typo in a name word, place words inside streets). */
-export async function searchCustomers(db: Executor, providerId: string, plan: SearchPlan, limit: number, fuzzy: boolean, cap: number, beforeStatement: () => Promise<void>) {
+export async function searchCustomers(
+  db: Executor,
+  providerId: string,
+  plan: SearchPlan,
+  limit: number,
+  fuzzy: boolean,
+  cap: number,
+  beforeStatement: () => Promise<void>,
+) {
   // Only several tokens are measured (one statement); one token drives without a statement.
   if (plan.kind === 'tokens' && plan.tokens.length >= 2) await beforeStatement();
   const driver = await chooseDriver(db, providerId, plan, fuzzy);
@@ -333,7 +373,10 @@ export async function searchCustomers(db: Executor, providerId: string, plan: Se
  * 0.2 s). `fn` gets a setter for the statement_timeout of the statements that follow (local to the
  * transaction: the pooled connection keeps its own).
  */
-export function inSearchTransaction<T>(db: Executor, fn: (ex: Executor, setTimeout: (ms: number) => Promise<void>) => Promise<T>): Promise<T> {
+export function inSearchTransaction<T>(
+  db: Executor,
+  fn: (ex: Executor, setTimeout: (ms: number) => Promise<void>) => Promise<T>,
+): Promise<T> {
   // JIT and parallel workers are switched off with each timeout (one statement): a cancelled
   // parallel plan ("1A": a parallel scan of the subscriptions) answered 20-40 ms past its timeout.
   const setTimeoutMs = (ex: Executor) => async (ms: number) => {

@@ -22,11 +22,30 @@ const MAX_TOKENS = 6;
 
 // Words a caller says around a unit or an address that match no field ("unit 4B", "Whg. 3").
 export const STOP_WORDS = new Set([
-  'unit', 'apt', 'apartment', 'suite', 'ste', 'flat', 'no', 'nr', 'number', 'whg', 'wohnung', 'app', 'appartement',
-  'einheit', 'etage', 'floor', 'und', 'and', 'in', 'at', 'the',
+  'unit',
+  'apt',
+  'apartment',
+  'suite',
+  'ste',
+  'flat',
+  'no',
+  'nr',
+  'number',
+  'whg',
+  'wohnung',
+  'app',
+  'appartement',
+  'einheit',
+  'etage',
+  'floor',
+  'und',
+  'and',
+  'in',
+  'at',
+  'the',
 ]);
 
-const PHONE_CHARS = /^[+\d\s().\/-]+$/;
+const PHONE_CHARS = /^[+\d\s()./-]+$/;
 const CUSTOMER_NUMBER = /^([A-Za-z]{4})-?(\d{4})$/;
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
@@ -159,7 +178,10 @@ export function structuredProbes(plan: SearchPlan): Probe[] {
   // [name] street house [place words]
   for (let k = 0; k <= Math.min(MAX_NAME_BEFORE_STREET, before.length - 1); k++) {
     probes.push({
-      kind: 'address', key: `${before.slice(k).join(' ')} ${houseDigits}`, house, tokens: after,
+      kind: 'address',
+      key: `${before.slice(k).join(' ')} ${houseDigits}`,
+      house,
+      tokens: after,
       ...(k > 0 ? { names: nameWords(before.slice(0, k)) } : {}),
     });
   }

@@ -5,7 +5,7 @@ import type { Probe } from './search.query.js';
 // The first pass (probes) and the service locations of a page; the second and third passes (every
 // word against every field, then trigrams) are in search-words.repository.ts.
 import type { MatchRow } from './search-words.repository.js';
-export { inSearchTransaction, searchCustomers, searchSql, type MatchRow,  } from './search-words.repository.js';
+export { inSearchTransaction, searchCustomers, searchSql, type MatchRow } from './search-words.repository.js';
 
 /**
  * Countries the provider serves (to read national phone numbers); DE when it has no buildings yet.
@@ -82,12 +82,25 @@ export async function probeCustomers(db: Executor, providerId: string, probes: P
   for (const row of r.rows) {
     let m = rows[rows.length - 1];
     if (!m || m.id !== row.id) {
-      m = { id: row.id, first_name: row.first_name, last_name: row.last_name, email: row.email, phone: row.phone, customer_number: row.customer_number, service_locations: [] };
+      m = {
+        id: row.id,
+        first_name: row.first_name,
+        last_name: row.last_name,
+        email: row.email,
+        phone: row.phone,
+        customer_number: row.customer_number,
+        service_locations: [],
+      };
       rows.push(m);
     }
     if (row.subscription_status !== null) {
       m.service_locations.push({
-        status: row.subscription_status, street: row.street, house_number: row.house_number, postal_code: row.postal_code, city: row.city, unit_label: row.unit_label,
+        status: row.subscription_status,
+        street: row.street,
+        house_number: row.house_number,
+        postal_code: row.postal_code,
+        city: row.city,
+        unit_label: row.unit_label,
       });
     }
   }
@@ -102,7 +115,19 @@ export function serviceLocationsOf(db: Executor, customerIds: string[]) {
     .leftJoin('locations as l', 'l.id', 's.location_id')
     .leftJoin('buildings as b', (j) => j.on((eb) => eb('b.id', '=', eb.fn.coalesce('s.building_id', 'l.building_id'))))
     .leftJoin('units as u', (j) => j.on((eb) => eb('u.id', '=', eb.fn.coalesce('s.unit_id', 'l.unit_id'))))
-    .select(['s.subscriber_id', 's.id as subscription_id', 's.status', 'b.id as building_id', 'b.name as building_name', 'b.street', 'b.house_number', 'b.postal_code', 'b.city', 'b.country', 'u.label as unit_label'])
+    .select([
+      's.subscriber_id',
+      's.id as subscription_id',
+      's.status',
+      'b.id as building_id',
+      'b.name as building_name',
+      'b.street',
+      'b.house_number',
+      'b.postal_code',
+      'b.city',
+      'b.country',
+      'u.label as unit_label',
+    ])
     .where('s.subscriber_id', 'in', customerIds)
     .orderBy('s.created_at')
     .orderBy('s.id')

@@ -8,7 +8,14 @@ import { maskEmail, maskName, maskPhone } from '../../lib/mask.js';
 import { formatAddress, maskCustomerNumber } from './subscriber.format.js';
 import { planSearch, structuredProbes, type Probe } from './search.query.js';
 import {
-  inSearchTransaction, probeCustomers, providerRegions, searchCustomers, serviceLocationsOf, type MatchRow, type ProbeMatch, type ServiceLocationRow,
+  inSearchTransaction,
+  probeCustomers,
+  providerRegions,
+  searchCustomers,
+  serviceLocationsOf,
+  type MatchRow,
+  type ProbeMatch,
+  type ServiceLocationRow,
 } from './search.repository.js';
 
 type SubscriptionStatus = 'PENDING' | 'PENDING_INSTALL' | 'ACTIVE' | 'SUSPENDED' | 'CANCELLED';
@@ -107,7 +114,11 @@ export function createCustomerSearchService({ db, config, log }: CustomerSearchD
         first = await firstPass(db, providerId, probes, limit);
       }
     }
-    if (first && (first.total > 0 || plan.kind !== 'tokens')) return answer(first.total, first.rows.map((r) => masked(r, r.service_locations)));
+    if (first && (first.total > 0 || plan.kind !== 'tokens'))
+      return answer(
+        first.total,
+        first.rows.map((r) => masked(r, r.service_locations)),
+      );
     const wordPlan = plan;
     try {
       return await inSearchTransaction(db, async (ex, setTimeoutMs) => {
@@ -119,17 +130,35 @@ export function createCustomerSearchService({ db, config, log }: CustomerSearchD
         if (!first) {
           await beforeStatement();
           const bounded = await firstPass(ex, providerId, probes, limit);
-          if (bounded.total > 0) return answer(bounded.total, bounded.rows.map((r) => masked(r, r.service_locations)));
+          if (bounded.total > 0)
+            return answer(
+              bounded.total,
+              bounded.rows.map((r) => masked(r, r.service_locations)),
+            );
         }
         let found = await searchCustomers(ex, providerId, wordPlan, limit, false, MATCH_CAP, beforeStatement);
         if (found.total === 0) found = await searchCustomers(ex, providerId, wordPlan, limit, true, MATCH_CAP, beforeStatement);
         await beforeStatement();
-        const locations = await serviceLocationsOf(ex, found.rows.map((r) => r.id));
-        return answer(found.total, found.rows.map((r) => masked(r, locations.filter((l) => l.subscriber_id === r.id))));
+        const locations = await serviceLocationsOf(
+          ex,
+          found.rows.map((r) => r.id),
+        );
+        return answer(
+          found.total,
+          found.rows.map((r) =>
+            masked(
+              r,
+              locations.filter((l) => l.subscriber_id === r.id),
+            ),
+          ),
+        );
       });
     } catch (err) {
       if (!(err instanceof SearchTimeUp) && !isStatementTimeout(err)) throw err;
-      log.info({ timeout_ms: config.SEARCH_TIMEOUT_MS, words: wordPlan.kind === 'tokens' ? wordPlan.tokens.length : 0 }, 'search: stopped at its time bound');
+      log.info(
+        { timeout_ms: config.SEARCH_TIMEOUT_MS, words: wordPlan.kind === 'tokens' ? wordPlan.tokens.length : 0 },
+        'search: stopped at its time bound',
+      );
       return answer(0, [], true);
     }
   }

@@ -98,11 +98,21 @@ export function createCustomerChangeService({ db, clock, mailer, config }: Custo
           const cols = Object.keys(patch).filter(isContactColumn);
           const restore = await readContactColumns(trx, c.id, cols);
           await repo.updateContact(trx, c.id, patch, now);
-          await confirmContactChange(trx, { mailer, config }, {
-            providerId: caller.providerId, subscriberId: c.id, now, contactType: input.contact_type, fields: changed,
-            restore, expected: Object.fromEntries(cols.map((k) => [k, (patch as Record<string, string | null>)[k] ?? null])),
-            mailTo: c.email, firstName: c.first_name,
-          });
+          await confirmContactChange(
+            trx,
+            { mailer, config },
+            {
+              providerId: caller.providerId,
+              subscriberId: c.id,
+              now,
+              contactType: input.contact_type,
+              fields: changed,
+              restore,
+              expected: Object.fromEntries(cols.map((k) => [k, (patch as Record<string, string | null>)[k] ?? null])),
+              mailTo: c.email,
+              firstName: c.first_name,
+            },
+          );
         }
         await recordAudit(trx, {
           ...caller,
@@ -147,12 +157,18 @@ export function createCustomerChangeService({ db, clock, mailer, config }: Custo
       const provider = await getProvider(trx, caller.providerId);
       const ctx = { brand: mailBrand(provider), baseUrl: config.publicBaseUrl };
       const now = clock.now();
-      let user: { id: string; email: string; password_hash: string | null; role: string } | undefined = c.user_id ? await findUserById(trx, c.user_id) : undefined;
+      let user: { id: string; email: string; password_hash: string | null; role: string } | undefined = c.user_id
+        ? await findUserById(trx, c.user_id)
+        : undefined;
       let userCreated = false;
 
       if (action === 'password_reset') {
         if (!user) {
-          throw new AppError(409, 'portal_account_missing', 'This customer has no online account yet; send the set-up link with action "resend_activation"');
+          throw new AppError(
+            409,
+            'portal_account_missing',
+            'This customer has no online account yet; send the set-up link with action "resend_activation"',
+          );
         }
       } else {
         if (user?.password_hash) {
@@ -161,7 +177,11 @@ export function createCustomerChangeService({ db, clock, mailer, config }: Custo
         if (!user) {
           const taken = await findUserByEmail(trx, c.email);
           if (taken) {
-            throw new AppError(409, 'conflict', 'A login with this customer\'s email exists but belongs to another account; escalate with a ticket');
+            throw new AppError(
+              409,
+              'conflict',
+              "A login with this customer's email exists but belongs to another account; escalate with a ticket",
+            );
           }
           const id = newId();
           await repo.createPortalUser(trx, { id, email: c.email, firstName: c.first_name, lastName: c.last_name, now });
@@ -173,9 +193,10 @@ export function createCustomerChangeService({ db, clock, mailer, config }: Custo
 
       const purpose = action === 'password_reset' ? 'password_reset' : 'activation';
       const link = await createLinkToken(trx, clock, { purpose, userId: user.id, subscriberId: c.id });
-      const content = action === 'password_reset'
-        ? passwordResetMail(ctx, { firstName: c.first_name, token: link.token })
-        : activationMail(ctx, { firstName: c.first_name, token: link.token, customerNumber: c.customer_number });
+      const content =
+        action === 'password_reset'
+          ? passwordResetMail(ctx, { firstName: c.first_name, token: link.token })
+          : activationMail(ctx, { firstName: c.first_name, token: link.token, customerNumber: c.customer_number });
       await mailer.enqueue(trx, { to: user.email, ...content });
       await recordAudit(trx, {
         ...caller,

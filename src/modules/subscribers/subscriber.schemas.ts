@@ -5,10 +5,16 @@ import { AddressParts } from '../../lib/address.schemas.js';
 
 export const Detail = z.object({ detail: z.string() }).describe('Error');
 
-const Money = z.string().regex(/^-?\d+\.\d{2}$/).describe('Decimal amount with two places, e.g. "39.99"');
+const Money = z
+  .string()
+  .regex(/^-?\d+\.\d{2}$/)
+  .describe('Decimal amount with two places, e.g. "39.99"');
 const Currency = z.string().length(3).describe('ISO 4217');
 const Timestamp = z.string().describe('RFC 3339 UTC');
-const DateOnly = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).describe('YYYY-MM-DD');
+const DateOnly = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/)
+  .describe('YYYY-MM-DD');
 
 const SubscriberRecord = z.object({
   id: z.uuid().describe('Subscriber id (the customer id)'),
@@ -30,14 +36,21 @@ const PlanSummary = z.object({
 const SubscriptionSummary = z.object({
   id: z.uuid(),
   status: z.enum(['PENDING', 'PENDING_INSTALL', 'ACTIVE', 'SUSPENDED', 'CANCELLED']),
-  billed_by: z.enum(['service', 'provider']).describe('`service`: this service invoices it monthly; `provider`: the provider bills it (no invoices here)'),
+  billed_by: z
+    .enum(['service', 'provider'])
+    .describe('`service`: this service invoices it monthly; `provider`: the provider bills it (no invoices here)'),
   plan: PlanSummary.extend({ download_mbps: z.number().int(), upload_mbps: z.number().int() }),
   billing_day: z.number().int().min(1).max(10).describe('Day of the month (1..10) the monthly invoice is sent and collected'),
-  billing_day_effective_from: DateOnly.nullable().describe('First month (its 1st) the billing_day applies to; earlier months keep the previous day'),
-  service_address: z.object({
-    ...AddressParts,
-    unit: z.string().nullable(),
-  }).nullable().describe('All parts nullable: render defensively'),
+  billing_day_effective_from: DateOnly.nullable().describe(
+    'First month (its 1st) the billing_day applies to; earlier months keep the previous day',
+  ),
+  service_address: z
+    .object({
+      ...AddressParts,
+      unit: z.string().nullable(),
+    })
+    .nullable()
+    .describe('All parts nullable: render defensively'),
   activated_at: Timestamp.nullable(),
   canceled_at: Timestamp.nullable(),
   ended_at: DateOnly.nullable().describe('Exclusive: the first day without service'),
@@ -47,25 +60,32 @@ const SubscriptionSummary = z.object({
 export const MeResponse = z.object({
   subscriber: SubscriberRecord.nullable().describe('null while the account has no subscriber record yet'),
   subscriptions: z.array(SubscriptionSummary).describe('Newest first; empty without a subscriber record'),
-  checkout_sessions: z.array(z.object({
-    id: z.uuid(),
-    status: z.enum(['pending', 'redirected', 'completed', 'expired', 'cancelled']),
-    plan: PlanSummary,
-    subscription_id: z.uuid().nullable(),
-    created_at: Timestamp,
-    completed_at: Timestamp.nullable(),
-  })).describe('External-checkout sessions created with this account\'s Bearer token, newest first'),
-  provider: z.object({
-    id: z.uuid(),
-    name: z.string(),
-    support_email: z.string(),
-    branding: z.object({
-      display_name: z.string(),
-      logo_url: z.string().nullable(),
-      primary_color: z.string().nullable(),
-      support_phone: z.string().nullable(),
-    }),
-  }).nullable().describe('The provider of the subscriber record, for branding the portal; null without a record'),
+  checkout_sessions: z
+    .array(
+      z.object({
+        id: z.uuid(),
+        status: z.enum(['pending', 'redirected', 'completed', 'expired', 'cancelled']),
+        plan: PlanSummary,
+        subscription_id: z.uuid().nullable(),
+        created_at: Timestamp,
+        completed_at: Timestamp.nullable(),
+      }),
+    )
+    .describe("External-checkout sessions created with this account's Bearer token, newest first"),
+  provider: z
+    .object({
+      id: z.uuid(),
+      name: z.string(),
+      support_email: z.string(),
+      branding: z.object({
+        display_name: z.string(),
+        logo_url: z.string().nullable(),
+        primary_color: z.string().nullable(),
+        support_phone: z.string().nullable(),
+      }),
+    })
+    .nullable()
+    .describe('The provider of the subscriber record, for branding the portal; null without a record'),
 });
 
 const CardSummary = z.object({
@@ -76,12 +96,14 @@ const CardSummary = z.object({
 });
 
 export const DetailsResponse = SubscriberRecord.extend({
-  invoice_contact: z.object({
-    first_name: z.string().nullable(),
-    last_name: z.string().nullable(),
-    email: z.string().nullable(),
-    phone: z.string().nullable(),
-  }).describe('Billing contact when it differs from the contract holder (null parts: same as the contract holder)'),
+  invoice_contact: z
+    .object({
+      first_name: z.string().nullable(),
+      last_name: z.string().nullable(),
+      email: z.string().nullable(),
+      phone: z.string().nullable(),
+    })
+    .describe('Billing contact when it differs from the contract holder (null parts: same as the contract holder)'),
   invoice_address: z.object({
     street: z.string().nullable(),
     house_number: z.string().nullable(),
@@ -105,24 +127,34 @@ export const InvoiceItem = z.object({
   kind: z.enum(['monthly', 'first']).describe('`first`: the installation month, pro rata; `monthly`: one calendar month'),
   invoice_date: DateOnly,
   due_date: DateOnly,
-  period: z.string().regex(/^\d{4}-\d{2}$/).nullable().describe('The calendar month billed (YYYY-MM)'),
+  period: z
+    .string()
+    .regex(/^\d{4}-\d{2}$/)
+    .nullable()
+    .describe('The calendar month billed (YYYY-MM)'),
   total: Money,
   currency: Currency,
   status: z.enum(['open', 'paid', 'void']),
   paid_at: Timestamp.nullable(),
   subscription_id: z.uuid().nullable(),
-  lines: z.array(z.object({
-    kind: z.enum(['subscription', 'plan_change_adjustment', 'credit_applied', 'correction']),
-    description: z.string(),
-    amount: Money.describe('Signed: a credit applied is negative'),
-  })),
+  lines: z.array(
+    z.object({
+      kind: z.enum(['subscription', 'plan_change_adjustment', 'credit_applied', 'correction']),
+      description: z.string(),
+      amount: Money.describe('Signed: a credit applied is negative'),
+    }),
+  ),
 });
 
 export const CreditNoteItem = z.object({
   id: z.string().describe('Credit-note id in the billing system (used for the PDF path)'),
   number: z.string(),
-  state: z.enum(['open', 'refunded', 'paid_out', 'applied']).describe('`open`: issued, not settled; `refunded`: refunded to the card; `paid_out`: paid by other means; `applied`: applied against an invoice'),
-  amount: Money.describe('Gross amount in the provider\'s currency'),
+  state: z
+    .enum(['open', 'refunded', 'paid_out', 'applied'])
+    .describe(
+      '`open`: issued, not settled; `refunded`: refunded to the card; `paid_out`: paid by other means; `applied`: applied against an invoice',
+    ),
+  amount: Money.describe("Gross amount in the provider's currency"),
   currency: Currency,
   reason: z.string(),
   issued_at: Timestamp,
@@ -131,24 +163,35 @@ export const CreditNoteItem = z.object({
 });
 
 export const UsageResponse = z.object({
-  status: z.enum(['ok', 'no_subscription', 'no_data']).describe('`no_subscription`: the account has no subscription; `no_data`: no usage recorded in the window (months empty)'),
-  months: z.array(z.object({
-    month: z.string().regex(/^\d{4}-\d{2}$/).describe('Calendar month (UTC), YYYY-MM'),
-    download_gb: z.number().describe('Decimal gigabytes (1 GB = 1,000,000,000 bytes), 2 places'),
-    upload_gb: z.number().describe('Decimal gigabytes (1 GB = 1,000,000,000 bytes), 2 places'),
-    partial: z.boolean().describe('true for the current month (month to date)'),
-  })).describe('Oldest first: the last 6 complete calendar months, then the current month to date'),
+  status: z
+    .enum(['ok', 'no_subscription', 'no_data'])
+    .describe('`no_subscription`: the account has no subscription; `no_data`: no usage recorded in the window (months empty)'),
+  months: z
+    .array(
+      z.object({
+        month: z
+          .string()
+          .regex(/^\d{4}-\d{2}$/)
+          .describe('Calendar month (UTC), YYYY-MM'),
+        download_gb: z.number().describe('Decimal gigabytes (1 GB = 1,000,000,000 bytes), 2 places'),
+        upload_gb: z.number().describe('Decimal gigabytes (1 GB = 1,000,000,000 bytes), 2 places'),
+        partial: z.boolean().describe('true for the current month (month to date)'),
+      }),
+    )
+    .describe('Oldest first: the last 6 complete calendar months, then the current month to date'),
 });
 
 export const StatusHistoryResponse = z.object({
-  events: z.array(z.object({
-    id: z.uuid(),
-    started_at: Timestamp,
-    resolved_at: Timestamp.nullable(),
-    ongoing: z.boolean().describe('true while not resolved'),
-    kind: z.enum(['outage', 'degraded', 'maintenance']),
-    description: z.string().nullable(),
-  })),
+  events: z.array(
+    z.object({
+      id: z.uuid(),
+      started_at: Timestamp,
+      resolved_at: Timestamp.nullable(),
+      ongoing: z.boolean().describe('true while not resolved'),
+      kind: z.enum(['outage', 'degraded', 'maintenance']),
+      description: z.string().nullable(),
+    }),
+  ),
 });
 
 export const BillingDayBody = z.object({
@@ -160,16 +203,23 @@ export const BillingDayResponse = z.object({
   subscription_id: z.uuid(),
   billing_day: z.number().int(),
   effective_period: DateOnly.describe('First calendar month the new day applies to, as its 1st'),
-  next_send_date: DateOnly.nullable().describe('When the next recurring invoice is sent; null when the subscription has no recurring invoice (yet)'),
+  next_send_date: DateOnly.nullable().describe(
+    'When the next recurring invoice is sent; null when the subscription has no recurring invoice (yet)',
+  ),
 });
 
 export const PaymentMethodResponse = z.object({ payment_method: CardSummary.nullable() });
 export const SetupResponse = z.object({
-  client_secret: z.string().describe('Hand to the card processor\'s client (card form); send it back to .../confirm'),
+  client_secret: z.string().describe("Hand to the card processor's client (card form); send it back to .../confirm"),
   status: z.literal('requires_confirmation'),
 });
 export const ConfirmBody = z.object({
   client_secret: z.string().min(10).max(300).describe('From POST .../setup'),
-  card_number: z.string().regex(/^[\d -]{12,23}$/).optional()
-    .describe('Sandbox only: the test card the processor\'s card form would collect (4242424242424242 succeeds, 4000000000000002 is declined)'),
+  card_number: z
+    .string()
+    .regex(/^[\d -]{12,23}$/)
+    .optional()
+    .describe(
+      "Sandbox only: the test card the processor's card form would collect (4242424242424242 succeeds, 4000000000000002 is declined)",
+    ),
 });

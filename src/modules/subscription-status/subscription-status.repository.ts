@@ -16,4 +16,9 @@ export const setStatus = (
   id: string,
   to: { status: 'ACTIVE' | 'SUSPENDED'; suspended_reason: 'provider' | null },
   now: Date,
-) => trx.updateTable('subscriptions').set({ ...to, updated_at: now }).where('id', '=', id).execute();
+) =>
+  trx
+    .updateTable('subscriptions')
+    .set({ ...to, updated_at: now })
+    .where('id', '=', id)
+    .execute();

@@ -29,9 +29,10 @@ function portErrorOf(err: unknown): string {
   return 'Switch controller refused the change; the port was not set to the captive portal';
 }
 
-const SERVICE_BILLED_DETAIL = 'This subscription is billed by the service, not by the provider: it is suspended automatically '
-  + 'when an invoice stays unpaid past the grace period and restored automatically when it is paid. '
-  + 'suspend and restore apply only to subscriptions whose billing the provider owns';
+const SERVICE_BILLED_DETAIL =
+  'This subscription is billed by the service, not by the provider: it is suspended automatically ' +
+  'when an invoice stays unpaid past the grace period and restored automatically when it is paid. ' +
+  'suspend and restore apply only to subscriptions whose billing the provider owns';
 
 /**
  * Section 1: suspend/restore is for "when the provider owns billing"; when the service bills, its
@@ -74,19 +75,41 @@ export function createSubscriptionStatusService(deps: SubscriptionStatusDeps) {
       const now = clock.now();
       await repo.setStatus(trx, s.id, { status: 'SUSPENDED', suspended_reason: 'provider' }, now);
       await recordAudit(trx, {
-        ...actor, providerId, action: 'subscription.suspend', entityType: 'subscription', entityId: s.id,
-        before: { status: s.status }, after: { status: 'SUSPENDED', suspended_reason: 'provider', operation: actionId }, requestId, at: now,
+        ...actor,
+        providerId,
+        action: 'subscription.suspend',
+        entityType: 'subscription',
+        entityId: s.id,
+        before: { status: s.status },
+        after: { status: 'SUSPENDED', suspended_reason: 'provider', operation: actionId },
+        requestId,
+        at: now,
       });
       return s;
     });
 
     // The switch is a remote system: called after the commit, never inside the transaction.
     if (!sub.location_id) {
-      return { subscription_id: sub.id, status: 'SUSPENDED', port_changed: false, port_error: null, message: 'Subscription suspended; it has no switch port to change' };
+      return {
+        subscription_id: sub.id,
+        status: 'SUSPENDED',
+        port_changed: false,
+        port_error: null,
+        message: 'Subscription suspended; it has no switch port to change',
+      };
     }
     try {
-      await adapters.switchController.setCaptivePortal({ operationKey: `subscription-status:suspend:${sub.id}:${actionId}`, locationId: sub.location_id });
-      return { subscription_id: sub.id, status: 'SUSPENDED', port_changed: true, port_error: null, message: 'Subscription suspended; the port now shows the captive portal' };
+      await adapters.switchController.setCaptivePortal({
+        operationKey: `subscription-status:suspend:${sub.id}:${actionId}`,
+        locationId: sub.location_id,
+      });
+      return {
+        subscription_id: sub.id,
+        status: 'SUSPENDED',
+        port_changed: true,
+        port_error: null,
+        message: 'Subscription suspended; the port now shows the captive portal',
+      };
     } catch (err) {
       log.warn({ err, subscriptionId: sub.id }, 'suspend: captive portal switch call failed');
       return {
@@ -105,7 +128,13 @@ export function createSubscriptionStatusService(deps: SubscriptionStatusDeps) {
       if (!s) throw notFound('Subscription not found');
       refuseServiceBilled(s, 'restore');
       if (s.status === 'ACTIVE') {
-        return { subscription_id: s.id, status: 'ACTIVE', port_changed: false, port_error: null, message: 'Subscription is already ACTIVE; nothing to restore' };
+        return {
+          subscription_id: s.id,
+          status: 'ACTIVE',
+          port_changed: false,
+          port_error: null,
+          message: 'Subscription is already ACTIVE; nothing to restore',
+        };
       }
       if (s.status !== 'SUSPENDED') {
         throw conflict('conflict', `Cannot restore a subscription in status ${s.status}; only SUSPENDED subscriptions can be restored`);
@@ -117,8 +146,15 @@ export function createSubscriptionStatusService(deps: SubscriptionStatusDeps) {
         jobId = (await enqueuePortJob(trx, jobs, { subscriptionId: s.id, providerId, reason: 'restore' })).id;
       }
       await recordAudit(trx, {
-        ...actor, providerId, action: 'subscription.restore', entityType: 'subscription', entityId: s.id,
-        before: { status: s.status, suspended_reason: s.suspended_reason }, after: { status: 'ACTIVE', port_job_id: jobId }, requestId, at: now,
+        ...actor,
+        providerId,
+        action: 'subscription.restore',
+        entityType: 'subscription',
+        entityId: s.id,
+        before: { status: s.status, suspended_reason: s.suspended_reason },
+        after: { status: 'ACTIVE', port_job_id: jobId },
+        requestId,
+        at: now,
       });
       return {
         subscription_id: s.id,

@@ -35,7 +35,10 @@ export async function insertTicket(db: Executor, t: NewTicket) {
     .execute();
 }
 
-export async function insertComment(db: Executor, c: { id: string; ticketId: string; public: boolean; author: string; body: string; now: Date }) {
+export async function insertComment(
+  db: Executor,
+  c: { id: string; ticketId: string; public: boolean; author: string; body: string; now: Date },
+) {
   await db
     .insertInto('ticket_comments')
     .values({ id: c.id, ticket_id: c.ticketId, public: c.public, author: c.author, body: c.body, created_at: c.now })
@@ -47,7 +50,19 @@ export function listCustomerTickets(db: Executor, providerId: string, customerId
   const lowered = [...new Set(emails.map((e) => e.toLowerCase()))];
   return db
     .selectFrom('tickets')
-    .select(['id', 'subscriber_id', 'subject', 'status', 'priority', 'queue', 'source', 'caller_verified', 'article', 'created_at', 'updated_at'])
+    .select([
+      'id',
+      'subscriber_id',
+      'subject',
+      'status',
+      'priority',
+      'queue',
+      'source',
+      'caller_verified',
+      'article',
+      'created_at',
+      'updated_at',
+    ])
     .where('provider_id', '=', providerId)
     .where((eb) => {
       const byCustomer = eb('subscriber_id', '=', customerId);

@@ -33,7 +33,11 @@ export interface AgentTicketInput {
 
 /** The first line of the summary, cut at a word boundary: what a support queue shows. */
 function subjectFromSummary(summary: string): string {
-  const line = summary.split(/\r?\n/).map((l) => l.trim()).find((l) => l.length > 0) ?? 'Support request';
+  const line =
+    summary
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .find((l) => l.length > 0) ?? 'Support request';
   if (line.length <= 120) return line;
   const cut = line.slice(0, 120);
   const space = cut.lastIndexOf(' ');
@@ -73,7 +77,9 @@ export function createTicketsService({ db, clock, mailer, config }: TicketsDeps)
       const provider = await getProvider(trx, caller.providerId);
       const now = clock.now();
       const hash = input.customer_id && verifiedSession ? sessionTokenHash(verifiedSession) : undefined;
-      const callerVerified = Boolean(hash && customer && judgeSession(await findSessionByHash(trx, hash), caller.providerId, customer.id, now) === 'ok');
+      const callerVerified = Boolean(
+        hash && customer && judgeSession(await findSessionByHash(trx, hash), caller.providerId, customer.id, now) === 'ok',
+      );
       const id = newId();
       const contactEmail = input.contact_email ?? customer!.email;
       const subject = (input.subject?.trim() || subjectFromSummary(input.ai_summary)).slice(0, SUBJECT_MAX);
@@ -93,7 +99,14 @@ export function createTicketsService({ db, clock, mailer, config }: TicketsDeps)
       let transcriptCommentId: string | null = null;
       if (input.transcript && input.transcript.trim()) {
         transcriptCommentId = newId();
-        await repo.insertComment(trx, { id: transcriptCommentId, ticketId: id, public: false, author: 'ai_agent', body: input.transcript, now });
+        await repo.insertComment(trx, {
+          id: transcriptCommentId,
+          ticketId: id,
+          public: false,
+          author: 'ai_agent',
+          body: input.transcript,
+          now,
+        });
       }
       // Routed to the provider's support queue: the notification is part of the same commit.
       const note = ticketNotificationMail(
@@ -121,10 +134,25 @@ export function createTicketsService({ db, clock, mailer, config }: TicketsDeps)
         action: 'agent.ticket.create',
         entityType: 'ticket',
         entityId: id,
-        after: { ticket_id: id, subscriber_id: customer?.id ?? null, caller_verified: callerVerified, priority: input.priority, subject, queue: SUPPORT_QUEUE, transcript_comment_id: transcriptCommentId },
+        after: {
+          ticket_id: id,
+          subscriber_id: customer?.id ?? null,
+          caller_verified: callerVerified,
+          priority: input.priority,
+          subject,
+          queue: SUPPORT_QUEUE,
+          transcript_comment_id: transcriptCommentId,
+        },
         at: now,
       });
-      return { ticket_id: id, status: 'open' as const, priority: input.priority, subject, queue: SUPPORT_QUEUE, created_at: now.toISOString() };
+      return {
+        ticket_id: id,
+        status: 'open' as const,
+        priority: input.priority,
+        subject,
+        queue: SUPPORT_QUEUE,
+        created_at: now.toISOString(),
+      };
     });
   }
 

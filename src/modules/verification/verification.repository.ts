@@ -86,11 +86,22 @@ export async function insertSession(
 ) {
   await trx
     .insertInto('verified_sessions')
-    .values({ id: s.id, provider_id: s.providerId, subscriber_id: s.subscriberId, token_hash: s.tokenHash, expires_at: s.expiresAt, created_at: s.now })
+    .values({
+      id: s.id,
+      provider_id: s.providerId,
+      subscriber_id: s.subscriberId,
+      token_hash: s.tokenHash,
+      expires_at: s.expiresAt,
+      created_at: s.now,
+    })
     .execute();
 }
 
 /** The verified session of a token hash (judge it with judgeSession). */
 export function findSessionByHash(db: Executor, tokenHash: Buffer) {
-  return db.selectFrom('verified_sessions').select(['provider_id', 'subscriber_id', 'expires_at']).where('token_hash', '=', tokenHash).executeTakeFirst();
+  return db
+    .selectFrom('verified_sessions')
+    .select(['provider_id', 'subscriber_id', 'expires_at'])
+    .where('token_hash', '=', tokenHash)
+    .executeTakeFirst();
 }

@@ -74,7 +74,10 @@ export function createVerificationService(deps: VerificationDeps) {
       const provider = await getProvider(trx, caller.providerId);
       if (channel === 'sms') {
         if (!provider.sms_configured) {
-          throw serviceUnavailable('dependency_unconfigured', 'SMS one-time codes are not configured for this provider account; use channel "email"');
+          throw serviceUnavailable(
+            'dependency_unconfigured',
+            'SMS one-time codes are not configured for this provider account; use channel "email"',
+          );
         }
         if (!customer.phone_e164) {
           throw new AppError(422, 'unprocessable', 'The customer has no mobile number on file; use channel "email"');
@@ -92,7 +95,15 @@ export function createVerificationService(deps: VerificationDeps) {
       const id = newId();
       const code = sixDigitCode();
       const expiresAt = new Date(now.getTime() + CODE_TTL_MS);
-      await repo.insertCode(trx, { id, providerId: caller.providerId, subscriberId: customer.id, channel, codeHash: hashCode(id, code), expiresAt, now });
+      await repo.insertCode(trx, {
+        id,
+        providerId: caller.providerId,
+        subscriberId: customer.id,
+        channel,
+        codeHash: hashCode(id, code),
+        expiresAt,
+        now,
+      });
       const msg = oneTimeCodeMessage({ provider, customer, code, baseUrl: deps.config.publicBaseUrl });
       // Email: a durable mail job in this transaction. SMS: sent after commit (adapters are remote
       // systems and never called inside a transaction).
@@ -135,9 +146,7 @@ export function createVerificationService(deps: VerificationDeps) {
     return { sent: true as const, channel, destination_masked: destinationMasked ?? '***', expires_at: issued.expiresAt.toISOString() };
   }
 
-  type CheckOutcome =
-    | { ok: true; token: string; expiresAt: Date }
-    | { ok: false; error: AppError };
+  type CheckOutcome = { ok: true; token: string; expiresAt: Date } | { ok: false; error: AppError };
 
   async function check(caller: Caller, customerId: string, code: string) {
     const outcome = await db.transaction().execute(async (trx): Promise<CheckOutcome> => {
@@ -145,12 +154,24 @@ export function createVerificationService(deps: VerificationDeps) {
       if (!customer) return { ok: false, error: customerNotFound() };
       const now = clock.now();
       const audit = (result: string, after: Record<string, unknown> = {}) =>
-        recordAudit(trx, { ...caller, action: 'agent.verify.check', entityType: 'customer', entityId: customer.id, after: { result, ...after }, at: now });
+        recordAudit(trx, {
+          ...caller,
+          action: 'agent.verify.check',
+          entityType: 'customer',
+          entityId: customer.id,
+          after: { result, ...after },
+          at: now,
+        });
 
       const current = await repo.lockCurrentCode(trx, caller.providerId, customer.id);
       if (!current) {
         await audit('invalid_code', { reason: 'no_active_code' });
-        return { ok: false, error: new AppError(401, 'invalid_code', 'There is no active code for this customer', { next: { say: 'issue one with', operation: 'verifyIssue' } }) };
+        return {
+          ok: false,
+          error: new AppError(401, 'invalid_code', 'There is no active code for this customer', {
+            next: { say: 'issue one with', operation: 'verifyIssue' },
+          }),
+        };
       }
       if (current.attempts >= MAX_WRONG_ATTEMPTS) {
         await audit('too_many_attempts', { code_id: current.id });
@@ -158,7 +179,10 @@ export function createVerificationService(deps: VerificationDeps) {
       }
       if (new Date(current.expires_at).getTime() <= now.getTime()) {
         await audit('code_expired', { code_id: current.id });
-        return { ok: false, error: new AppError(401, 'code_expired', 'The code has expired (codes are valid 10 minutes); issue a new one') };
+        return {
+          ok: false,
+          error: new AppError(401, 'code_expired', 'The code has expired (codes are valid 10 minutes); issue a new one'),
+        };
       }
       if (!bytesEqual(hashCode(current.id, code), current.code_hash)) {
         // Committed although the request fails: the counter is the point.
@@ -166,13 +190,23 @@ export function createVerificationService(deps: VerificationDeps) {
         await audit(attempts >= MAX_WRONG_ATTEMPTS ? 'too_many_attempts' : 'invalid_code', { code_id: current.id, attempts });
         if (attempts >= MAX_WRONG_ATTEMPTS) return { ok: false, error: tooManyAttempts() };
         const left = MAX_WRONG_ATTEMPTS - attempts;
-        return { ok: false, error: new AppError(401, 'invalid_code', `The code is not correct; ${left} attempt${left === 1 ? '' : 's'} left`) };
+        return {
+          ok: false,
+          error: new AppError(401, 'invalid_code', `The code is not correct; ${left} attempt${left === 1 ? '' : 's'} left`),
+        };
       }
       await repo.consumeCode(trx, current.id, now);
       const token = `vs_${randomToken(32)}`;
       const sessionId = newId();
       const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
-      await repo.insertSession(trx, { id: sessionId, providerId: caller.providerId, subscriberId: customer.id, tokenHash: sha256(token), expiresAt, now });
+      await repo.insertSession(trx, {
+        id: sessionId,
+        providerId: caller.providerId,
+        subscriberId: customer.id,
+        tokenHash: sha256(token),
+        expiresAt,
+        now,
+      });
       await audit('verified', { code_id: current.id, session_id: sessionId, expires_at: expiresAt.toISOString() });
       return { ok: true, token, expiresAt };
     });
@@ -184,7 +218,9 @@ export function createVerificationService(deps: VerificationDeps) {
 }
 
 const tooManyAttempts = () =>
-  new AppError(403, 'too_many_attempts', 'Too many wrong codes: this code is locked', { next: { say: 'issue a new one with', operation: 'verifyIssue' } });
+  new AppError(403, 'too_many_attempts', 'Too many wrong codes: this code is locked', {
+    next: { say: 'issue a new one with', operation: 'verifyIssue' },
+  });
 
 /** @public The type of what the container builds. */
 export type VerificationService = ReturnType<typeof createVerificationService>;

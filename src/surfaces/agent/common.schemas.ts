@@ -5,15 +5,29 @@ import { z } from 'zod';
 
 const ErrorEnvelope = z
   .object({
-    error: z.object({
-      code: z.string().describe('Stable machine-readable code; branch on this, never on `message`. Each code\'s next step ends `message` and is listed in the API description'),
-      message: z.string().describe('Human-readable explanation, safe to relay'),
-      request_id: z.string().describe('Quote this to support; equals the x-request-id response header').meta({ example: 'req_3kZ8cW1q0b8JvA2x' }),
-      details: z
-        .array(z.object({ field: z.string().describe('Path of the offending field, e.g. `limit` or `body`'), message: z.string().describe('What is wrong with it') }))
-        .optional()
-        .describe('Present on 400 validation_error: one entry per invalid field'),
-    }).describe('What went wrong'),
+    error: z
+      .object({
+        code: z
+          .string()
+          .describe(
+            "Stable machine-readable code; branch on this, never on `message`. Each code's next step ends `message` and is listed in the API description",
+          ),
+        message: z.string().describe('Human-readable explanation, safe to relay'),
+        request_id: z
+          .string()
+          .describe('Quote this to support; equals the x-request-id response header')
+          .meta({ example: 'req_3kZ8cW1q0b8JvA2x' }),
+        details: z
+          .array(
+            z.object({
+              field: z.string().describe('Path of the offending field, e.g. `limit` or `body`'),
+              message: z.string().describe('What is wrong with it'),
+            }),
+          )
+          .optional()
+          .describe('Present on 400 validation_error: one entry per invalid field'),
+      })
+      .describe('What went wrong'),
   })
   .describe('Error envelope of the /agent surface');
 
@@ -22,7 +36,10 @@ export const StandardRateLimit = z
   .object({
     statusCode: z.literal(429).describe('Always 429'),
     error: z.string().describe('HTTP reason phrase').meta({ example: 'Too Many Requests' }),
-    message: z.string().describe('When to retry; the Retry-After header gives the seconds').meta({ example: 'Rate limit exceeded, retry in 1 minute' }),
+    message: z
+      .string()
+      .describe('When to retry; the Retry-After header gives the seconds')
+      .meta({ example: 'Rate limit exceeded, retry in 1 minute' }),
   })
   .describe('Standard rate-limit response (no envelope): back off for Retry-After seconds');
 
@@ -34,10 +51,18 @@ export const Uuid = z
 
 export const err = (description: string) => ErrorEnvelope.describe(description);
 
-export const Money = z.string().regex(/^-?\d+\.\d{2}$/).describe('Decimal amount with two places').meta({ example: '39.99' });
+export const Money = z
+  .string()
+  .regex(/^-?\d+\.\d{2}$/)
+  .describe('Decimal amount with two places')
+  .meta({ example: '39.99' });
 export const Currency = z.string().length(3).describe('ISO 4217 currency code').meta({ example: 'EUR' });
 export const Timestamp = z.string().describe('RFC 3339 UTC timestamp').meta({ example: '2026-11-16T10:00:00.000Z' });
-export const CalendarDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).describe('Calendar date YYYY-MM-DD (UTC)').meta({ example: '2026-12-01' });
+export const CalendarDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/)
+  .describe('Calendar date YYYY-MM-DD (UTC)')
+  .meta({ example: '2026-12-01' });
 
 /** `:customerId` is a string on purpose: a malformed id answers 404 customer_not_found like any unknown id. */
 export const CustomerParams = z.object({
@@ -54,7 +79,9 @@ export const IdempotencyHeaders = z.object({
     .min(1)
     .max(255)
     .optional()
-    .describe('Optional. Same key and same body within 24 h replays the first answer (header `idempotent-replayed: true`); same key with another body answers 422 idempotency_key_reused; while the first request runs, 409 idempotency_in_progress')
+    .describe(
+      'Optional. Same key and same body within 24 h replays the first answer (header `idempotent-replayed: true`); same key with another body answers 422 idempotency_key_reused; while the first request runs, 409 idempotency_in_progress',
+    )
     .meta({ example: '7b0f6f4e-ticket-attempt-1' }),
 });
 
@@ -71,9 +98,11 @@ export const describeRoute = (text: string, verified = false) => `${text}\n\n${v
 /** Errors every verified customer route can answer. */
 export const verifiedErrors = {
   400: err('validation_error: the request failed its schema (`details` names each field)'),
-  401: err('verification_required (no X-Verified-Session) or session_invalid (unknown, malformed or expired session): verify the caller again'),
+  401: err(
+    'verification_required (no X-Verified-Session) or session_invalid (unknown, malformed or expired session): verify the caller again',
+  ),
   403: err('invalid_api_key, feature_not_enabled, or session_customer_mismatch (the session belongs to another customer)'),
-  404: err('customer_not_found: no such customer for your provider (also for another provider\'s customer)'),
+  404: err("customer_not_found: no such customer for your provider (also for another provider's customer)"),
   429: StandardRateLimit,
   500: err('internal_error: hand over to a human with a ticket'),
 };

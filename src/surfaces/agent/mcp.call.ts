@@ -67,7 +67,11 @@ function validate(op: Operation, parts: ReturnType<typeof split>) {
 
 /** Runs tool `op` for the API key of `request` (the POST /agent/mcp it came in). */
 export async function callTool(
-  app: FastifyInstance, request: FastifyRequest, op: Operation, rawArgs: unknown, words: (s: string) => string,
+  app: FastifyInstance,
+  request: FastifyRequest,
+  op: Operation,
+  rawArgs: unknown,
+  words: (s: string) => string,
 ): Promise<CallToolResult> {
   const startedAt = Date.now();
   try {
@@ -76,7 +80,12 @@ export async function callTool(
     const unstorable = findUnstorableText(args);
     if (unstorable !== null) {
       throw new AppError(400, 'validation_error', 'Request validation failed', {
-        details: [{ field: unstorable.replace(/^\//, '').replaceAll('/', '.') || 'body', message: 'must not contain U+0000 or unpaired surrogates' }],
+        details: [
+          {
+            field: unstorable.replace(/^\//, '').replaceAll('/', '.') || 'body',
+            message: 'must not contain U+0000 or unpaired surrogates',
+          },
+        ],
       });
     }
     const providerId = request.apiKey!.providerId;
@@ -87,7 +96,12 @@ export async function callTool(
     let owner: { id: string; providerId: string; session?: Parameters<typeof assertVerifiedSession>[0]['session'] } | undefined;
     if ('customerId' in op.paramArgs) {
       const raw = text(parts.params.customerId)?.toLowerCase() ?? '';
-      const found = await app.services.customerOwnership.findOwned(providerId, raw, (session && sessionTokenHash(session)) || null, 'agent_owned_customer');
+      const found = await app.services.customerOwnership.findOwned(
+        providerId,
+        raw,
+        (session && sessionTokenHash(session)) || null,
+        'agent_owned_customer',
+      );
       if (!found) throw customerNotFound();
       owner = { id: found.customer.id, providerId, session: found.session };
     }
@@ -96,13 +110,16 @@ export async function callTool(
 
     const spec = TOOLS[op.operationId]!;
     const input: ToolInput = { ...valid, customerId: owner?.id ?? '', session: spec.session ? session : undefined };
-    const result = await spec.run({
-      request,
-      services: servicesOf(app),
-      providerId,
-      caller: { ...actorOf(request), providerId, requestId: String(request.id) },
-      startedAt,
-    }, input);
+    const result = await spec.run(
+      {
+        request,
+        services: servicesOf(app),
+        providerId,
+        caller: { ...actorOf(request), providerId, requestId: String(request.id) },
+        startedAt,
+      },
+      input,
+    );
     // As the route's serializer does: the response schema decides what leaves (unknown keys dropped).
     const parsed = op.response.safeParse(result);
     if (!parsed.success) {
@@ -117,10 +134,9 @@ export async function callTool(
 }
 
 /** The /agent envelope as a tool error; a 429 carries `rate_limited` (over HTTP it has no envelope). */
-export function toolError(err: unknown, request: FastifyRequest, words: (s: string) => string): CallToolResult {
-  const n = err instanceof RateLimitError
-    ? { code: 'rate_limited', message: err.body.message, details: undefined }
-    : normaliseError(err, request);
+function toolError(err: unknown, request: FastifyRequest, words: (s: string) => string): CallToolResult {
+  const n =
+    err instanceof RateLimitError ? { code: 'rate_limited', message: err.body.message, details: undefined } : normaliseError(err, request);
   const error = { code: n.code, message: words(n.message), request_id: String(request.id), ...(n.details ? { details: n.details } : {}) };
   return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error }) }], structuredContent: { error } };
 }

@@ -87,9 +87,7 @@ export function mcpWords(ops: Operation[]): (text: string) => string {
   return (text) => {
     let out = text;
     for (const [http, tool] of names) out = out.split(http).join(tool);
-    return out
-      .replace(/`?X-Verified-Session`?( header)?/g, '`verified_session`')
-      .replace(/`?X-API-Key`?/g, 'the API key');
+    return out.replace(/`?X-Verified-Session`?( header)?/g, '`verified_session`').replace(/`?X-API-Key`?/g, 'the API key');
   };
 }
 
@@ -98,7 +96,9 @@ function toolDescription(op: Operation, words: (text: string) => string): string
   // 429 body) after a blank line: the tool keeps the first and says its own notes instead.
   const own = op.description.split('\n\n')[0] ?? '';
   // Idempotency-Key is a header of the HTTP surface; a tool call has no such argument.
-  const sentences = words(own).split(/(?<=\.)\s+/).filter((s) => !/Idempotency-Key/.test(s));
+  const sentences = words(own)
+    .split(/(?<=\.)\s+/)
+    .filter((s) => !/Idempotency-Key/.test(s));
   const notes = [
     op.verified
       ? 'Verified: pass `verified_session` (from `check_verification_code`) of this very customer; a customer id not of your provider fails with customer_not_found before any session check.'
@@ -114,7 +114,10 @@ export function inputJsonSchema(op: Operation, session: 'required' | 'optional' 
   const required = new Set<string>();
   const add = (t: z.ZodType | undefined, rename: (k: string) => string = (k) => k) => {
     if (!t) return;
-    const json = z.toJSONSchema(t, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, unknown>; required?: string[] };
+    const json = z.toJSONSchema(t, { io: 'input', unrepresentable: 'any' }) as {
+      properties?: Record<string, unknown>;
+      required?: string[];
+    };
     for (const [k, v] of Object.entries(json.properties ?? {})) properties[rename(k)] = v;
     for (const k of json.required ?? []) required.add(rename(k));
   };
@@ -125,9 +128,10 @@ export function inputJsonSchema(op: Operation, session: 'required' | 'optional' 
     properties.verified_session = {
       type: 'string',
       minLength: 1,
-      description: session === 'required'
-        ? 'The `verified_session` that `check_verification_code` answered for this customer (valid 15 minutes)'
-        : 'Optional: the `verified_session` of customer_id, when the caller was verified (the ticket is then listed as caller_verified)',
+      description:
+        session === 'required'
+          ? 'The `verified_session` that `check_verification_code` answered for this customer (valid 15 minutes)'
+          : 'Optional: the `verified_session` of customer_id, when the caller was verified (the ticket is then listed as caller_verified)',
     };
     if (session === 'required') required.add('verified_session');
   }

@@ -13,7 +13,7 @@ import { toolOperations, TOOLS } from './mcp.tools.js';
 
 const SERVER_INFO = { name: 'netsvc-agent', version: '1' };
 const INSTRUCTIONS =
-  'Support-agent tools for the customers of one provider (the API key\'s). The conversation: identify the caller ' +
+  "Support-agent tools for the customers of one provider (the API key's). The conversation: identify the caller " +
   '(search_customers; never pick a match when ambiguous), verify them (issue_verification_code, then check_verification_code ' +
   'with the code they read back: its verified_session goes into every verified tool for that customer), read, preview a plan ' +
   'change and apply it only with confirm: true after the customer agreed to the quoted cost, and escalate with create_ticket.';
@@ -37,7 +37,7 @@ export const mcpRoutes: FastifyPluginAsync = async (app) => {
         name: op.tool,
         title: op.title,
         description: op.description,
-        inputSchema: inputJsonSchema(op, op.verified ? 'required' : spec.session ?? 'none'),
+        inputSchema: inputJsonSchema(op, op.verified ? 'required' : (spec.session ?? 'none')),
         annotations: { title: op.title, ...spec.annotations },
       };
     });
@@ -64,7 +64,9 @@ export const mcpRoutes: FastifyPluginAsync = async (app) => {
       await server.connect(transport);
       const headers = new Headers();
       for (const [k, v] of Object.entries(request.headers)) if (typeof v === 'string') headers.set(k, v);
-      const answer = await transport.handleRequest(new Request(`http://localhost${request.url}`, { method: 'POST', headers }), { parsedBody: request.body });
+      const answer = await transport.handleRequest(new Request(`http://localhost${request.url}`, { method: 'POST', headers }), {
+        parsedBody: request.body,
+      });
       return await send(reply, answer);
     } finally {
       await transport.close();
@@ -74,7 +76,14 @@ export const mcpRoutes: FastifyPluginAsync = async (app) => {
 
   // Stateless: no server-sent event stream to open (GET) and no session to end (DELETE).
   const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
-    reply.code(405).header('allow', 'POST').send({ jsonrpc: '2.0', error: { code: ErrorCode.ConnectionClosed, message: 'Method not allowed: POST JSON-RPC messages to /agent/mcp' }, id: null });
+    reply
+      .code(405)
+      .header('allow', 'POST')
+      .send({
+        jsonrpc: '2.0',
+        error: { code: ErrorCode.ConnectionClosed, message: 'Method not allowed: POST JSON-RPC messages to /agent/mcp' },
+        id: null,
+      });
   app.get('/mcp', { config: { rateLimit: limit('agent.mcp') }, schema: { hide: true } }, notAllowed);
   app.delete('/mcp', { config: { rateLimit: limit('agent.mcp') }, schema: { hide: true } }, notAllowed);
 };

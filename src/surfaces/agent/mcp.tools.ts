@@ -36,7 +36,7 @@ export interface ToolInput {
   session?: string;
 }
 
-export interface ToolContext {
+interface ToolContext {
   request: FastifyRequest;
   services: Services;
   providerId: string;
@@ -96,7 +96,13 @@ export const TOOLS: Record<string, ToolSpec> = {
   previewPlanChange: {
     annotations: READ,
     async run({ services, providerId }, { customerId, body }) {
-      const p = await services.planChange.preview({ providerId, customerId, subscriptionId: body.subscription_id, planVersionId: body.plan_version_id, source: 'agent' });
+      const p = await services.planChange.preview({
+        providerId,
+        customerId,
+        subscriptionId: body.subscription_id,
+        planVersionId: body.plan_version_id,
+        source: 'agent',
+      });
       const refusal = services.planChange.refusalOf(p);
       if (refusal) throw refusal;
       return agentPreviewBody({ ...p, quote: p.quote!, quoteToken: p.quoteToken! });
@@ -108,7 +114,11 @@ export const TOOLS: Record<string, ToolSpec> = {
     async run({ services, providerId, caller }, { customerId, body }) {
       const { subscription_id, plan_version_id, confirm, quote_token } = body;
       if (confirm !== true) {
-        throw new AppError(400, 'confirmation_required', 'The customer must confirm the previewed cost: send confirm: true to apply the plan change');
+        throw new AppError(
+          400,
+          'confirmation_required',
+          'The customer must confirm the previewed cost: send confirm: true to apply the plan change',
+        );
       }
       const r = await services.planChange.apply({
         providerId,
@@ -146,7 +156,8 @@ export const TOOLS: Record<string, ToolSpec> = {
   },
   addCustomerNote: {
     annotations: SENDS,
-    run: ({ services, caller, request }, { customerId, body }) => services.notes.addAgentNote({ ...caller, keyPrefix: request.apiKey!.prefix }, customerId, body.note),
+    run: ({ services, caller, request }, { customerId, body }) =>
+      services.notes.addAgentNote({ ...caller, keyPrefix: request.apiKey!.prefix }, customerId, body.note),
   },
   createTicket: {
     annotations: SENDS,

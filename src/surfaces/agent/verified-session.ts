@@ -87,11 +87,19 @@ export function assertVerifiedSession(
   judge: CustomerOwnershipService['judgeSession'],
 ) {
   if (!token) {
-    throw new AppError(401, 'verification_required', 'This call needs X-Verified-Session: verify the caller with POST /agent/verify/issue and POST /agent/verify/check');
+    throw new AppError(
+      401,
+      'verification_required',
+      'This call needs X-Verified-Session: verify the caller with POST /agent/verify/issue and POST /agent/verify/check',
+    );
   }
   const result = judge(owner.session, owner.providerId, owner.id);
   if (result === 'invalid') {
-    throw new AppError(401, 'session_invalid', 'The verified session is unknown or has expired (sessions last 15 minutes); verify the caller again');
+    throw new AppError(
+      401,
+      'session_invalid',
+      'The verified session is unknown or has expired (sessions last 15 minutes); verify the caller again',
+    );
   }
   if (result === 'mismatch') {
     throw new AppError(403, 'session_customer_mismatch', 'The verified session belongs to another customer; verify this customer first');
@@ -109,11 +117,17 @@ export function assertVerifiedSession(
  * add `preValidation: [requireOwnedCustomer]` so a foreign customer id answers 404 even before
  * the body is validated (the /agent routes of this folder do).
  */
-export const requireVerifiedSession: PreHandler = checksCredential<PreHandler>(async (request, reply) => {
-  // Already checked in preValidation (so a foreign id answers 404 even before body validation)?
-  if (!request.agentCustomer || request.agentCustomer.id !== customerIdOf(request)) await requireOwnedCustomer(request, reply);
-  assertVerifiedSession(request.agentCustomer!, sessionTokenOf(request), request.server.services.customerOwnership.judgeSession);
-}, {
-  scheme: 'verifiedSession',
-  statuses: { 401: '`verification_required` (no X-Verified-Session) or `session_invalid` (unknown or expired)', 403: '`session_customer_mismatch`' },
-});
+export const requireVerifiedSession: PreHandler = checksCredential<PreHandler>(
+  async (request, reply) => {
+    // Already checked in preValidation (so a foreign id answers 404 even before body validation)?
+    if (!request.agentCustomer || request.agentCustomer.id !== customerIdOf(request)) await requireOwnedCustomer(request, reply);
+    assertVerifiedSession(request.agentCustomer!, sessionTokenOf(request), request.server.services.customerOwnership.judgeSession);
+  },
+  {
+    scheme: 'verifiedSession',
+    statuses: {
+      401: '`verification_required` (no X-Verified-Session) or `session_invalid` (unknown or expired)',
+      403: '`session_customer_mismatch`',
+    },
+  },
+);

@@ -12,17 +12,25 @@ const Window = z.object({
   ends_at: z.string().describe('RFC 3339 UTC, four hours after starts_at'),
 });
 const SlotsResponse = z.object({
-  time_zone: z.string().describe('IANA time zone of the building (e.g. Europe/Berlin, America/Toronto): windows start at its local 08:00, 12:00 and 16:00'),
-  status: z.string().describe('The install job: BOOKING_SENT (no appointment), BOOKED, or a state in which the link no longer changes anything'),
+  time_zone: z
+    .string()
+    .describe('IANA time zone of the building (e.g. Europe/Berlin, America/Toronto): windows start at its local 08:00, 12:00 and 16:00'),
+  status: z
+    .string()
+    .describe('The install job: BOOKING_SENT (no appointment), BOOKED, or a state in which the link no longer changes anything'),
   bookable: z.boolean().describe('Whether the link can still book, move or cancel'),
   move_in_date: z.string().nullable(),
   booking: Window.nullable().describe('The booked window, if any'),
-  windows: z.array(Window).describe('Free windows (local weekdays, 08:00/12:00/16:00 local starts in time_zone, at least 24 hours ahead, not before the local move-in day, 4 weeks ahead)'),
+  windows: z
+    .array(Window)
+    .describe(
+      'Free windows (local weekdays, 08:00/12:00/16:00 local starts in time_zone, at least 24 hours ahead, not before the local move-in day, 4 weeks ahead)',
+    ),
 });
 const BookingResponse = z.object({ status: z.string(), booking: Window.nullable() });
 
 const RULES =
-  'The link of a third-line installation invitation (no other credential). Four-hour windows on weekdays in the building\'s own ' +
+  "The link of a third-line installation invitation (no other credential). Four-hour windows on weekdays in the building's own " +
   'time zone (`time_zone`; starting 08:00, 12:00 and 16:00 local time, across daylight-saving changes), at least 24 hours ahead, ' +
   'not before the move-in date (local midnight), offered four weeks ahead, three bookings per window ' +
   'and provider. The same link books, moves (book another window) and cancels, until 24 hours before the appointment. ' +
@@ -31,72 +39,90 @@ const RULES =
 export const bookingRoutes: FastifyPluginAsyncZod = async (app) => {
   const service = app.services.booking;
 
-  app.get('/booking/:token', {
-    config: { rateLimit: limit('booking.page') },
-    helmet: pageHelmet({ scripts: [BOOKING_SCRIPT_HASH], connectSelf: true }),
-    onRequest: noStore,
-    schema: {
-      operationId: 'bookingPage',
-      tags: ['booking'],
-      summary: 'Installation booking page (HTML)',
-      description: `${RULES} Renders the free windows and the current appointment; its buttons call the JSON endpoints below.`,
-      params: Params,
-      produces: ['text/html'],
-      response: { 200: z.string().describe('text/html page'), 404: Detail, 422: Detail },
-    },
-  }, async (request, reply) => {
-    const { view, ctx } = await service.view(request.params.token);
-    reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').type('text/html; charset=utf-8');
-    return renderBookingPage(request.params.token, ctx, view);
-  });
-
-  app.get('/booking/:token/slots', {
-    config: { rateLimit: limit('booking.page') },
-    schema: {
-      operationId: 'bookingSlots',
-      tags: ['booking'],
-      summary: 'Free installation windows and the current appointment (JSON)',
-      description: RULES,
-      params: Params,
-      response: { 200: SlotsResponse, 404: Detail, 422: Detail },
-    },
-  }, async (request, reply) => {
-    reply.header('cache-control', 'no-store');
-    return (await service.view(request.params.token)).view;
-  });
-
-  app.post('/booking/:token', {
-    config: { rateLimit: limit('booking.page') },
-    schema: {
-      operationId: 'bookInstallation',
-      tags: ['booking'],
-      summary: 'Book a window, or move the appointment to another one',
-      description: `${RULES} \`starts_at\` must be the start of a free window (from /slots).`,
-      params: Params,
-      body: z.object({ starts_at: z.iso.datetime({ offset: true }).describe('Start of the chosen window, RFC 3339') }),
-      response: {
-        200: BookingResponse,
-        404: Detail,
-        409: Detail.describe('The window just filled up, the appointment is less than 24 hours away, or the installation can no longer be booked'),
-        422: Detail.describe('starts_at is not an offered window'),
+  app.get(
+    '/booking/:token',
+    {
+      config: { rateLimit: limit('booking.page') },
+      helmet: pageHelmet({ scripts: [BOOKING_SCRIPT_HASH], connectSelf: true }),
+      onRequest: noStore,
+      schema: {
+        operationId: 'bookingPage',
+        tags: ['booking'],
+        summary: 'Installation booking page (HTML)',
+        description: `${RULES} Renders the free windows and the current appointment; its buttons call the JSON endpoints below.`,
+        params: Params,
+        produces: ['text/html'],
+        response: { 200: z.string().describe('text/html page'), 404: Detail, 422: Detail },
       },
     },
-  }, async (request) => service.book(request.params.token, new Date(request.body.starts_at)));
+    async (request, reply) => {
+      const { view, ctx } = await service.view(request.params.token);
+      reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').type('text/html; charset=utf-8');
+      return renderBookingPage(request.params.token, ctx, view);
+    },
+  );
 
-  app.delete('/booking/:token', {
-    config: { rateLimit: limit('booking.page') },
-    schema: {
-      operationId: 'cancelInstallationBooking',
-      tags: ['booking'],
-      summary: 'Cancel the appointment (the link stays valid to book again)',
-      description: RULES,
-      params: Params,
-      response: {
-        200: BookingResponse,
-        404: Detail,
-        409: Detail.describe('No appointment booked, or it is less than 24 hours away'),
-        422: Detail,
+  app.get(
+    '/booking/:token/slots',
+    {
+      config: { rateLimit: limit('booking.page') },
+      schema: {
+        operationId: 'bookingSlots',
+        tags: ['booking'],
+        summary: 'Free installation windows and the current appointment (JSON)',
+        description: RULES,
+        params: Params,
+        response: { 200: SlotsResponse, 404: Detail, 422: Detail },
       },
     },
-  }, async (request) => service.cancel(request.params.token));
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return (await service.view(request.params.token)).view;
+    },
+  );
+
+  app.post(
+    '/booking/:token',
+    {
+      config: { rateLimit: limit('booking.page') },
+      schema: {
+        operationId: 'bookInstallation',
+        tags: ['booking'],
+        summary: 'Book a window, or move the appointment to another one',
+        description: `${RULES} \`starts_at\` must be the start of a free window (from /slots).`,
+        params: Params,
+        body: z.object({ starts_at: z.iso.datetime({ offset: true }).describe('Start of the chosen window, RFC 3339') }),
+        response: {
+          200: BookingResponse,
+          404: Detail,
+          409: Detail.describe(
+            'The window just filled up, the appointment is less than 24 hours away, or the installation can no longer be booked',
+          ),
+          422: Detail.describe('starts_at is not an offered window'),
+        },
+      },
+    },
+    async (request) => service.book(request.params.token, new Date(request.body.starts_at)),
+  );
+
+  app.delete(
+    '/booking/:token',
+    {
+      config: { rateLimit: limit('booking.page') },
+      schema: {
+        operationId: 'cancelInstallationBooking',
+        tags: ['booking'],
+        summary: 'Cancel the appointment (the link stays valid to book again)',
+        description: RULES,
+        params: Params,
+        response: {
+          200: BookingResponse,
+          404: Detail,
+          409: Detail.describe('No appointment booked, or it is less than 24 hours away'),
+          422: Detail,
+        },
+      },
+    },
+    async (request) => service.cancel(request.params.token),
+  );
 };

@@ -45,78 +45,109 @@ export const sandboxRoutes: FastifyPluginAsyncZod = async (app) => {
 
   const pagePath = (request: FastifyRequest) => request.url.split('?')[0];
 
-  app.get(SANDBOX_CHECKOUT_PATH, {
-    config: { rateLimit: limit('checkout.public') },
-    helmet: pageHelmet(),
-    onRequest: noStore,
-    attachValidation: true,
-    schema: { hide: true, querystring: PageQuery },
-  }, async (request, reply) => {
-    if (request.validationError) {
-      return send(reply, 422, { title: 'Session not found', message: 'The link has no valid session_id.', error: true, payAction: null });
-    }
-    try {
-      const session = await service.view(request.query.session_id);
-      if (session.status === 'completed') {
-        return send(reply, 200, { title: 'Already paid', message: 'This checkout is complete.', session, payAction: null });
+  app.get(
+    SANDBOX_CHECKOUT_PATH,
+    {
+      config: { rateLimit: limit('checkout.public') },
+      helmet: pageHelmet(),
+      onRequest: noStore,
+      attachValidation: true,
+      schema: { hide: true, querystring: PageQuery },
+    },
+    async (request, reply) => {
+      if (request.validationError) {
+        return send(reply, 422, { title: 'Session not found', message: 'The link has no valid session_id.', error: true, payAction: null });
       }
-      return send(reply, 200, { title: 'Confirm and pay', session, payAction: `${pagePath(request)}/pay`, cancelAction: `${pagePath(request)}/cancel` });
-    } catch (err) {
-      return failure(reply, err);
-    }
-  });
-
-  app.post(`${SANDBOX_CHECKOUT_PATH}/cancel`, {
-    config: { rateLimit: limit('checkout.public') },
-    helmet: pageHelmet(),
-    onRequest: noStore,
-    attachValidation: true,
-    schema: { hide: true, body: CancelBody },
-  }, async (request, reply) => {
-    if (request.validationError) {
-      return send(reply, 422, { title: 'Session not found', message: 'The form has no valid session_id.', error: true, payAction: null });
-    }
-    try {
-      await service.cancel(request.body.session_id);
-      return send(reply, 200, { title: 'Checkout cancelled', message: 'Session cancelled. Nothing was charged.', payAction: null });
-    } catch (err) {
-      return failure(reply, err);
-    }
-  });
-
-  app.post(`${SANDBOX_CHECKOUT_PATH}/pay`, {
-    config: { rateLimit: limit('checkout.public') },
-    helmet: pageHelmet(),
-    onRequest: noStore,
-    attachValidation: true,
-    schema: { hide: true, body: PayBody },
-  }, async (request, reply) => {
-    const raw = (request.body ?? {}) as Record<string, string | undefined>;
-    const values = { email: raw.email, first_name: raw.first_name, last_name: raw.last_name, phone: raw.phone };
-    const base = pagePath(request).replace(/\/pay$/, '');
-    if (request.validationError) {
-      const sessionId = typeof raw.session_id === 'string' ? raw.session_id : '';
-      let session;
       try {
-        session = z.uuid().safeParse(sessionId).success ? await service.view(sessionId) : undefined;
+        const session = await service.view(request.query.session_id);
+        if (session.status === 'completed') {
+          return send(reply, 200, { title: 'Already paid', message: 'This checkout is complete.', session, payAction: null });
+        }
+        return send(reply, 200, {
+          title: 'Confirm and pay',
+          session,
+          payAction: `${pagePath(request)}/pay`,
+          cancelAction: `${pagePath(request)}/cancel`,
+        });
       } catch (err) {
         return failure(reply, err);
       }
-      const field = request.validationError.validation?.[0]?.instancePath?.replace(/^\//, '') || 'form';
-      return send(reply, 422, { title: 'Confirm and pay', message: `Please check ${field.replace('_', ' ')}.`, error: true, session, values, payAction: session ? `${base}/pay` : null });
-    }
-    const b = request.body;
-    try {
-      const r = await service.pay(b.session_id, { email: b.email, first_name: b.first_name, last_name: b.last_name, phone: b.phone ?? null }, String(request.id));
-      return send(reply, r.replay ? 200 : 201, {
-        title: r.replay ? 'Already paid' : 'Payment successful',
-        message: r.message,
-        session: r.session,
-        payAction: null,
-        result: { route: r.route, statusUrl: `${base.replace(/\/sandbox\/checkout$/, '')}/external-checkout/sessions/${b.session_id}/status` },
-      });
-    } catch (err) {
-      return failure(reply, err, { values });
-    }
-  });
+    },
+  );
+
+  app.post(
+    `${SANDBOX_CHECKOUT_PATH}/cancel`,
+    {
+      config: { rateLimit: limit('checkout.public') },
+      helmet: pageHelmet(),
+      onRequest: noStore,
+      attachValidation: true,
+      schema: { hide: true, body: CancelBody },
+    },
+    async (request, reply) => {
+      if (request.validationError) {
+        return send(reply, 422, { title: 'Session not found', message: 'The form has no valid session_id.', error: true, payAction: null });
+      }
+      try {
+        await service.cancel(request.body.session_id);
+        return send(reply, 200, { title: 'Checkout cancelled', message: 'Session cancelled. Nothing was charged.', payAction: null });
+      } catch (err) {
+        return failure(reply, err);
+      }
+    },
+  );
+
+  app.post(
+    `${SANDBOX_CHECKOUT_PATH}/pay`,
+    {
+      config: { rateLimit: limit('checkout.public') },
+      helmet: pageHelmet(),
+      onRequest: noStore,
+      attachValidation: true,
+      schema: { hide: true, body: PayBody },
+    },
+    async (request, reply) => {
+      const raw = (request.body ?? {}) as Record<string, string | undefined>;
+      const values = { email: raw.email, first_name: raw.first_name, last_name: raw.last_name, phone: raw.phone };
+      const base = pagePath(request).replace(/\/pay$/, '');
+      if (request.validationError) {
+        const sessionId = typeof raw.session_id === 'string' ? raw.session_id : '';
+        let session;
+        try {
+          session = z.uuid().safeParse(sessionId).success ? await service.view(sessionId) : undefined;
+        } catch (err) {
+          return failure(reply, err);
+        }
+        const field = request.validationError.validation?.[0]?.instancePath?.replace(/^\//, '') || 'form';
+        return send(reply, 422, {
+          title: 'Confirm and pay',
+          message: `Please check ${field.replace('_', ' ')}.`,
+          error: true,
+          session,
+          values,
+          payAction: session ? `${base}/pay` : null,
+        });
+      }
+      const b = request.body;
+      try {
+        const r = await service.pay(
+          b.session_id,
+          { email: b.email, first_name: b.first_name, last_name: b.last_name, phone: b.phone ?? null },
+          String(request.id),
+        );
+        return send(reply, r.replay ? 200 : 201, {
+          title: r.replay ? 'Already paid' : 'Payment successful',
+          message: r.message,
+          session: r.session,
+          payAction: null,
+          result: {
+            route: r.route,
+            statusUrl: `${base.replace(/\/sandbox\/checkout$/, '')}/external-checkout/sessions/${b.session_id}/status`,
+          },
+        });
+      } catch (err) {
+        return failure(reply, err, { values });
+      }
+    },
+  );
 };

@@ -145,7 +145,8 @@ export const CHECKOUT_EXAMPLES: ExampleMap = {
     409: [
       {
         name: 'session_not_opened_by_the',
-        detail: 'Session not opened by the checkout page yet; only a redirected session can be cancelled (a pending one expires 2 hours after creation)',
+        detail:
+          'Session not opened by the checkout page yet; only a redirected session can be cancelled (a pending one expires 2 hours after creation)',
       },
       { name: 'session_already_completed_it_can', detail: 'Session already completed; it can no longer be cancelled' },
     ],
@@ -189,7 +190,8 @@ export const CHECKOUT_EXAMPLES: ExampleMap = {
     422: [
       {
         name: 'delivery_mode_required_with_unit',
-        detail: 'delivery_mode: required with unit_id; the default, direct, needs location_hash. Send delivery_mode home_drop with unit_id for the install path',
+        detail:
+          'delivery_mode: required with unit_id; the default, direct, needs location_hash. Send delivery_mode home_drop with unit_id for the install path',
       },
       {
         name: 'neither_a_provisionable_port_location',
@@ -197,7 +199,8 @@ export const CHECKOUT_EXAMPLES: ExampleMap = {
       },
       {
         name: 'delivery_mode_direct_needs_a',
-        detail: 'delivery_mode direct needs a first-line building, this building is third_line: order it with delivery_mode home_drop and unit_id',
+        detail:
+          'delivery_mode direct needs a first-line building, this building is third_line: order it with delivery_mode home_drop and unit_id',
       },
     ],
   },
@@ -219,13 +222,33 @@ export const CHECKOUT_EXAMPLES: ExampleMap = {
     },
     400: [{ name: 'malformed_idempotency_key', detail: 'Idempotency-Key must be 1 to 255 printable ASCII characters' }],
     404: [{ name: 'checkout_session_not_found', detail: 'Checkout session not found' }],
-    409: [{ name: 'unit_taken', detail: 'Unit already has a pending or active subscription' }, { name: 'idempotency_in_progress', detail: 'A request with this Idempotency-Key is still in progress; retry shortly' }],
-    410: [{ name: 'session_expired', detail: { code: 'session_expired', detail: 'Session expired' } }, { name: 'session_cancelled', detail: { code: 'session_cancelled', detail: 'Session cancelled' } }],
-    422: [{ name: 'plan_version_id_required', detail: 'plan_version_id: required when session_id is not sent' }, { name: 'not_in_coverage', detail: 'The building is not in coverage' }],
+    409: [
+      { name: 'unit_taken', detail: 'Unit already has a pending or active subscription' },
+      { name: 'idempotency_in_progress', detail: 'A request with this Idempotency-Key is still in progress; retry shortly' },
+    ],
+    410: [
+      { name: 'session_expired', detail: { code: 'session_expired', detail: 'Session expired' } },
+      { name: 'session_cancelled', detail: { code: 'session_cancelled', detail: 'Session cancelled' } },
+    ],
+    422: [
+      { name: 'plan_version_id_required', detail: 'plan_version_id: required when session_id is not sent' },
+      { name: 'not_in_coverage', detail: 'The building is not in coverage' },
+    ],
   },
   // POST /location/lookup
   locationLookup: {
-    200: { street: 'Invalidenstraße', house_number: '12a', postal_code: '10115', city: 'Berlin', province: 'Berlin', country: 'DE', unit_label: '1G', location_identifier: 'DE-10115-INVALIDENSTRASSE-12A-1G', building_id: 'd41f7b2e-6c8a-4e1d-b3f5-7a9c0e2d4f61', unit_id: '8c1e3a5b-7d9f-4b2c-a4e6-0f2b4d6f8a1c' },
+    200: {
+      street: 'Invalidenstraße',
+      house_number: '12a',
+      postal_code: '10115',
+      city: 'Berlin',
+      province: 'Berlin',
+      country: 'DE',
+      unit_label: '1G',
+      location_identifier: 'DE-10115-INVALIDENSTRASSE-12A-1G',
+      building_id: 'd41f7b2e-6c8a-4e1d-b3f5-7a9c0e2d4f61',
+      unit_id: '8c1e3a5b-7d9f-4b2c-a4e6-0f2b4d6f8a1c',
+    },
     404: [{ name: 'location_not_found', detail: 'Location not found' }],
     422: [{ name: 'location_missing', detail: 'Provide location_hash or location_identifier' }],
   },
@@ -240,7 +263,19 @@ export const CHECKOUT_EXAMPLES: ExampleMap = {
       switch_port: 'ge-0/0/17',
       vlan_id: 1017,
       created_at: '2025-09-30T08:00:00.000Z',
-      building: { building_id: 'd41f7b2e-6c8a-4e1d-b3f5-7a9c0e2d4f61', name: 'Invalidenstraße 12a', street: 'Invalidenstraße', house_number: '12a', postal_code: '10115', city: 'Berlin', province: 'Berlin', country: 'DE', region: 'DE-BE', line_type: 'first_line', in_coverage: true },
+      building: {
+        building_id: 'd41f7b2e-6c8a-4e1d-b3f5-7a9c0e2d4f61',
+        name: 'Invalidenstraße 12a',
+        street: 'Invalidenstraße',
+        house_number: '12a',
+        postal_code: '10115',
+        city: 'Berlin',
+        province: 'Berlin',
+        country: 'DE',
+        region: 'DE-BE',
+        line_type: 'first_line',
+        in_coverage: true,
+      },
       unit: { unit_id: '8c1e3a5b-7d9f-4b2c-a4e6-0f2b4d6f8a1c', label: '1G', floor: 1 },
       occupied: true,
       subscription_id: '9e2d4a7c-1b3f-4c5d-8e6f-a0b1c2d3e4f5',

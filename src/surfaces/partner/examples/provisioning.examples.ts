@@ -96,14 +96,15 @@ export const PROVISIONING_EXAMPLES: ExampleMap = {
       status: 'PENDING_INSTALL',
       job_id: null,
       payment: 'collecting',
-      message: 'Installation confirmed; the first payment is being collected (saved card, else an emailed payment link); the subscription becomes ACTIVE and its port is provisioned when it is paid',
+      message:
+        'Installation confirmed; the first payment is being collected (saved card, else an emailed payment link); the subscription becomes ACTIVE and its port is provisioned when it is paid',
     },
     400: [{ name: 'malformed_idempotency_key', detail: 'Idempotency-Key must be 1 to 255 printable ASCII characters' }],
     404: [{ name: 'subscription_not_found', detail: 'Subscription not found' }],
     409: [
       {
         name: 'the_unit_s_port_is',
-        detail: 'The unit\'s port is held by another subscription (pending, active, suspended, or cancelled and not yet ended)',
+        detail: "The unit's port is held by another subscription (pending, active, suspended, or cancelled and not yet ended)",
       },
       {
         name: 'install_job_is_created_it',
@@ -214,12 +215,14 @@ export const PROVISIONING_EXAMPLES: ExampleMap = {
     422: [
       {
         name: 'starts_at_not_an_offered',
-        detail: 'starts_at: not an offered window (weekdays, four-hour windows starting 08:00, 12:00 or 16:00 Europe/Berlin time, at least 24 hours ahead)',
+        detail:
+          'starts_at: not an offered window (weekdays, four-hour windows starting 08:00, 12:00 or 16:00 Europe/Berlin time, at least 24 hours ahead)',
       },
       { name: 'starts_at_invalid_iso_datetime', detail: 'starts_at: Invalid ISO datetime' },
       {
         name: 'starts_at_not_an_offered_2',
-        detail: 'starts_at: not an offered window (weekdays, four-hour windows starting 08:00, 12:00 or 16:00 America/Toronto time, at least 24 hours ahead)',
+        detail:
+          'starts_at: not an offered window (weekdays, four-hour windows starting 08:00, 12:00 or 16:00 America/Toronto time, at least 24 hours ahead)',
       },
     ],
   },
@@ -357,7 +360,12 @@ export const PROVISIONING_EXAMPLES: ExampleMap = {
       ],
     },
     404: [{ name: 'subscription_not_found', detail: 'Subscription not found' }],
-    409: [{ name: 'already_cancelled', detail: 'The subscription is CANCELLED; only an ACTIVE, SUSPENDED or PENDING_INSTALL subscription can be cancelled' }],
+    409: [
+      {
+        name: 'already_cancelled',
+        detail: 'The subscription is CANCELLED; only an ACTIVE, SUSPENDED or PENDING_INSTALL subscription can be cancelled',
+      },
+    ],
     422: [{ name: 'end_date_must_be_today', detail: 'end_date: must be today (2026-11-16, UTC) or later' }],
   },
   // POST /api/v1/subscription/{id}/cancel

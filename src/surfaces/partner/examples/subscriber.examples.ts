@@ -151,9 +151,26 @@ export const SUBSCRIBER_EXAMPLES: ExampleMap = {
   },
   // GET /subscriber/me/credit-notes
   listSubscriberCreditNotes: {
-    200: [{ id: 'cn_7KQ2M9XA', number: 'CN-202611-7KQ2M9XA', state: 'open', amount: '12.50', currency: 'EUR', reason: 'Plan change Fibre Faster 1000 → Fibre Fast 500, 16 to 30 November', issued_at: '2026-11-16T10:06:00.000Z', subscription_id: '9e2d4a7c-1b3f-4c5d-8e6f-a0b1c2d3e4f5', pdf_url: '/api/v1/credit-notes/cn_7KQ2M9XA/pdf' }],
+    200: [
+      {
+        id: 'cn_7KQ2M9XA',
+        number: 'CN-202611-7KQ2M9XA',
+        state: 'open',
+        amount: '12.50',
+        currency: 'EUR',
+        reason: 'Plan change Fibre Faster 1000 → Fibre Fast 500, 16 to 30 November',
+        issued_at: '2026-11-16T10:06:00.000Z',
+        subscription_id: '9e2d4a7c-1b3f-4c5d-8e6f-a0b1c2d3e4f5',
+        pdf_url: '/api/v1/credit-notes/cn_7KQ2M9XA/pdf',
+      },
+    ],
     404: [{ name: 'no_subscriber_record', detail: 'No subscriber record for this account' }],
-    502: [{ name: 'billing_unreachable', detail: 'The billing system is unreachable right now, so credit notes cannot be read; try again in a few minutes' }],
+    502: [
+      {
+        name: 'billing_unreachable',
+        detail: 'The billing system is unreachable right now, so credit notes cannot be read; try again in a few minutes',
+      },
+    ],
   },
   // GET /subscriber/me/usage
   getSubscriberUsage: {
@@ -196,11 +213,21 @@ export const SUBSCRIBER_EXAMPLES: ExampleMap = {
   },
   // PATCH /subscriber/me/billing-day
   changeSubscriberBillingDay: {
-    200: { subscription_id: '9e2d4a7c-1b3f-4c5d-8e6f-a0b1c2d3e4f5', billing_day: 5, effective_period: '2026-12-01', next_send_date: '2026-12-05' },
+    200: {
+      subscription_id: '9e2d4a7c-1b3f-4c5d-8e6f-a0b1c2d3e4f5',
+      billing_day: 5,
+      effective_period: '2026-12-01',
+      next_send_date: '2026-12-05',
+    },
     404: [{ name: 'subscription_not_found', detail: 'Subscription not found' }],
     409: [{ name: 'cancelled', detail: 'The subscription is cancelled; its billing day can no longer change' }],
     422: [{ name: 'billing_day_out_of_range', detail: 'billing_day: Too big: expected number to be <=10' }],
-    502: [{ name: 'billing_unreachable', detail: 'The billing system did not accept the new billing day; nothing changed, try again in a few minutes' }],
+    502: [
+      {
+        name: 'billing_unreachable',
+        detail: 'The billing system did not accept the new billing day; nothing changed, try again in a few minutes',
+      },
+    ],
   },
   // GET /subscriber/me/payment-method
   getSubscriberPaymentMethod: {
@@ -220,31 +247,84 @@ export const SUBSCRIBER_EXAMPLES: ExampleMap = {
     200: { payment_method: { brand: 'visa', last4: '4242', exp_month: 9, exp_year: 2029 } },
     402: [{ name: 'card_declined', detail: 'The card was declined; nothing was saved' }],
     404: [{ name: 'no_subscriber_record', detail: 'No subscriber record for this account' }],
-    409: [{ name: 'no_setup', detail: 'No card setup with this client_secret is in progress; start one with POST /subscriber/me/payment-method/setup' }, { name: 'setup_expired', detail: 'The card setup is no longer valid; start a new one' }],
+    409: [
+      {
+        name: 'no_setup',
+        detail: 'No card setup with this client_secret is in progress; start one with POST /subscriber/me/payment-method/setup',
+      },
+      { name: 'setup_expired', detail: 'The card setup is no longer valid; start a new one' },
+    ],
     422: [{ name: 'incorrect_number', detail: 'card_number: the card number is incorrect' }],
     502: [{ name: 'card_processor_unreachable', detail: 'The card processor is unreachable right now; try again in a few minutes' }],
   },
   // GET /pay/{token}
   paymentPage: {
     200: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Pay your invoice · Nordlicht Fibre</title></head><body><main><h1>Pay your invoice</h1><p>INV-202611-7KQ2M9XA · 44.99 EUR · due 2026-11-15</p></main></body></html>',
-    404: [{ name: 'link_not_valid', detail: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Link not valid · Nordlicht Fibre</title></head><body><main><h1>Link not valid</h1><p>This payment link is invalid or has expired.</p></main></body></html>' }],
-    409: [{ name: 'payment_in_progress', detail: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Payment in progress · Nordlicht Fibre</title></head><body><main><h1>Payment in progress</h1><p>A payment with this link is being processed; reload this page in a moment.</p></main></body></html>' }],
+    404: [
+      {
+        name: 'link_not_valid',
+        detail:
+          '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Link not valid · Nordlicht Fibre</title></head><body><main><h1>Link not valid</h1><p>This payment link is invalid or has expired.</p></main></body></html>',
+      },
+    ],
+    409: [
+      {
+        name: 'payment_in_progress',
+        detail:
+          '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Payment in progress · Nordlicht Fibre</title></head><body><main><h1>Payment in progress</h1><p>A payment with this link is being processed; reload this page in a moment.</p></main></body></html>',
+      },
+    ],
   },
   // POST /pay/{token}
   payWithPaymentLink: {
     200: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Invoice paid · Nordlicht Fibre</title></head><body><main><h1>Invoice paid</h1><p>INV-202611-7KQ2M9XA · 44.99 EUR is paid. Thank you.</p></main></body></html>',
-    402: [{ name: 'card_declined', detail: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Payment not completed · Nordlicht Fibre</title></head><body><main><h1>Payment not completed</h1><p>The card was declined. Try another card.</p></main></body></html>' }],
-    404: [{ name: 'link_not_valid', detail: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Link not valid · Nordlicht Fibre</title></head><body><main><h1>Link not valid</h1><p>This payment link is invalid or has expired.</p></main></body></html>' }],
-    409: [{ name: 'payment_in_progress', detail: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Payment in progress · Nordlicht Fibre</title></head><body><main><h1>Payment in progress</h1><p>A payment with this link is being processed; reload this page in a moment.</p></main></body></html>' }],
-    422: [{ name: 'incorrect_number', detail: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Payment not completed · Nordlicht Fibre</title></head><body><main><h1>Payment not completed</h1><p>The card number is incorrect.</p></main></body></html>' }],
-    502: [{ name: 'processor_unreachable', detail: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Payment not possible · Nordlicht Fibre</title></head><body><main><h1>Payment not possible</h1><p>The card processor is unreachable right now; try again in a few minutes.</p></main></body></html>' }],
+    402: [
+      {
+        name: 'card_declined',
+        detail:
+          '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Payment not completed · Nordlicht Fibre</title></head><body><main><h1>Payment not completed</h1><p>The card was declined. Try another card.</p></main></body></html>',
+      },
+    ],
+    404: [
+      {
+        name: 'link_not_valid',
+        detail:
+          '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Link not valid · Nordlicht Fibre</title></head><body><main><h1>Link not valid</h1><p>This payment link is invalid or has expired.</p></main></body></html>',
+      },
+    ],
+    409: [
+      {
+        name: 'payment_in_progress',
+        detail:
+          '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Payment in progress · Nordlicht Fibre</title></head><body><main><h1>Payment in progress</h1><p>A payment with this link is being processed; reload this page in a moment.</p></main></body></html>',
+      },
+    ],
+    422: [
+      {
+        name: 'incorrect_number',
+        detail:
+          '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Payment not completed · Nordlicht Fibre</title></head><body><main><h1>Payment not completed</h1><p>The card number is incorrect.</p></main></body></html>',
+      },
+    ],
+    502: [
+      {
+        name: 'processor_unreachable',
+        detail:
+          '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Payment not possible · Nordlicht Fibre</title></head><body><main><h1>Payment not possible</h1><p>The card processor is unreachable right now; try again in a few minutes.</p></main></body></html>',
+      },
+    ],
   },
   // GET /api/v1/credit-notes/{id}/pdf
   getCreditNotePdf: {
     200: '%PDF-1.7 (the credit note CN-202611-7KQ2M9XA as application/pdf)',
     404: [{ name: 'credit_note_not_found', detail: 'Credit note not found' }],
     422: [{ name: 'id_invalid', detail: 'id: Invalid string: must match pattern /^[A-Za-z0-9_-]+$/' }],
-    502: [{ name: 'billing_unreachable', detail: 'The billing system is unreachable right now, so credit notes cannot be read; try again in a few minutes' }],
+    502: [
+      {
+        name: 'billing_unreachable',
+        detail: 'The billing system is unreachable right now, so credit notes cannot be read; try again in a few minutes',
+      },
+    ],
   },
   // POST /api/v1/provider/users/invite
   inviteProviderUser: {
