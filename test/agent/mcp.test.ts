@@ -166,7 +166,7 @@ describe('MCP tools: the seam with the routes', () => {
       issueVerificationCode: ['channel', 'customer_id'],
       checkVerificationCode: ['code', 'customer_id'],
       previewPlanChange: ['plan_version_id', 'subscription_id'],
-      applyPlanChange: ['confirm', 'plan_version_id', 'subscription_id'],
+      applyPlanChange: ['confirm', 'plan_version_id', 'quote_token', 'subscription_id'],
       sendPortalLink: ['action'],
       addCustomerNote: ['note'],
     });
@@ -220,7 +220,12 @@ describe('MCP tools: the section-1 conversation', () => {
     expectToolError(await call(client, 'apply_plan_change', body), 'confirmation_required');
     expectToolError(await call(client, 'apply_plan_change', { ...body, confirm: false }), 'confirmation_required');
     expect(await changes()).toHaveLength(0);
-    const applied = await call(client, 'apply_plan_change', { ...body, confirm: true });
+    // confirm with the quote: a token not of this quote is refused, the preview's own applies exactly it
+    const quoteToken = (quote.data as { quote_token: string }).quote_token;
+    expect(quoteToken).toEqual(expect.any(String));
+    expectToolError(await call(client, 'apply_plan_change', { ...body, confirm: true, quote_token: `${quoteToken}x` }), 'quote_invalid');
+    expect(await changes()).toHaveLength(0);
+    const applied = await call(client, 'apply_plan_change', { ...body, confirm: true, quote_token: quoteToken });
     expect(applied.isError, JSON.stringify(applied.data)).toBe(false);
     expect(applied.data).toMatchObject({
       subscription_id: c.subscriptionId,
