@@ -36,6 +36,11 @@ const USUAL_MESSAGE: Partial<Record<ErrorCode, string>> = {
   customer_not_found: 'No customer with this id for your provider account; find the customer_id with GET /agent/customers/search',
   idempotency_key_reused: 'This Idempotency-Key was already used with a different request',
   idempotency_in_progress: 'A request with this Idempotency-Key is still in progress; retry shortly',
+  quote_invalid:
+    'The quote_token is not a quote of this change (altered, forged, or issued for another customer, subscription or plan): preview again and confirm the new quote with the customer',
+  quote_expired: 'The quote_token is older than 15 minutes: preview again and confirm the new quote with the customer',
+  quote_changed:
+    'The quoted change no longer holds (the price moved since the preview); nothing was applied: preview again and confirm the new quote with the customer',
   internal_error: 'Internal server error',
   service_unavailable: 'Service temporarily unavailable, retry shortly',
 };

@@ -40,10 +40,13 @@ function documentedRoutes() {
 }
 
 describe("every route's OpenAPI operation states what its hooks and limits enforce", () => {
-  it('every route is documented, or hidden on purpose (the landing page, the docs pages, the sandbox pages, health and metrics, and the /api/v1 mirror)', () => {
+  it('every route is documented, or hidden on purpose (the landing page, the docs pages, the sandbox pages, the MCP endpoint, health and metrics, and the /api/v1 mirror)', () => {
     const hidden = t.app.routeTable.filter((r) => isHidden(r.options)).map((r) => r.url);
     const unexplained = hidden.filter(
-      (u) => u !== '/' && !u.startsWith('/api/v1/') && !/^\/((agent\/)?(docs|openapi\.json)|sandbox\/|healthz$|readyz$|metrics$)/.test(u),
+      (u) =>
+        u !== '/' &&
+        !u.startsWith('/api/v1/') &&
+        !/^\/((agent\/)?(docs|openapi\.json)|agent\/mcp$|sandbox\/|healthz$|readyz$|metrics$)/.test(u),
     );
     expect(unexplained).toEqual([]);
     expect(

@@ -3241,6 +3241,7 @@ export interface operations {
                      *         "type": "next_invoice_line"
                      *       },
                      *       "proration_factor": 0.5,
+                     *       "quote_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6InF1b3RlK2p3dCJ9.eyJxIjp7InMiOiI3YzFlM2E1Yi05ZDJmLTRiNmEtOGMxZS0zZjVhN2I5YzFkM2UifSwiaWF0IjoxNzk0NzM2MDAwLCJleHAiOjE3OTQ3MzY5MDB9.3q2-7wWgX0e2cZl4m9s2vY1kQ5tR8uJ0pN6aB4dF7hE",
                      *       "subscription_id": "9e2d4a7c-1b3f-4c5d-8e6f-a0b1c2d3e4f5"
                      *     }
                      */

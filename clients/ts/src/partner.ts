@@ -5135,6 +5135,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex"><title>Undo this change?</title></head><body><main><h1>Undo this change?</h1><p>Plan change from Fibre Fast 500 to Fibre Faster 1000 on 2026-11-16. Nothing has been undone yet.</p></main></body></html> */
                     "text/html": string;
                 };
             };
@@ -5199,6 +5200,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex"><title>Change undone</title></head><body><main><h1>Change undone</h1><p>Your plan is Fibre Fast 500 again; this month is corrected on your next invoice.</p></main></body></html> */
                     "text/html": string;
                 };
             };

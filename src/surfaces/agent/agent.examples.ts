@@ -308,6 +308,8 @@ export const AGENT_EXAMPLES: ExampleMap = {
       effective_date: '2026-11-16',
       one_time_adjustment: ADJUSTMENT,
       proration_factor: 0.5,
+      quote_token:
+        'eyJhbGciOiJIUzI1NiIsInR5cCI6InF1b3RlK2p3dCJ9.eyJxIjp7InMiOiI3YzFlM2E1Yi05ZDJmLTRiNmEtOGMxZS0zZjVhN2I5YzFkM2UifSwiaWF0IjoxNzk0NzM2MDAwLCJleHAiOjE3OTQ3MzY5MDB9.3q2-7wWgX0e2cZl4m9s2vY1kQ5tR8uJ0pN6aB4dF7hE',
     },
     ...VERIFIED,
     404: ['customer_not_found', NOT_ONE_OF_YOURS],
@@ -331,8 +333,9 @@ export const AGENT_EXAMPLES: ExampleMap = {
       VALIDATION('plan_version_id', 'Invalid UUID'),
       { code: 'bad_request', message: 'Idempotency-Key must be 1 to 255 printable ASCII characters' },
     ],
+    401: ['verification_required', 'session_invalid', 'quote_invalid', 'quote_expired'],
     404: ['customer_not_found', NOT_ONE_OF_YOURS],
-    409: [...PLAN_REFUSALS, 'idempotency_in_progress'],
+    409: [...PLAN_REFUSALS, 'quote_changed', 'idempotency_in_progress'],
     422: ['idempotency_key_reused'],
   },
   createTicket: {
