@@ -1,5 +1,7 @@
 import type { Executor } from '../../db/executor.js';
-import type { LinkPurpose } from './link-tokens.js';
+
+/** What a single-use link is for (link_tokens.purpose). */
+export type LinkPurpose = 'password_reset' | 'activation' | 'staff_invite' | 'booking' | 'payment';
 
 export async function insertLinkToken(
   db: Executor,

@@ -2,9 +2,9 @@ import type { Executor } from '../../db/executor.js';
 import type { Clock } from '../../lib/clock.js';
 import { sha256 } from '../../lib/crypto.js';
 import { newId, randomToken } from '../../lib/ids.js';
-import { consumeLinkTokenByHash, findLinkTokenByHash, insertLinkToken } from './link-tokens.repository.js';
+import { consumeLinkTokenByHash, findLinkTokenByHash, insertLinkToken, type LinkPurpose } from './link-tokens.repository.js';
 
-export type LinkPurpose = 'password_reset' | 'activation' | 'staff_invite' | 'booking' | 'payment';
+export type { LinkPurpose } from './link-tokens.repository.js';
 
 /** Lifetimes fixed by decisions.md (booking and payment links: ours, see docs/decisions.md). */
 const LINK_TTL_MS: Record<LinkPurpose, number> = {
