@@ -60,7 +60,13 @@ describe.skipIf(missing.length > 0)('README walkthrough against npm start', () =
     const file = path.join(db.dir, 'walkthrough.sh');
     writeFileSync(file, walkthroughScript(walkthroughBlocks(readFileSync(path.join(ROOT, 'README.md'), 'utf8')), base));
     const r = await collect(
-      spawn('bash', [file], { cwd: db.dir, env: withoutViteEnv(childEnv({ WALK_LOG: log })), stdio: ['ignore', 'pipe', 'pipe'] }),
+      // DEMO_TIMEOUT_MS: a loaded CI machine took longer than demo:verify's default 20 s to write the code's mail
+      // (a guard against hanging, not a timing).
+      spawn('bash', [file], {
+        cwd: db.dir,
+        env: withoutViteEnv(childEnv({ WALK_LOG: log, DEMO_TIMEOUT_MS: '120000' })),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
     ).done;
     return { status: r.code, stderr: r.stderr, calls: readCalls(log, base) };
   }
