@@ -2,11 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/lib/ids.js';
 import { RATE_LIMITS } from '../../src/plugins/rate-limit.js';
 import { createProvider } from '../helpers/factories.js';
+import { overrideRateLimits } from '../helpers/rate-limits.js';
 import { expectNoLeaks, setupAgent, type AgentKit } from './helpers.js';
 
-// Small budgets so every route's limit can be spent quickly (the table is read when routes register).
+// Small budgets so every route's limit can be spent quickly.
 const BUDGET = 3;
-for (const name of Object.keys(RATE_LIMITS)) if (name.startsWith('agent.')) (RATE_LIMITS as Record<string, number>)[name] = BUDGET;
+overrideRateLimits(Object.fromEntries(Object.keys(RATE_LIMITS).flatMap((name) => (name.startsWith('agent.') ? [[name, BUDGET]] : []))));
 
 let kit: AgentKit;
 beforeAll(async () => {

@@ -1,15 +1,20 @@
 import * as argon2 from '@node-rs/argon2';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createLinkToken } from '../../src/modules/auth/link-tokens.js';
-import { subjects } from '../../src/modules/auth/credential-guard.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { createUser } from '../helpers/factories.js';
+import type { TestApp } from '../helpers/app.js';
 
 // Pass-through spy: counts the hash checks without changing them.
 vi.mock('@node-rs/argon2', async (importOriginal) => {
   const actual = await importOriginal<typeof import('@node-rs/argon2')>();
   return { ...actual, verify: vi.fn(actual.verify) };
 });
+
+// The suite shares modules between files (vitest.config.ts, isolate: false): an earlier file may
+// have loaded the server with the real argon2, so the server's modules are loaded afresh here.
+vi.resetModules();
+const { createLinkToken } = await import('../../src/modules/auth/link-tokens.js');
+const { subjects } = await import('../../src/modules/auth/credential-guard.js');
+const { buildTestApp } = await import('../helpers/app.js');
+const { createUser } = await import('../helpers/factories.js');
 
 const MIN = 60_000;
 let t: TestApp;

@@ -3,14 +3,14 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { RATE_LIMITS } from '../../src/plugins/rate-limit.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createTestDb } from '../helpers/db.js';
 import { freePort } from '../helpers/processes.js';
 import { rateLimitStores } from '../helpers/redis.js';
+import { overrideRateLimits } from '../helpers/rate-limits.js';
 
 const BUDGET = 3;
-(RATE_LIMITS as Record<string, number>)['location.lookup'] = BUDGET;
+overrideRateLimits({ 'location.lookup': BUDGET });
 
 const redisUrl = inject('redisUrl');
 const redisCase = rateLimitStores().find((s) => s.store === 'redis')!;

@@ -5,12 +5,15 @@ import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createProvider, createUser } from '../helpers/factories.js';
 import { RATE_LIMITS } from '../../src/plugins/rate-limit.js';
 import { rateLimitStores } from '../helpers/redis.js';
+import { overrideRateLimits } from '../helpers/rate-limits.js';
 
-// Small budgets for the bucket tests (the table is read when the routes register); a failed login
-// costs a password hash, and these tests run once per store.
+// Small budgets for the bucket tests: a failed login costs a password hash, and these tests run once per store.
 const SMALL = 4;
-for (const name of ['auth.login', 'location.lookup', 'subscriber.write', 'serviceability.check', 'checkout.partner'] as const)
-  (RATE_LIMITS as Record<string, number>)[name] = SMALL;
+overrideRateLimits(
+  Object.fromEntries(
+    (['auth.login', 'location.lookup', 'subscriber.write', 'serviceability.check', 'checkout.partner'] as const).map((n) => [n, SMALL]),
+  ),
+);
 const LOGIN_LIMIT = RATE_LIMITS['auth.login'];
 
 // Another unknown email each time: 10 failures of one email would lock it (429 {detail}) before the limiter's 429.
