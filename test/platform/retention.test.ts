@@ -27,6 +27,7 @@ const TABLES = {
   verification_codes: ['id'],
   verified_sessions: ['id'],
   link_tokens: ['id'],
+  rollback_links: ['id'],
   rate_limit_buckets: ['bucket'],
   credential_failures: ['id'],
 } as const;
@@ -263,11 +264,29 @@ describe('maintenance.retention: what it deletes and what it keeps', () => {
           created_at: LONG_AGO,
         })
         .execute();
+      const rollback = newId();
+      await t.db
+        .insertInto('rollback_links')
+        .values({
+          id: rollback,
+          token_hash: hash(n),
+          provider_id: provider.id,
+          subscriber_id: subscriber.id,
+          kind: 'contact',
+          contact_type: 'contract',
+          restore: JSON.stringify({ first_name: 'Before' }),
+          expected: JSON.stringify({ first_name: 'After' }),
+          expires_at: expiresAt,
+          used_at: n === 1 ? LONG_AGO : null,
+          created_at: LONG_AGO,
+        })
+        .execute();
       if (deleted) {
         gone.idempotency_records.push(`sk_test|${key}`);
         gone.verification_codes.push(code);
         gone.verified_sessions.push(session);
         gone.link_tokens.push(token);
+        gone.rollback_links.push(rollback);
       }
     }
 
@@ -304,6 +323,7 @@ describe('maintenance.retention: what it deletes and what it keeps', () => {
       verification_codes: 1,
       verified_sessions: 1,
       link_tokens: 1,
+      rollback_links: 1,
       rate_limit_buckets: 1,
       credential_failures: 1,
     });
@@ -336,6 +356,7 @@ describe('maintenance.retention: what it deletes and what it keeps', () => {
       verification_codes: 0,
       verified_sessions: 0,
       link_tokens: 0,
+      rollback_links: 0,
       rate_limit_buckets: 0,
       credential_failures: 0,
     });

@@ -49,6 +49,7 @@ async function runRetention(deps: RunRetentionDeps) {
     verification_codes: 0,
     verified_sessions: 0,
     link_tokens: 0,
+    rollback_links: 0,
     rate_limit_buckets: (await deleteEndedRateLimitWindows(deps.db)).deleted,
     credential_failures: (await deleteOldCredentialFailures(deps.db, deps.clock.now())).deleted,
   };

@@ -43,6 +43,7 @@ interface BatchedDelete {
     | 'verification_codes'
     | 'verified_sessions'
     | 'link_tokens'
+    | 'rollback_links'
     | 'rate_limit_buckets'
     | 'credential_failures';
   /** Primary-key columns in index order. */
@@ -94,6 +95,7 @@ const EXPIRING = {
   verification_codes: ['id'],
   verified_sessions: ['id'],
   link_tokens: ['id'],
+  rollback_links: ['id'],
 } as const;
 
 export type ExpiringTable = keyof typeof EXPIRING;
