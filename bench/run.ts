@@ -13,6 +13,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DB } from '../src/db/types.js';
 import { SERVER_NODE_FLAGS } from '../src/runtime.js';
+import { cpuBetween, cpuPerRequest, cpuSnapshot } from './cpu.js';
 import { scenarios, type Dataset, type Scenario } from './scenarios.js';
 
 const { values: args } = parseArgs({
@@ -149,17 +150,32 @@ const load = async (s: Load): Promise<Measured> => measured([await window(s, DUR
  * 1,900 to 2,700, so a floor measured once, before the scenario, set most of a ratio's spread. The
  * ratio is the scenario's requests over the floor's in equal time; each pair's own ratio is kept to show the spread.
  */
-async function paired(s: Load) {
+async function paired(s: Load, serverPid: number) {
   const seconds = DURATION / PAIRS;
   const floor: Awaited<ReturnType<typeof window>>[] = [];
   const scenario: typeof floor = [];
+  const spent = { floor: { server: 0, postgres: 0 }, scenario: { server: 0, postgres: 0 } };
+  /** One window, its CPU time added to `into`. */
+  const timed = async (load: Load, into: { server: number; postgres: number }) => {
+    const before = cpuSnapshot(serverPid);
+    const w = await window(load, seconds);
+    const spentHere = cpuBetween(before, cpuSnapshot(serverPid));
+    if (spentHere) {
+      into.server += spentHere.server;
+      into.postgres += spentHere.postgres;
+    }
+    return w;
+  };
   for (let k = 0; k < PAIRS; k++) {
-    floor.push(await window(FLOOR, seconds));
-    scenario.push(await window(s, seconds));
+    floor.push(await timed(FLOOR, spent.floor));
+    scenario.push(await timed(s, spent.scenario));
   }
   const rate = (w: (typeof floor)[number]) => w.r.totalCompletedRequests / w.seconds;
   const pairs = floor.map((f, k) => Math.round((rate(scenario[k]) / rate(f)) * 1000) / 1000).sort((x, y) => x - y);
-  return { floor: measured(floor), m: measured(scenario), pairs };
+  const requests = (ws: typeof floor) => ws.reduce((n, w) => n + w.r.totalCompletedRequests, 0);
+  const cpu = cpuPerRequest(spent.scenario, requests(scenario));
+  const floorCpu = cpuPerRequest(spent.floor, requests(floor));
+  return { floor: measured(floor), m: measured(scenario), pairs, cpu, floorCpu };
 }
 
 async function main() {
@@ -215,7 +231,7 @@ async function main() {
       // floor windows, which would measure the floor against that backlog.
       const check = s.check ? await s.check() : undefined;
       const alternate = !s.custom && !s.background;
-      const p = alternate ? await paired(s) : undefined;
+      const p = alternate ? await paired(s, server.pid!) : undefined;
       const floor = p?.floor ?? (await load(FLOOR));
       const m = p?.m ?? (s.custom ? await s.custom() : await load(s));
       const ratio = Math.round((m.rps / floor.rps) * 1000) / 1000;
@@ -229,13 +245,14 @@ async function main() {
         floor_measured: floorMeasured,
         ratio,
         ...(p ? { ratio_pairs: p.pairs } : {}),
+        ...(p?.cpu ? { cpu_per_request: p.cpu, floor_cpu_per_request: p.floorCpu } : {}),
         target: s.target,
         met,
         rss_max_mb: rss,
         ...(check ? { check } : {}),
       });
       console.error(
-        `${s.name}: ${m.rps} req/s (${pct(ratio)} of the SELECT 1 floor ${floor.rps}, ${floorMeasured}${p ? `; pairs ${pairsRange(p.pairs)}` : ''}) p50 ${m.p50_ms} ms p99 ${m.p99_ms} ms errors ${m.errors} ${met ? 'MET' : 'MISSED'}; server RSS max ${rss} MB`,
+        `${s.name}: ${m.rps} req/s (${pct(ratio)} of the SELECT 1 floor ${floor.rps}, ${floorMeasured}${p ? `; pairs ${pairsRange(p.pairs)}` : ''}${p?.cpu ? `; CPU per request: server ${p.cpu.server_us} µs, PostgreSQL ${p.cpu.postgres_us} µs (SELECT 1: ${p.floorCpu?.server_us}, ${p.floorCpu?.postgres_us})` : ''}) p50 ${m.p50_ms} ms p99 ${m.p99_ms} ms errors ${m.errors} ${met ? 'MET' : 'MISSED'}; server RSS max ${rss} MB`,
       );
     }
     const commit = (() => {
@@ -288,7 +305,7 @@ const pairsRange = (pairs: number[]) => `${pct(pairs[0])}–${pct(pairs[pairs.le
 function markdown(s: any): string {
   const rows = s.scenarios.map(
     (r: any) =>
-      `| ${r.name} | ${r.rps} | ${r.p50_ms} | ${r.p99_ms} | ${r.errors} | ${r.floor_select1_rps} (${r.floor_measured ?? 'just before'}) | ${pct(r.ratio)} | ${r.ratio_pairs ? pairsRange(r.ratio_pairs) : ''} | ${r.target} | ${r.met ? 'met' : '**missed**'} | ${r.rss_max_mb} |`,
+      `| ${r.name} | ${r.rps} | ${r.p50_ms} | ${r.p99_ms} | ${r.errors} | ${r.floor_select1_rps} (${r.floor_measured ?? 'just before'}) | ${pct(r.ratio)} | ${r.ratio_pairs ? pairsRange(r.ratio_pairs) : ''} | ${r.cpu_per_request ? `${r.cpu_per_request.server_us} / ${r.cpu_per_request.postgres_us}` : ''} | ${r.target} | ${r.met ? 'met' : '**missed**'} | ${r.rss_max_mb} |`,
   );
   return [
     `Run ${s.run_at} at ${s.commit} on ${s.machine.cpus} cores (${s.machine.cpu_model}), Node ${s.machine.node}, PostgreSQL ${s.machine.postgres}; ${s.dataset.customers} customers, ${s.dataset.addresses} addresses; ${s.settings.duration_s} s per scenario${s.settings.pairs ? ` in ${s.settings.pairs} windows alternating with as many of the SELECT 1 floor` : ''}, ${s.settings.connections} connections.`,
@@ -305,8 +322,8 @@ function markdown(s: any): string {
     '',
     `Floors at the start: bare route ${s.floors.bare_rps} req/s, SELECT 1 ${s.floors.select1_rps} req/s (server RSS max ${s.floors.rss_max_mb} MB); each scenario's ratio is to the SELECT 1 floor measured again with it: in windows alternating with the scenario's (requests over requests in equal time; each pair's own ratio gives the spread), or right before a scenario that leaves background work or measures itself. Server RSS max ${s.rss_max_mb} MB (target <= 300 MB in every scenario: ${s.rss_target_met ? 'met' : '**missed**'}).`,
     '',
-    '| scenario | req/s | p50 ms | p99 ms | errors | SELECT 1 floor, req/s | of that floor | ratio per pair, lowest–highest | target | result | server RSS max MB |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| scenario | req/s | p50 ms | p99 ms | errors | SELECT 1 floor, req/s | of that floor | ratio per pair, lowest–highest | CPU per request, µs: server / PostgreSQL | target | result | server RSS max MB |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
   ].join('\n');
