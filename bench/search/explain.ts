@@ -10,7 +10,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import { planSearch, structuredProbes, type Probe } from '../../src/modules/subscribers/search.query.js';
 import { chooseDriver, searchSql } from '../../src/modules/subscribers/search-words.repository.js';
 import { ownedWithSessionSql } from '../../src/modules/subscribers/profile.repository.js';
-import { previewSnapshotCall } from '../../src/modules/plan-change/plan-change.repository.js';
+import { previewSnapshotSql } from '../../src/modules/plan-change/plan-change.repository.js';
 import { sessionTokenHash } from '../../src/modules/verification/verification.service.js';
 import type { DB } from '../../src/db/types.js';
 import type { Dataset } from '../scenarios.js';
@@ -86,8 +86,8 @@ await capture(
   probeArgs(structuredProbes(planSearch('Anna Schmidt 1A', regions))),
 );
 
-// The verified reads as the routes send them: ownership, the X-Verified-Session row and the answer
-// (the profile; the preview's snapshot) in one statement.
+// The verified reads as the routes send them: ownership, the X-Verified-Session row and the profile in
+// one statement; the preview's snapshot (read after the ownership check).
 const compiler = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1 }) }) });
 const s = d.sessions.find((x) => x.customer_id && x.subscription_id)!;
 const tokenHash = sessionTokenHash(s.token) ?? null;
@@ -99,7 +99,7 @@ await capture(
   [...profile.parameters],
 );
 const today = new Date().toISOString().slice(0, 10);
-const snapshot = previewSnapshotCall({
+const preview = previewSnapshotSql({
   providerId: d.provider_id,
   subscriptionId: s.subscription_id,
   subscriberId: s.customer_id,
@@ -107,11 +107,10 @@ const snapshot = previewSnapshotCall({
   today,
   month: `${today.slice(0, 7)}-01`,
   perSubscription: false,
-});
-const preview = ownedWithSessionSql(d.provider_id, s.customer_id, tokenHash, 'agent_owned_customer', snapshot).compile(compiler);
+}).compile(compiler);
 await capture(
   'plan-change-preview.txt',
-  'plan-change preview: ownership, session and the snapshot in one statement (plan_change_preview_snapshot)',
+  'plan-change preview: the snapshot in one statement (plan_change_preview_snapshot), after the ownership read',
   preview.sql,
   [...preview.parameters],
 );

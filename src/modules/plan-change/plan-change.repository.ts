@@ -102,9 +102,14 @@ const PLAN_VERSION_COLUMNS = [
  * monthBillingRecords and pendingCarried read one by one (apply reads them that way, under its locks).
  */
 export async function previewSnapshot(db: Executor, t: SnapshotTarget) {
-  const r = await sql<SnapshotRow>`SELECT * FROM ${previewSnapshotCall(t)}`.execute(db);
+  const r = await previewSnapshotSql(t).execute(db);
   return snapshotOf(r.rows[0]);
 }
+
+/** The statement of previewSnapshot (also run under EXPLAIN by bench/search/explain.ts). */
+export const previewSnapshotSql = (t: SnapshotTarget) =>
+  sql<SnapshotRow>`SELECT * FROM plan_change_preview_snapshot(${t.providerId}::uuid, ${t.subscriptionId}::uuid,
+    ${t.subscriberId ?? null}::uuid, ${t.planVersionId}::uuid, ${t.today}::date, ${t.month}::date, ${t.perSubscription}::boolean)`;
 
 export interface SnapshotTarget {
   providerId: string;
@@ -116,13 +121,8 @@ export interface SnapshotTarget {
   perSubscription: boolean;
 }
 
-/** The call of plan_change_preview_snapshot, for a statement that reads it beside something else. */
-export const previewSnapshotCall = (t: SnapshotTarget) =>
-  sql<SnapshotRow>`plan_change_preview_snapshot(${t.providerId}::uuid, ${t.subscriptionId}::uuid,
-    ${t.subscriberId ?? null}::uuid, ${t.planVersionId}::uuid, ${t.today}::date, ${t.month}::date, ${t.perSubscription}::boolean)`;
-
-/** A row of plan_change_preview_snapshot (as returned, or as its to_json object), or undefined. */
-export function snapshotOf(row: SnapshotRow | null | undefined) {
+/** A row of plan_change_preview_snapshot, or undefined. */
+function snapshotOf(row: SnapshotRow | undefined) {
   if (!row) return undefined;
   const json = <T>(v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v) as T;
   const { new_plan, current_plan, changed_today, invoice, document, carried, ...sub } = row;

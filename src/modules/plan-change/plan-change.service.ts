@@ -1,4 +1,4 @@
-import type { RawBuilder, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Adapters } from '../../adapters/types.js';
 import type { Config } from '../../config.js';
@@ -95,20 +95,6 @@ interface RollbackOf {
   planChangeId: string;
   guard: (trx: Transaction<DB>, sub: NonNullable<repo.SubscriptionRow>) => Promise<void>;
 }
-
-/** A preview's read, prepared to travel with another statement (previewRead). */
-export interface PreviewRead {
-  target: PlanChangeTarget;
-  pos: CalendarPosition;
-  call: RawBuilder<unknown>;
-}
-
-const sameTarget = (a: PlanChangeTarget, b: PlanChangeTarget) =>
-  a.providerId === b.providerId &&
-  a.subscriptionId === b.subscriptionId &&
-  a.planVersionId === b.planVersionId &&
-  a.customerId === b.customerId &&
-  a.source === b.source;
 
 export interface PreviewResult {
   subscriptionId: string;
@@ -216,20 +202,9 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
     perSubscription: LIMIT_OF[t.source] === 'subscription',
   });
 
-  /**
-   * What preview(t) reads, as a call another statement can carry (the /agent ownership read sends
-   * it along, so a preview is one round trip). Pass the row it returned to preview as `prefetched`.
-   */
-  function previewRead(t: PlanChangeTarget): PreviewRead {
+  async function preview(t: PlanChangeTarget): Promise<PreviewResult> {
     const pos = calendarPosition(clock.now());
-    return { target: t, pos, call: repo.previewSnapshotCall(snapshotTarget(t, pos)) };
-  }
-
-  async function preview(t: PlanChangeTarget, prefetched?: { read: PreviewRead; row: unknown }): Promise<PreviewResult> {
-    // A prefetched read counts only for the very same target (it was read before body validation).
-    const read = prefetched && sameTarget(prefetched.read.target, t) ? prefetched : undefined;
-    const pos = read?.read.pos ?? calendarPosition(clock.now());
-    const snap = read ? repo.snapshotOf(read.row as repo.SnapshotRow | null) : await repo.previewSnapshot(db, snapshotTarget(t, pos));
+    const snap = await repo.previewSnapshot(db, snapshotTarget(t, pos));
     if (!snap) throw subscriptionNotFound();
     const { sub, newPlan, currentPlan } = snap;
     if (!newPlan || newPlan.provider_id !== sub.provider_id) throw planNotFound();
@@ -450,7 +425,7 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
     }
   }
 
-  return { preview, previewRead, apply, refusalOf };
+  return { preview, apply, refusalOf };
 }
 
 /** @public The type of what the container builds. */

@@ -1,4 +1,3 @@
-import type { RawBuilder } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
 import { judgeSession, type SessionRow } from '../verification/verification.service.js';
@@ -18,13 +17,8 @@ export interface CustomerOwnershipDeps {
 export function createCustomerOwnershipService({ db, clock }: CustomerOwnershipDeps) {
   return {
     /** The customer (and the session row of `tokenHash`) when it is `providerId`'s; undefined otherwise. */
-    findOwned: <S extends OwnedSource>(
-      providerId: string,
-      customerId: string,
-      tokenHash: Buffer | null,
-      source: S,
-      attach?: RawBuilder<unknown>,
-    ) => findOwnedCustomerWithSession(db, providerId, customerId, tokenHash, source, attach),
+    findOwned: <S extends OwnedSource>(providerId: string, customerId: string, tokenHash: Buffer | null, source: S) =>
+      findOwnedCustomerWithSession(db, providerId, customerId, tokenHash, source),
     /** Whether the session is live and is this customer's, as of now. */
     judgeSession: (session: SessionRow | undefined, providerId: string, customerId: string) =>
       judgeSession(session, providerId, customerId, clock.now()),

@@ -1,4 +1,4 @@
-import { sql, type RawBuilder, type Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type { Executor } from '../../db/executor.js';
 import { isUuid } from '../../lib/ids.js';
@@ -69,8 +69,6 @@ export async function findOwnedCustomer(db: Executor, providerId: string, custom
  * `source` names the function that answers "this provider's customer": agent_owned_customer (the
  * customer row) or agent_customer_profile (the same row with the profile's portal login and
  * subscriptions), so the profile route reads ownership, session and its answer in one statement.
- * `attach` is a set-returning call a route needs next (the plan-change preview's snapshot): its
- * first row comes back as `attached` (JSON; null when it has none), in the same round trip.
  */
 export async function findOwnedCustomerWithSession<S extends OwnedSource = 'agent_owned_customer'>(
   db: Executor,
@@ -78,38 +76,29 @@ export async function findOwnedCustomerWithSession<S extends OwnedSource = 'agen
   customerId: string,
   tokenHash: Buffer | null,
   source?: S,
-  attach?: RawBuilder<unknown>,
-): Promise<{ customer: OwnedRow<S>; session: SessionColumns | undefined; attached: unknown } | undefined> {
+): Promise<{ customer: OwnedRow<S>; session: SessionColumns | undefined } | undefined> {
   if (!isUuid(customerId)) return undefined;
-  const r = await ownedWithSessionSql(providerId, customerId, tokenHash, source, attach).execute(db);
+  const r = await ownedWithSessionSql(providerId, customerId, tokenHash, source).execute(db);
   const row = r.rows[0];
   if (!row) return undefined;
-  const { session_provider_id, session_subscriber_id, session_expires_at, attached, ...customer } = row;
+  const { session_provider_id, session_subscriber_id, session_expires_at, ...customer } = row;
   const session =
     session_provider_id && session_subscriber_id && session_expires_at
       ? { provider_id: session_provider_id, subscriber_id: session_subscriber_id, expires_at: session_expires_at }
       : undefined;
   const owned = (source === 'agent_customer_profile' ? profileOf(customer as unknown as ProfileRow) : customer) as OwnedRow<S>;
-  return { customer: owned, session, attached: attached ?? null };
+  return { customer: owned, session };
 }
 
 /** The statement of findOwnedCustomerWithSession (also run under EXPLAIN by bench/search/explain.ts). */
-export function ownedWithSessionSql(
-  providerId: string,
-  customerId: string,
-  tokenHash: Buffer | null,
-  source?: OwnedSource,
-  attach?: RawBuilder<unknown>,
-) {
+export function ownedWithSessionSql(providerId: string, customerId: string, tokenHash: Buffer | null, source?: OwnedSource) {
   const fn = sql.raw(source ?? 'agent_owned_customer');
   return sql<
     Record<string, unknown> & { session_provider_id: string | null; session_subscriber_id: string | null; session_expires_at: Date | null }
   >`
     SELECT c.*, s.provider_id AS session_provider_id, s.subscriber_id AS session_subscriber_id, s.expires_at AS session_expires_at
-      ${attach ? sql`, to_json(a) AS attached` : sql``}
     FROM ${fn}(${providerId}::uuid, ${customerId}::uuid) c
-    LEFT JOIN verified_sessions s ON s.token_hash = ${tokenHash}
-    ${attach ? sql`LEFT JOIN LATERAL ${attach} a ON true` : sql``}`;
+    LEFT JOIN verified_sessions s ON s.token_hash = ${tokenHash}`;
 }
 
 export type OwnedSource = 'agent_owned_customer' | 'agent_customer_profile';

@@ -1,11 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../lib/errors.js';
-import { isUuid } from '../../lib/ids.js';
 import { idempotent } from '../../plugins/idempotency.js';
 import { limit } from '../../plugins/rate-limit.js';
 import { actorOf } from '../../plugins/auth.js';
-import { type PreviewRead } from '../../modules/plan-change/plan-change.service.js';
 import {
   ADJUSTMENT_TYPES,
   AgentApplyResponse,
@@ -16,7 +14,7 @@ import {
   planView,
 } from '../../modules/plan-change/plan-change.schemas.js';
 import { CustomerParams, IdempotencyHeaders, SECURITY_VERIFIED, describeRoute, err, verifiedErrors } from './common.schemas.js';
-import { requireOwnedCustomer, requireOwnedCustomerWith, requireVerifiedSession } from './verified-session.js';
+import { requireOwnedCustomer, requireVerifiedSession } from './verified-session.js';
 
 const subscriptionId = z
   .uuid()
@@ -49,24 +47,11 @@ const notFound = err(
 export const agentPlanChangeRoutes: FastifyPluginAsyncZod = async (app) => {
   const service = app.services.planChange;
 
-  // The preview's snapshot travels with the ownership read (one round trip). It is read for the
-  // body's ids as sent, before validation; the handler uses it only when the validated body names
-  // the same ones (service.preview compares), and reads it itself otherwise.
-  const ownedWithPreview = requireOwnedCustomerWith((request, { providerId, customerId }) => {
-    const body = request.body as { subscription_id?: unknown; plan_version_id?: unknown } | null | undefined;
-    const subscriptionId = body?.subscription_id;
-    const planVersionId = body?.plan_version_id;
-    if (typeof subscriptionId !== 'string' || typeof planVersionId !== 'string' || !isUuid(subscriptionId) || !isUuid(planVersionId))
-      return undefined;
-    const read = service.previewRead({ providerId, customerId, subscriptionId, planVersionId, source: 'agent' });
-    return { call: read.call, context: read };
-  });
-
   app.post(
     '/customers/:customerId/plan-change/preview',
     {
       // another provider's (or an unknown) customer is 404 before the body is validated
-      preValidation: [ownedWithPreview],
+      preValidation: [requireOwnedCustomer],
       preHandler: [requireVerifiedSession],
       config: { rateLimit: limit('agent.read') },
       schema: {
@@ -88,17 +73,13 @@ export const agentPlanChangeRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const attached = request.agentCustomer!.attached;
-      const p = await service.preview(
-        {
-          providerId: request.apiKey!.providerId,
-          customerId: request.agentCustomer!.id,
-          subscriptionId: request.body.subscription_id,
-          planVersionId: request.body.plan_version_id,
-          source: 'agent',
-        },
-        attached && { read: attached.context as PreviewRead, row: attached.row },
-      );
+      const p = await service.preview({
+        providerId: request.apiKey!.providerId,
+        customerId: request.agentCustomer!.id,
+        subscriptionId: request.body.subscription_id,
+        planVersionId: request.body.plan_version_id,
+        source: 'agent',
+      });
       const refusal = service.refusalOf(p);
       if (refusal) throw refusal;
       return agentPreviewBody({ ...p, quote: p.quote!, quoteToken: p.quoteToken! });

@@ -1,5 +1,4 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { RawBuilder } from 'kysely';
 import { AppError } from '../../lib/errors.js';
 import { checksCredential } from '../../plugins/route-contract.js';
 import type { CustomerOwnershipService, OwnedSource, Profile } from '../../modules/subscribers/ownership.service.js';
@@ -16,8 +15,6 @@ declare module 'fastify' {
       session?: SessionRow;
       /** The profile, when the route read it as its ownership check (requireOwnedProfile). */
       profile?: Profile;
-      /** What requireOwnedCustomerWith's `attach` asked for: its context and the row read (null: none). */
-      attached?: { context: unknown; row: unknown };
     };
   }
 }
@@ -35,11 +32,7 @@ function customerIdOf(request: FastifyRequest): string {
   return typeof id === 'string' ? id.toLowerCase() : '';
 }
 
-/** A read a route wants in the ownership statement: the call, and what the route needs to use its row. */
-type Attachment = { call: RawBuilder<unknown>; context: unknown } | undefined;
-type Attach = (request: FastifyRequest, owner: { providerId: string; customerId: string }) => Attachment;
-
-function ownedCustomerFrom(source: OwnedSource, attach?: Attach): PreHandler {
+function ownedCustomerFrom(source: OwnedSource): PreHandler {
   return async (request) => {
     const providerId = request.apiKey?.providerId;
     if (!providerId) throw new AppError(403, 'invalid_api_key', 'The API key is missing, invalid, or its account is disabled');
@@ -47,13 +40,10 @@ function ownedCustomerFrom(source: OwnedSource, attach?: Attach): PreHandler {
     // asks for a verified session, after body validation.
     const token = sessionTokenOf(request);
     const hash = (token && sessionTokenHash(token)) || null;
-    const customerId = customerIdOf(request);
-    const extra = attach?.(request, { providerId, customerId });
-    const found = await request.server.services.customerOwnership.findOwned(providerId, customerId, hash, source, extra?.call);
+    const found = await request.server.services.customerOwnership.findOwned(providerId, customerIdOf(request), hash, source);
     if (!found) throw customerNotFound();
     request.agentCustomer = { id: found.customer.id, providerId, session: found.session };
     if (source === 'agent_customer_profile') request.agentCustomer.profile = found.customer as Profile;
-    if (extra) request.agentCustomer.attached = { context: extra.context, row: found.attached };
   };
 }
 
@@ -69,13 +59,6 @@ export const requireOwnedCustomer: PreHandler = ownedCustomerFrom('agent_owned_c
  * the same statement (`request.agentCustomer.profile`), so the route makes one round trip.
  */
 export const requireOwnedProfile: PreHandler = ownedCustomerFrom('agent_customer_profile');
-
-/**
- * requireOwnedCustomer carrying a read the route makes next (see Attachment), so the route makes
- * one round trip. `attach` runs before body validation: it must check what it takes from the body,
- * and the route must use the row only for the values it validated.
- */
-export const requireOwnedCustomerWith = (attach: Attach): PreHandler => ownedCustomerFrom('agent_owned_customer', attach);
 
 /**
  * The verified-session rule of an owned customer (`owner.session`: the row of `token`, read with
