@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
-import { bytesEqual, dummyPasswordHash, parsePrefixedSecret, sha256, verifyPassword } from '../../lib/crypto.js';
+import { bytesEqual, dummyPasswordHash, hs256Key, parsePrefixedSecret, sha256, verifyPassword } from '../../lib/crypto.js';
 import { isUuid } from '../../lib/ids.js';
 import * as repo from './auth.repository.js';
 import { createCredentialGuard, subjects } from './credential-guard.js';
@@ -40,7 +40,7 @@ export interface AuthDeps {
 const JWT_ISSUER = 'netsvc-api';
 
 export function createAuthService({ db, clock, jwtSecret, jwtTtlSeconds }: AuthDeps) {
-  const key = new TextEncoder().encode(jwtSecret);
+  const key = hs256Key(jwtSecret);
   // A short cache keeps the key lookup off the hot path; disabling a provider takes effect within it.
   const apiKeyCache = new LRUCache<string, NonNullable<Awaited<ReturnType<typeof repo.findApiKeyByPrefix>>> | 'none'>({
     max: 10_000,
@@ -88,7 +88,7 @@ export function createAuthService({ db, clock, jwtSecret, jwtTtlSeconds }: AuthD
       .setIssuer(JWT_ISSUER)
       .setIssuedAt(now)
       .setExpirationTime(now + jwtTtlSeconds)
-      .sign(key);
+      .sign(await key());
     return { access_token: token, token_type: 'bearer' as const, expires_in: jwtTtlSeconds, role: user.role as Role };
   }
 
@@ -98,7 +98,7 @@ export function createAuthService({ db, clock, jwtSecret, jwtTtlSeconds }: AuthD
     if (!m) return { ok: false, failure: 'invalid' };
     let payload;
     try {
-      ({ payload } = await jwtVerify(m[1], key, {
+      ({ payload } = await jwtVerify(m[1], await key(), {
         algorithms: ['HS256'],
         issuer: JWT_ISSUER,
         currentDate: clock.now(),

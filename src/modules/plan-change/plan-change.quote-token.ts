@@ -1,6 +1,7 @@
 // The signed quote of an /agent plan-change preview (docs/decisions.md "Signed quote"). The agent
 // hands it back on apply, which then applies exactly the quoted change or refuses.
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { hs256Key } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import type { BillingState } from './plan-change.quote.js';
@@ -64,7 +65,7 @@ export const quoteChanged = (what: string) =>
   );
 
 export function createQuoteTokens({ clock, secret }: { clock: Clock; secret: string }) {
-  const key = new TextEncoder().encode(secret);
+  const key = hs256Key(secret);
 
   async function sign(c: QuoteClaims): Promise<string> {
     const now = Math.floor(clock.now().getTime() / 1000);
@@ -74,7 +75,7 @@ export function createQuoteTokens({ clock, secret }: { clock: Clock; secret: str
       .setAudience(AUDIENCE)
       .setIssuedAt(now)
       .setExpirationTime(now + QUOTE_TTL_SECONDS)
-      .sign(key);
+      .sign(await key());
   }
 
   /**
@@ -87,7 +88,7 @@ export function createQuoteTokens({ clock, secret }: { clock: Clock; secret: str
   ): Promise<QuoteClaims> {
     let payload;
     try {
-      ({ payload } = await jwtVerify(token, key, {
+      ({ payload } = await jwtVerify(token, await key(), {
         algorithms: ['HS256'],
         typ: TYP,
         issuer: ISSUER,
