@@ -110,20 +110,22 @@ describe.skipIf(!usingPostgres())('a server process killed mid-work', () => {
     });
     expect(r.status).toBe(201);
     const { subscription_id: subscriptionId } = (await r.json()) as { subscription_id: string };
-    await until('the delivery to be in flight', async () => receiver.requests.length > 0);
-    await server.kill();
-    await receiver.setMode('ok');
-    await start();
+    // Written with the subscription, in the request's transaction.
     const delivery = await db
       .selectFrom('webhook_deliveries')
       .selectAll()
       .where('subscription_id', '=', subscriptionId)
       .executeTakeFirstOrThrow();
     expect(delivery.event_type).toBe('subscription.pending_install');
-    // (late redeliveries of the previous test's events may arrive too: at-least-once)
+    // Late redeliveries of the previous test's events may reach the receiver too (at-least-once), so
+    // the wait is for this delivery's own attempt.
+    await until('the delivery to be in flight', async () => receiver.requests.some((q) => q.webhookId === delivery.id));
+    await server.kill();
+    await receiver.setMode('ok');
+    await start();
     await until('the event to arrive', async () => receiver.events.some((e) => e.webhookId === delivery.id));
-    const hung = receiver.requests.find((r) => r.answered === 0);
-    expect(hung?.webhookId).toBe(delivery.id); // the attempt in flight at the crash carried the same id
+    // The attempt in flight at the crash and the one answered after carried the same id.
+    expect(receiver.requests.filter((q) => q.webhookId === delivery.id && q.answered === 0)).toHaveLength(1);
     const final = await until('the outbox row to be delivered', async () => {
       const d = await db.selectFrom('webhook_deliveries').select('status').where('id', '=', delivery.id).executeTakeFirst();
       return d?.status === 'delivered' ? d : undefined;
