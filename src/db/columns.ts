@@ -24,6 +24,17 @@ export const PLAN_PRICE_COLUMNS = ['pv.name as plan_name', 'pv.monthly_price_cen
 /** A building's postal address (`buildings as b`). */
 export const BUILDING_ADDRESS_COLUMNS = ['b.street', 'b.house_number', 'b.postal_code', 'b.city', 'b.province', 'b.country'] as const;
 
+/** The building a subscription is served at, as the agent's reads name it (`buildings as b`). */
+export const SERVICE_BUILDING_COLUMNS = [
+  'b.id as building_id',
+  'b.name as building_name',
+  'b.street',
+  'b.house_number',
+  'b.postal_code',
+  'b.city',
+  'b.country',
+] as const;
+
 /** What a list of invoices shows of each (`invoices`, unaliased). */
 export const INVOICE_SUMMARY_COLUMNS = [
   'id',

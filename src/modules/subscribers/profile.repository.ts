@@ -1,7 +1,7 @@
 import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type { Executor } from '../../db/executor.js';
-import { INVOICE_SUMMARY_COLUMNS, PLAN_PRICE_COLUMNS, SUBSCRIBER_CONTACT_COLUMNS } from '../../db/columns.js';
+import { INVOICE_SUMMARY_COLUMNS, PLAN_PRICE_COLUMNS, SERVICE_BUILDING_COLUMNS, SUBSCRIBER_CONTACT_COLUMNS } from '../../db/columns.js';
 import { isUuid } from '../../lib/ids.js';
 
 // Every query here is scoped to the caller's provider: a customer of another provider is
@@ -187,13 +187,7 @@ const SUBSCRIPTION_COLUMNS = [
   ...PLAN_PRICE_COLUMNS,
   'pv.download_mbps',
   'pv.upload_mbps',
-  'b.id as building_id',
-  'b.name as building_name',
-  'b.street',
-  'b.house_number',
-  'b.postal_code',
-  'b.city',
-  'b.country',
+  ...SERVICE_BUILDING_COLUMNS,
   'u.id as unit_id',
   'u.label as unit_label',
 ] as const;

@@ -57,6 +57,16 @@ const checkoutSession = (o: {
   provider: { id: o.provider_id, name: 'Nordlicht Fibre', branding: nordlichtBranding() },
 });
 
+/** The address of the location examples' building. */
+const INVALIDENSTRASSE_12A = {
+  street: 'Invalidenstraße',
+  house_number: '12a',
+  postal_code: '10115',
+  city: 'Berlin',
+  province: 'Berlin',
+  country: 'DE',
+};
+
 /** An autocomplete suggestion of a Mainzer Straße number not in coverage. */
 const mainzerStrasse = (houseNumber: string) => ({
   display: `Mainzer Straße ${houseNumber}, 55116 Mainz`,
@@ -228,12 +238,7 @@ export const CHECKOUT_EXAMPLES: ExampleMap = {
   // POST /location/lookup
   locationLookup: {
     200: {
-      street: 'Invalidenstraße',
-      house_number: '12a',
-      postal_code: '10115',
-      city: 'Berlin',
-      province: 'Berlin',
-      country: 'DE',
+      ...INVALIDENSTRASSE_12A,
       unit_label: '1G',
       location_identifier: 'DE-10115-INVALIDENSTRASSE-12A-1G',
       building_id: 'd41f7b2e-6c8a-4e1d-b3f5-7a9c0e2d4f61',
@@ -256,12 +261,7 @@ export const CHECKOUT_EXAMPLES: ExampleMap = {
       building: {
         building_id: 'd41f7b2e-6c8a-4e1d-b3f5-7a9c0e2d4f61',
         name: 'Invalidenstraße 12a',
-        street: 'Invalidenstraße',
-        house_number: '12a',
-        postal_code: '10115',
-        city: 'Berlin',
-        province: 'Berlin',
-        country: 'DE',
+        ...INVALIDENSTRASSE_12A,
         region: 'DE-BE',
         line_type: 'first_line',
         in_coverage: true,
