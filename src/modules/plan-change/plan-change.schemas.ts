@@ -56,7 +56,7 @@ export const AgentAdjustment = z
 
 export const PartnerAdjustment = z.object(adjustmentFields).describe(QUOTE_RULE);
 
-export const planView = (p: PlanVersionRow) => ({
+const planView = (p: PlanVersionRow) => ({
   plan_version_id: p.id,
   name: p.name,
   monthly_price: formatCents(p.monthly_price_cents),
@@ -68,7 +68,7 @@ function adjustmentBase(q: Quote) {
   return { type: a.type, amount: formatCents(Math.abs(a.amountCents)), currency: q.currency, days: a.days, days_in_period: a.daysInPeriod };
 }
 
-export const agentAdjustment = (q: Quote): z.infer<typeof AgentAdjustment> | null =>
+const agentAdjustment = (q: Quote): z.infer<typeof AgentAdjustment> | null =>
   q.adjustment ? { ...adjustmentBase(q), due_in_days: q.dueInDays ?? 0 } : null;
 
 const partnerAdjustment = (q: Quote | null): z.infer<typeof PartnerAdjustment> | null => (q?.adjustment ? adjustmentBase(q) : null);

@@ -13,7 +13,7 @@ export interface SubscriberInput {
 }
 
 /** E.164 for search, from the number as written (national numbers read in the building's country). */
-export function toE164(phone: string | null | undefined, country: string | null): string | null {
+function toE164(phone: string | null | undefined, country: string | null): string | null {
   if (!phone) return null;
   const p = parsePhoneNumber(phone, { regionCode: (country ?? 'DE').trim().toUpperCase() });
   return p.valid ? (p.number?.e164 ?? null) : null;
