@@ -208,34 +208,41 @@ export async function buildDemoDataset(o: DatasetOptions) {
     base('Rainer', 'Kowalski', '0176-31415926', take(first, 9), { ...activatedToday, currentMonth: 'no_invoice' }),
   );
   const changedToday = b.customer(base('Petra', 'Ostermann', '0049 172 27182818', take(first, 10), {}));
-  const activatedUser = await addUser(b, {
-    email: 'sabine.adler@example.com',
-    role: 'subscriber',
-    first: 'Sabine',
-    last: 'Adler',
-    withPassword: true,
-  });
-  const activated = b.customer(
-    base('Sabine', 'Adler', '+49 (0)160 9876 5432', take(first, 11), {
-      email: 'sabine.adler@example.com',
-      userId: activatedUser.id,
+  /** A customer with a portal login of its email, its password chosen (activated) or not yet. */
+  const withLogin = async (
+    firstName: string,
+    last: string,
+    phone: string,
+    unit: BuiltBuilding['units'][number],
+    email: string,
+    withPassword: boolean,
+    extra: Partial<CustomerSpec>,
+  ) => {
+    const user = await addUser(b, { email, role: 'subscriber', first: firstName, last, withPassword });
+    return { user, customer: b.customer(base(firstName, last, phone, unit, { email, userId: user.id, ...extra })) };
+  };
+  const { customer: activated, user: activatedUser } = await withLogin(
+    'Sabine',
+    'Adler',
+    '+49 (0)160 9876 5432',
+    take(first, 11),
+    'sabine.adler@example.com',
+    true,
+    {
       plan: faster.ref,
-    }),
+    },
   );
-  const notActivatedUser = await addUser(b, {
-    email: 'juergen.falk@example.com',
-    role: 'subscriber',
-    first: 'Jürgen',
-    last: 'Falk',
-    withPassword: false,
-  });
-  const notActivated = b.customer(
-    base('Jürgen', 'Falk', '030/2233 4455', take(first, 12), {
-      email: 'juergen.falk@example.com',
-      userId: notActivatedUser.id,
+  const { customer: notActivated } = await withLogin(
+    'Jürgen',
+    'Falk',
+    '030/2233 4455',
+    take(first, 12),
+    'juergen.falk@example.com',
+    false,
+    {
       plan: basic.ref,
       card: false,
-    }),
+    },
   );
   const suspended = b.customer(
     base('Dieter', 'Sommer', '0157 11223344', take(first, 13), {

@@ -49,69 +49,28 @@ export function registerMetrics(app: FastifyInstance, deps: MetricsDeps) {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers,
   });
-  const rateLimited = new client.Counter({
-    name: 'netsvc_rate_limit_rejections_total',
-    help: 'Requests refused with 429 (rate limits, lockouts), by route pattern',
-    labelNames: ['route'] as const,
-    registers,
-  });
-  const jobs = new client.Counter({
-    name: 'netsvc_job_outcomes_total',
-    help: 'Job runs by kind and outcome',
-    labelNames: ['kind', 'outcome'] as const,
-    registers,
-  });
-  const webhooks = new client.Counter({
-    name: 'netsvc_webhook_deliveries_total',
-    help: 'Webhook delivery attempts by outcome',
-    labelNames: ['outcome'] as const,
-    registers,
-  });
-  const mails = new client.Counter({
-    name: 'netsvc_mail_sends_total',
-    help: 'Mails by outcome (sent over SMTP, written to the outbox folder, failed)',
-    labelNames: ['outcome'] as const,
-    registers,
-  });
-  const queued = new client.Gauge({
-    name: 'netsvc_jobs_queued',
-    help: 'Queued jobs already due, by kind',
-    labelNames: ['kind'] as const,
-    registers,
-  });
-  const running = new client.Gauge({
-    name: 'netsvc_jobs_running',
-    help: 'Jobs running now (any process), by kind',
-    labelNames: ['kind'] as const,
-    registers,
-  });
-  const oldest = new client.Gauge({
-    name: 'netsvc_jobs_oldest_due_age_seconds',
-    help: 'How long the longest-waiting due job has waited, by kind',
-    labelNames: ['kind'] as const,
-    registers,
-  });
-  const outbox = new client.Gauge({
-    name: 'netsvc_webhook_outbox_pending',
-    help: 'Webhook deliveries not yet delivered or failed for good',
-    registers,
-  });
-  const outboxAge = new client.Gauge({
-    name: 'netsvc_webhook_outbox_oldest_age_seconds',
-    help: 'Age of the oldest pending webhook delivery (0 when none)',
-    registers,
-  });
-  const pool = new client.Gauge({
-    name: 'netsvc_db_pool_clients',
-    help: 'PostgreSQL pool clients by state (in_use, idle) and requests waiting for one (waiting)',
-    labelNames: ['state'] as const,
-    registers,
-  });
-  const poolMax = new client.Gauge({
-    name: 'netsvc_db_pool_max',
-    help: 'PostgreSQL pool size (DATABASE_POOL_SIZE); 1 on the embedded database, which has one in-process connection and no pool',
-    registers,
-  });
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+    new client.Counter({ name, help, labelNames, registers });
+  const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) =>
+    new client.Gauge({ name, help, labelNames, registers });
+  const rateLimited = counter('netsvc_rate_limit_rejections_total', 'Requests refused with 429 (rate limits, lockouts), by route pattern', [
+    'route',
+  ]);
+  const jobs = counter('netsvc_job_outcomes_total', 'Job runs by kind and outcome', ['kind', 'outcome']);
+  const webhooks = counter('netsvc_webhook_deliveries_total', 'Webhook delivery attempts by outcome', ['outcome']);
+  const mails = counter('netsvc_mail_sends_total', 'Mails by outcome (sent over SMTP, written to the outbox folder, failed)', ['outcome']);
+  const queued = gauge('netsvc_jobs_queued', 'Queued jobs already due, by kind', ['kind']);
+  const running = gauge('netsvc_jobs_running', 'Jobs running now (any process), by kind', ['kind']);
+  const oldest = gauge('netsvc_jobs_oldest_due_age_seconds', 'How long the longest-waiting due job has waited, by kind', ['kind']);
+  const outbox = gauge('netsvc_webhook_outbox_pending', 'Webhook deliveries not yet delivered or failed for good');
+  const outboxAge = gauge('netsvc_webhook_outbox_oldest_age_seconds', 'Age of the oldest pending webhook delivery (0 when none)');
+  const pool = gauge('netsvc_db_pool_clients', 'PostgreSQL pool clients by state (in_use, idle) and requests waiting for one (waiting)', [
+    'state',
+  ]);
+  const poolMax = gauge(
+    'netsvc_db_pool_max',
+    'PostgreSQL pool size (DATABASE_POOL_SIZE); 1 on the embedded database, which has one in-process connection and no pool',
+  );
 
   const subscriptions: [typeof jobOutcomes, (m: unknown) => void][] = [
     [jobOutcomes, (m) => jobs.inc(m as { kind: string; outcome: string })],

@@ -40,6 +40,11 @@ function validationDetails(err: FastifyError): ValidationDetail[] {
   return [{ field: context, message: err.message }];
 }
 
+/** The database refused or lost the connection: by SQLSTATE, or by the driver's own connection errors. */
+const isDatabaseUnavailable = (e: { code?: string } | undefined) =>
+  (e && typeof e.code === 'string' && DB_UNAVAILABLE.has(e.code)) ||
+  (e instanceof Error && /Connection terminated|connection timeout|Client has encountered a connection error/i.test(e.message));
+
 /** Turns anything thrown into a status, a stable code and a client-safe message. */
 export function normaliseError(err: unknown, request: FastifyRequest): Normalised {
   if (err instanceof AppError) {
@@ -54,16 +59,7 @@ export function normaliseError(err: unknown, request: FastifyRequest): Normalise
     request.log.error({ err }, 'response did not match its schema');
     return { status: 500, code: 'internal_error', message: 'Internal server error' };
   }
-  if (e && typeof e.code === 'string' && DB_UNAVAILABLE.has(e.code)) {
-    request.log.error({ err }, 'database unavailable');
-    return {
-      status: 503,
-      code: 'service_unavailable',
-      message: 'Service temporarily unavailable, retry shortly',
-      headers: { 'retry-after': '5' },
-    };
-  }
-  if (e instanceof Error && /Connection terminated|connection timeout|Client has encountered a connection error/i.test(e.message)) {
+  if (isDatabaseUnavailable(e)) {
     request.log.error({ err }, 'database unavailable');
     return {
       status: 503,

@@ -2,6 +2,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type { Executor } from '../../db/executor.js';
+import { PLAN_PRICE_COLUMNS, SUBSCRIPTION_BILLING_COLUMNS } from '../../db/columns.js';
 
 export type Trx = Transaction<DB>;
 
@@ -13,21 +14,8 @@ export function lockSubscriptionForBilling(trx: Trx, subscriptionId: string) {
     .innerJoin('subscribers as sb', 'sb.id', 's.subscriber_id')
     .innerJoin('providers as p', 'p.id', 's.provider_id')
     .select([
-      's.id',
-      's.provider_id',
-      's.subscriber_id',
-      's.status',
-      's.service_billed',
-      's.billing_day',
-      's.billing_day_effective_from',
-      's.previous_billing_day',
-      's.activated_at',
-      's.ended_at',
-      's.suspended_reason',
-      's.location_id',
-      'pv.name as plan_name',
-      'pv.monthly_price_cents',
-      'pv.currency',
+      ...SUBSCRIPTION_BILLING_COLUMNS,
+      ...PLAN_PRICE_COLUMNS,
       'sb.email',
       'sb.first_name',
       'sb.last_name',
@@ -301,7 +289,10 @@ export async function suspendForNonPayment(trx: Trx, subscriptionId: string, now
     .execute();
 }
 
-/** The invoice with whom to charge or mail a payment link (collection). */
+/**
+ * The invoice with whom to charge it or mail a payment link (collection), and as the pay page
+ * behind that link shows and charges it.
+ */
 export function findInvoiceForCollection(ex: Executor, invoiceId: string) {
   return ex
     .selectFrom('invoices as i')
@@ -325,29 +316,6 @@ export function findInvoiceForCollection(ex: Executor, invoiceId: string) {
       'p.card_processor_account',
       'p.support_email',
       'p.branding',
-    ])
-    .where('i.id', '=', invoiceId)
-    .executeTakeFirst();
-}
-
-/** The invoice behind a payment link, as the pay page shows and charges it. */
-export function findInvoiceForPayPage(ex: Executor, invoiceId: string) {
-  return ex
-    .selectFrom('invoices as i')
-    .innerJoin('providers as p', 'p.id', 'i.provider_id')
-    .innerJoin('subscribers as sb', 'sb.id', 'i.subscriber_id')
-    .select([
-      'i.id',
-      'i.status',
-      'i.kind',
-      'i.invoice_number',
-      'i.total_cents',
-      'i.currency',
-      'i.due_date',
-      'i.subscriber_id',
-      'p.name as provider_name',
-      'p.card_processor_account',
-      'sb.email',
     ])
     .where('i.id', '=', invoiceId)
     .executeTakeFirst();

@@ -9,7 +9,7 @@ import { AdapterError, CardRequestError } from '../../adapters/types.js';
 import { consumeLinkToken, findLinkToken } from '../auth/link-tokens.js';
 import { releaseLinkToken } from '../auth/link-tokens.repository.js';
 import { saveCard } from '../subscribers/account.repository.js';
-import { findInvoiceForPayPage } from './billing.repository.js';
+import { findInvoiceForCollection } from './billing.repository.js';
 import { formatCents } from '../../lib/money.js';
 import { markInvoicePaid } from './settlement.js';
 
@@ -38,7 +38,7 @@ export function createPayPageService(deps: PayPageDeps) {
   const { db, clock, log } = deps;
 
   function loadInvoice(invoiceId: string) {
-    return findInvoiceForPayPage(db, invoiceId);
+    return findInvoiceForCollection(db, invoiceId);
   }
 
   const present = (inv: NonNullable<Awaited<ReturnType<typeof loadInvoice>>>): PayInvoice => ({

@@ -1,28 +1,13 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type { Executor } from '../../db/executor.js';
+import { PLAN_PRICE_COLUMNS, SUBSCRIPTION_BILLING_COLUMNS } from '../../db/columns.js';
 
 function subscriptionQuery(ex: Executor, id: string) {
   return ex
     .selectFrom('subscriptions as s')
     .innerJoin('plan_versions as pv', 'pv.id', 's.plan_version_id')
-    .select([
-      's.id',
-      's.provider_id',
-      's.subscriber_id',
-      's.status',
-      's.service_billed',
-      's.billing_day',
-      's.billing_day_effective_from',
-      's.previous_billing_day',
-      's.activated_at',
-      's.location_id',
-      's.canceled_at',
-      's.ended_at',
-      'pv.name as plan_name',
-      'pv.monthly_price_cents',
-      'pv.currency',
-    ])
+    .select([...SUBSCRIPTION_BILLING_COLUMNS, ...PLAN_PRICE_COLUMNS])
     .where('s.id', '=', id);
 }
 

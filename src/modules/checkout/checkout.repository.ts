@@ -1,6 +1,7 @@
 import type { Insertable, Transaction } from 'kysely';
 import type { CheckoutSessions, DB } from '../../db/types.js';
 import type { Executor } from '../../db/executor.js';
+import { BUILDING_ADDRESS_COLUMNS, PLAN_PRICE_COLUMNS } from '../../db/columns.js';
 
 export type SessionStatus = 'pending' | 'redirected' | 'completed' | 'expired' | 'cancelled';
 
@@ -129,9 +130,7 @@ export const findSessionView = (db: Executor, id: string) =>
       's.redirected_at',
       's.completed_at',
       's.updated_at',
-      'pv.name as plan_name',
-      'pv.monthly_price_cents',
-      'pv.currency',
+      ...PLAN_PRICE_COLUMNS,
       'pv.store_product_id',
       'pv.download_mbps',
       'pv.upload_mbps',
@@ -139,12 +138,7 @@ export const findSessionView = (db: Executor, id: string) =>
       'p.branding',
       'u.label as unit_label',
       'u.floor as unit_floor',
-      'b.street',
-      'b.house_number',
-      'b.postal_code',
-      'b.city',
-      'b.province',
-      'b.country',
+      ...BUILDING_ADDRESS_COLUMNS,
       'sub.status as subscription_status',
     ])
     .where('s.id', '=', id)

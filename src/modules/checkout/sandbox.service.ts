@@ -1,9 +1,5 @@
-import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
-import type { JobQueue } from '../../jobs/types.js';
 import type { Clock } from '../../lib/clock.js';
-import type { Mailer } from '../../mail/types.js';
-import type { Webhooks } from '../../webhooks/types.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import type { CompletionService } from '../provisioning/completion.service.js';
 import type { SubscriberInput } from '../provisioning/provisioning.subscribers.js';
@@ -32,10 +28,6 @@ function usesSandboxCheckout(externalCheckoutUrl: string | null): boolean {
 export interface SandboxCheckoutDeps {
   db: Db;
   clock: Clock;
-  jobs: JobQueue;
-  webhooks: Webhooks;
-  mailer: Mailer;
-  config: Config;
   checkout: CheckoutService;
   completion: CompletionService;
 }

@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/executor.js';
+import { BUILDING_ADDRESS_COLUMNS } from '../../db/columns.js';
 
 export type LocationKey = { location_hash: string } | { location_identifier: string };
 
@@ -20,12 +21,7 @@ export const findLocation = (db: Executor, key: LocationKey) => {
       'l.vlan_id',
       'l.created_at',
       'b.name as building_name',
-      'b.street',
-      'b.house_number',
-      'b.postal_code',
-      'b.city',
-      'b.province',
-      'b.country',
+      ...BUILDING_ADDRESS_COLUMNS,
       'b.region',
       'b.line_type',
       'b.in_coverage',

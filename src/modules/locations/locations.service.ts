@@ -23,6 +23,18 @@ export interface LocationsDeps {
   clock: Clock;
 }
 
+type LocationRow = NonNullable<Awaited<ReturnType<typeof repo.findLocation>>>;
+
+/** The building's postal address, as both answers spell it. */
+const postalAddress = (l: LocationRow) => ({
+  street: l.street,
+  house_number: l.house_number,
+  postal_code: l.postal_code,
+  city: l.city,
+  province: l.province,
+  country: l.country,
+});
+
 export function createLocationsService(deps: LocationsDeps) {
   const { db, clock } = deps;
 
@@ -34,12 +46,7 @@ export function createLocationsService(deps: LocationsDeps) {
     const l = await repo.findLocation(db, keyOf(input));
     if (!l) throw notFound('Location not found');
     return {
-      street: l.street,
-      house_number: l.house_number,
-      postal_code: l.postal_code,
-      city: l.city,
-      province: l.province,
-      country: l.country,
+      ...postalAddress(l),
       unit_label: l.unit_label,
       location_identifier: l.location_identifier,
       building_id: l.building_id,
@@ -64,12 +71,7 @@ export function createLocationsService(deps: LocationsDeps) {
       building: {
         building_id: l.building_id,
         name: l.building_name,
-        street: l.street,
-        house_number: l.house_number,
-        postal_code: l.postal_code,
-        city: l.city,
-        province: l.province,
-        country: l.country,
+        ...postalAddress(l),
         region: l.region,
         line_type: l.line_type as 'first_line' | 'second_line' | 'third_line' | null,
         in_coverage: l.in_coverage,

@@ -1,8 +1,9 @@
 // The response shapes of both surfaces, built from one service result.
 import { z } from 'zod';
+import { AppError } from '../../lib/errors.js';
 import { formatCents } from '../../lib/money.js';
 import type { PlanVersionRow } from './plan-change.repository.js';
-import type { PreviewResult, Quote } from './plan-change.service.js';
+import type { ApplyResult, PreviewResult, Quote } from './plan-change.service.js';
 
 const Money = z.string().regex(/^\d+\.\d{2}$/);
 
@@ -55,7 +56,7 @@ export const AgentAdjustment = z
 
 export const PartnerAdjustment = z.object(adjustmentFields).describe(QUOTE_RULE);
 
-export const planView = (p: PlanVersionRow) => ({
+const planView = (p: PlanVersionRow) => ({
   plan_version_id: p.id,
   name: p.name,
   monthly_price: formatCents(p.monthly_price_cents),
@@ -67,7 +68,7 @@ function adjustmentBase(q: Quote) {
   return { type: a.type, amount: formatCents(Math.abs(a.amountCents)), currency: q.currency, days: a.days, days_in_period: a.daysInPeriod };
 }
 
-export const agentAdjustment = (q: Quote): z.infer<typeof AgentAdjustment> | null =>
+const agentAdjustment = (q: Quote): z.infer<typeof AgentAdjustment> | null =>
   q.adjustment ? { ...adjustmentBase(q), due_in_days: q.dueInDays ?? 0 } : null;
 
 const partnerAdjustment = (q: Quote | null): z.infer<typeof PartnerAdjustment> | null => (q?.adjustment ? adjustmentBase(q) : null);
@@ -122,6 +123,30 @@ export function agentPreviewBody(p: PreviewResult & { quote: Quote; quoteToken: 
     ...(p.quote.note ? { note: p.quote.note } : {}),
     quote_token: p.quoteToken,
   };
+}
+
+/** The apply's answer, the same from the /agent route and its MCP tool. */
+export function agentApplyBody(r: ApplyResult) {
+  return {
+    subscription_id: r.subscriptionId,
+    plan_change_id: r.planChangeId,
+    effective_date: r.effectiveDate,
+    current_plan: planView(r.currentPlan),
+    new_plan: planView(r.newPlan),
+    one_time_adjustment: agentAdjustment(r.quote),
+    ...(r.quote.note ? { note: r.quote.note } : {}),
+  };
+}
+
+/** The /agent apply (route and MCP tool) applies only what the customer confirmed. */
+export function requireConfirmed(confirm: unknown) {
+  if (confirm !== true) {
+    throw new AppError(
+      400,
+      'confirmation_required',
+      'The customer must confirm the previewed cost: send confirm: true to apply the plan change',
+    );
+  }
 }
 
 // partner --------------------------------------------------------------------------------------

@@ -1,9 +1,5 @@
-import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
-import type { JobQueue } from '../../jobs/types.js';
 import type { Clock } from '../../lib/clock.js';
-import type { Mailer } from '../../mail/types.js';
-import type { Webhooks } from '../../webhooks/types.js';
 import { AppError, isUniqueViolation } from '../../lib/errors.js';
 import { createCheckoutSessions } from '../checkout/checkout.sessions.js';
 import * as repo from './provisioning.repository.js';
@@ -37,10 +33,6 @@ class AlreadyCompleted extends Error {
 export interface CompletionDeps {
   db: Db;
   clock: Clock;
-  jobs: JobQueue;
-  webhooks: Webhooks;
-  mailer: Mailer;
-  config: Config;
   provisioning: ProvisioningService;
 }
 

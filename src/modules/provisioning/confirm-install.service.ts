@@ -1,28 +1,15 @@
-import type { FastifyBaseLogger } from 'fastify';
-import type { Adapters } from '../../adapters/types.js';
-import type { Config } from '../../config.js';
-import type { Db } from '../../db/database.js';
-import type { JobQueue } from '../../jobs/types.js';
-import type { Clock } from '../../lib/clock.js';
-import type { Mailer } from '../../mail/types.js';
 import { AppError, isUniqueViolation } from '../../lib/errors.js';
 import type { UserPrincipal } from '../auth/auth.service.js';
 import { recordAudit, type Actor } from '../audit/audit.repository.js';
+import type { CollectionDeps } from '../billing/collection.service.js';
 import { collectFirstPayment } from '../billing/first-payment.service.js';
 import { lockInstallJobOfSubscription, updateInstallJob } from '../install/install.repository.js';
 import { isoDate } from '../../lib/dates.js';
 import { findOccupant } from './occupancy.repository.js';
 import * as repo from './provisioning.repository.js';
 
-interface ConfirmDeps {
-  db: Db;
-  clock: Clock;
-  jobs: JobQueue;
-  mailer: Mailer;
-  adapters: Adapters;
-  config: Config;
-  log: FastifyBaseLogger;
-}
+/** Confirming an installation collects the first payment (collectFirstPayment): what collection takes, nothing more. */
+type ConfirmDeps = CollectionDeps;
 
 const notFound = () => new AppError(404, 'not_found', 'Subscription not found');
 const portHeld = () =>

@@ -108,40 +108,52 @@ export function findSubscriberByEmail(db: Executor, providerId: string, email: s
     .executeTakeFirst();
 }
 
+/** A new subscriber's row, as the service has it (its login, `user_id`, is decided by each insert). */
+interface NewSubscriber {
+  id: string;
+  providerId: string;
+  customerNumber: string;
+  firstName: string;
+  lastName: string;
+  email: string;
+  phone: string | null;
+  phoneE164: string | null;
+  at: Date;
+}
+
+const subscriberValues = <U>(row: NewSubscriber, userId: U) => ({
+  id: row.id,
+  provider_id: row.providerId,
+  user_id: userId,
+  customer_number: row.customerNumber,
+  first_name: row.firstName,
+  last_name: row.lastName,
+  email: row.email,
+  phone: row.phone,
+  phone_e164: row.phoneE164,
+  created_at: row.at,
+  updated_at: row.at,
+});
+
+/** A subscriber login without a password (set later through a set-password link). */
+const subscriberLoginValues = (row: { id: string; email: string; firstName: string; lastName: string; at: Date }) => ({
+  id: row.id,
+  email: row.email,
+  role: 'subscriber' as const,
+  password_hash: null,
+  first_name: row.firstName,
+  last_name: row.lastName,
+  created_at: row.at,
+});
+
 /**
  * Inserts unless any unique index says otherwise ((provider, lower(email)) or (provider,
  * customer_number)); DO NOTHING keeps a concurrent duplicate from aborting the transaction.
  */
-export async function insertSubscriberIfAbsent(
-  trx: Transaction<DB>,
-  row: {
-    id: string;
-    providerId: string;
-    userId: string | null;
-    customerNumber: string;
-    firstName: string;
-    lastName: string;
-    email: string;
-    phone: string | null;
-    phoneE164: string | null;
-    at: Date;
-  },
-): Promise<boolean> {
+export async function insertSubscriberIfAbsent(trx: Transaction<DB>, row: NewSubscriber & { userId: string | null }): Promise<boolean> {
   const r = await trx
     .insertInto('subscribers')
-    .values({
-      id: row.id,
-      provider_id: row.providerId,
-      user_id: row.userId,
-      customer_number: row.customerNumber,
-      first_name: row.firstName,
-      last_name: row.lastName,
-      email: row.email,
-      phone: row.phone,
-      phone_e164: row.phoneE164,
-      created_at: row.at,
-      updated_at: row.at,
-    })
+    .values(subscriberValues(row, row.userId))
     .onConflict((oc) => oc.doNothing())
     .returning('id')
     .executeTakeFirst();
@@ -159,20 +171,7 @@ export async function insertSubscriberIfAbsent(
  * newSubscriberWrites applies the same login rule but fails instead, so that the writes sent with it
  * go too.
  */
-export async function insertNewSubscriber(
-  trx: Transaction<DB>,
-  row: {
-    id: string;
-    providerId: string;
-    customerNumber: string;
-    firstName: string;
-    lastName: string;
-    email: string;
-    phone: string | null;
-    phoneE164: string | null;
-    at: Date;
-  },
-): Promise<{ inserted: boolean; loginSeen: boolean }> {
+export async function insertNewSubscriber(trx: Transaction<DB>, row: NewSubscriber): Promise<{ inserted: boolean; loginSeen: boolean }> {
   const r = await sql<{ login_seen: boolean; inserted: boolean }>`
     WITH u AS (
       INSERT INTO users (id, email, role, password_hash, first_name, last_name, created_at)
@@ -206,49 +205,20 @@ export async function insertNewSubscriber(
  * subscribers), or a login with the email was committed after the statement began (the subscriber
  * then names `userId`, which was not inserted: subscribers_user_id_fkey). See isNewSubscriberConflict.
  */
-export function newSubscriberWrites(
-  ex: Executor,
-  row: {
-    id: string;
-    userId: string;
-    providerId: string;
-    customerNumber: string;
-    firstName: string;
-    lastName: string;
-    email: string;
-    phone: string | null;
-    phoneE164: string | null;
-    at: Date;
-  },
-): Write[] {
+export function newSubscriberWrites(ex: Executor, row: NewSubscriber & { userId: string }): Write[] {
   const existing = sql`(SELECT u.id, u.role FROM users u WHERE lower(u.email) = lower(${row.email}))`;
   return [
     ex
       .insertInto('users')
-      .values({
-        id: row.userId,
-        email: row.email,
-        role: 'subscriber',
-        password_hash: null,
-        first_name: row.firstName,
-        last_name: row.lastName,
-        created_at: row.at,
-      })
+      .values(subscriberLoginValues({ ...row, id: row.userId }))
       .onConflict((oc) => oc.doNothing()),
-    ex.insertInto('subscribers').values({
-      id: row.id,
-      provider_id: row.providerId,
-      user_id: sql<string | null>`CASE WHEN NOT EXISTS (SELECT 1 FROM ${existing} e) THEN ${row.userId}::uuid
+    ex.insertInto('subscribers').values(
+      subscriberValues(
+        row,
+        sql<string | null>`CASE WHEN NOT EXISTS (SELECT 1 FROM ${existing} e) THEN ${row.userId}::uuid
         ELSE (SELECT e.id FROM ${existing} e WHERE e.role = 'subscriber') END`,
-      customer_number: row.customerNumber,
-      first_name: row.firstName,
-      last_name: row.lastName,
-      email: row.email,
-      phone: row.phone,
-      phone_e164: row.phoneE164,
-      created_at: row.at,
-      updated_at: row.at,
-    }),
+      ),
+    ),
   ];
 }
 
@@ -267,15 +237,7 @@ export async function insertUserIfAbsent(
 ) {
   await trx
     .insertInto('users')
-    .values({
-      id: row.id,
-      email: row.email,
-      role: 'subscriber',
-      password_hash: null,
-      first_name: row.firstName,
-      last_name: row.lastName,
-      created_at: row.at,
-    })
+    .values(subscriberLoginValues(row))
     .onConflict((oc) => oc.doNothing())
     .execute();
 }

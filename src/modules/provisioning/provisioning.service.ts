@@ -9,7 +9,7 @@ import { executeTogether } from '../../db/together.js';
 import type { DB } from '../../db/types.js';
 import type { Executor } from '../../db/executor.js';
 import { AppError, isUniqueViolation } from '../../lib/errors.js';
-import { customerNumber, newId } from '../../lib/ids.js';
+import { newId } from '../../lib/ids.js';
 import type { Actor } from '../audit/audit.repository.js';
 import { raiseInstallJob } from '../install/install.service.js';
 import { isoDate } from '../../lib/dates.js';
@@ -17,7 +17,7 @@ import { findOccupant } from './occupancy.repository.js';
 import * as repo from './provisioning.repository.js';
 import { findProvider } from '../providers/providers.repository.js';
 import { decideExplicitRoute, decideRoute, missingPortMessage, type ResolvedTarget, type RouteDecision } from './provisioning.routing.js';
-import { findOrCreateSubscriber, toE164, type KnownSubscriber, type SubscriberInput } from './provisioning.subscribers.js';
+import { findOrCreateSubscriber, newSubscriberRow, type KnownSubscriber, type SubscriberInput } from './provisioning.subscribers.js';
 
 export { PORT_JOB_MAX_ATTEMPTS } from './port-job.js';
 import { PORT_JOB_MAX_ATTEMPTS } from './port-job.js';
@@ -414,16 +414,8 @@ export function createProvisioningService(deps: ProvisioningDeps) {
     const subscriber = known
       ? []
       : repo.newSubscriberWrites(db, {
-          id: ids.subscriberId,
+          ...newSubscriberRow(ids.subscriberId, ctx.providerId, o.subscriber, r.country, now),
           userId: newId(),
-          providerId: ctx.providerId,
-          customerNumber: customerNumber(),
-          firstName: o.subscriber.first_name.trim(),
-          lastName: o.subscriber.last_name.trim(),
-          email: o.subscriber.email.trim(),
-          phone: o.subscriber.phone?.trim() || null,
-          phoneE164: toE164(o.subscriber.phone, r.country),
-          at: now,
         });
     const activation = activationWrites(db, ctx, r, o, ids);
     try {

@@ -13,10 +13,25 @@ export interface SubscriberInput {
 }
 
 /** E.164 for search, from the number as written (national numbers read in the building's country). */
-export function toE164(phone: string | null | undefined, country: string | null): string | null {
+function toE164(phone: string | null | undefined, country: string | null): string | null {
   if (!phone) return null;
   const p = parsePhoneNumber(phone, { regionCode: (country ?? 'DE').trim().toUpperCase() });
   return p.valid ? (p.number?.e164 ?? null) : null;
+}
+
+/** A new subscriber's row from the input: trimmed names, a fresh customer number, the phone also as E.164. */
+export function newSubscriberRow(id: string, providerId: string, s: SubscriberInput, country: string | null, at: Date) {
+  return {
+    id,
+    providerId,
+    customerNumber: customerNumber(),
+    firstName: s.first_name.trim(),
+    lastName: s.last_name.trim(),
+    email: s.email.trim(),
+    phone: s.phone?.trim() || null,
+    phoneE164: toE164(s.phone, country),
+    at,
+  };
 }
 
 /** The subscriber of an email as a read just before the transaction found it. */
@@ -50,17 +65,7 @@ export async function findOrCreateSubscriber(
   if (o.known) return { id: o.known.id, created: false, email: o.known.email, firstName: o.known.firstName };
   if (o.known === null && !o.linkUserId) {
     const id = newId();
-    const r = await repo.insertNewSubscriber(trx, {
-      id,
-      providerId,
-      customerNumber: customerNumber(),
-      firstName: s.first_name.trim(),
-      lastName: s.last_name.trim(),
-      email,
-      phone: s.phone?.trim() || null,
-      phoneE164: toE164(s.phone, o.country),
-      at,
-    });
+    const r = await repo.insertNewSubscriber(trx, newSubscriberRow(id, providerId, s, o.country, at));
     if (r.inserted) return { id, created: true, email, firstName: s.first_name.trim() };
   }
   for (let attempt = 0; attempt < 8; attempt++) {
@@ -68,18 +73,7 @@ export async function findOrCreateSubscriber(
     if (existing) return { id: existing.id, created: false, email: existing.email, firstName: existing.first_name };
     const userId = await subscriberLogin(trx, at, email, s, o.linkUserId ?? null);
     const id = newId();
-    const inserted = await repo.insertSubscriberIfAbsent(trx, {
-      id,
-      providerId,
-      userId,
-      customerNumber: customerNumber(),
-      firstName: s.first_name.trim(),
-      lastName: s.last_name.trim(),
-      email,
-      phone: s.phone?.trim() || null,
-      phoneE164: toE164(s.phone, o.country),
-      at,
-    });
+    const inserted = await repo.insertSubscriberIfAbsent(trx, { ...newSubscriberRow(id, providerId, s, o.country, at), userId });
     if (inserted) return { id, created: true, email, firstName: s.first_name.trim() };
   }
   throw new Error('could not allocate a customer number');

@@ -3,6 +3,7 @@
 import type { Transaction, Updateable } from 'kysely';
 import type { DB, Subscribers } from '../../db/types.js';
 import type { Executor } from '../../db/executor.js';
+import { SUBSCRIBER_CONTACT_COLUMNS } from '../../db/columns.js';
 
 export type ContactColumns = Record<string, string | null>;
 
@@ -105,18 +106,7 @@ export const findMailContact = (db: Executor, subscriberId: string) =>
   db.selectFrom('subscribers').select(['email', 'first_name']).where('id', '=', subscriberId).executeTakeFirstOrThrow();
 
 /** The contact columns a rollback restores or compares (names from customers.changes FIELD_COLUMNS). */
-const CONTACT_COLUMNS = [
-  'first_name',
-  'last_name',
-  'email',
-  'phone',
-  'phone_e164',
-  'invoice_first_name',
-  'invoice_last_name',
-  'invoice_email',
-  'invoice_phone',
-  'invoice_phone_e164',
-] as const;
+const CONTACT_COLUMNS = [...SUBSCRIBER_CONTACT_COLUMNS, 'invoice_phone_e164'] as const;
 export type ContactColumn = (typeof CONTACT_COLUMNS)[number];
 export const isContactColumn = (c: string): c is ContactColumn => (CONTACT_COLUMNS as readonly string[]).includes(c);
 

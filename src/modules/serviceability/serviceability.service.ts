@@ -126,13 +126,7 @@ export function createServiceabilityService(deps: ServiceabilityDeps) {
     return {
       suggestions: rows.map((r) => ({
         display: r.display,
-        building_id: r.building_id,
-        street: r.street,
-        house_number: r.house_number,
-        postal_code: r.postal_code,
-        city: r.city,
-        province: r.province,
-        country: r.country,
+        ...addressParts(r),
         orderable: isOrderable(r),
       })),
     };

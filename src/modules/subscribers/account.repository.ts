@@ -3,6 +3,7 @@ import type { Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type { SavedCard } from '../../adapters/types.js';
 import type { Executor } from '../../db/executor.js';
+import { BUILDING_ADDRESS_COLUMNS, INVOICE_SUMMARY_COLUMNS, PLAN_PRICE_COLUMNS, SUBSCRIPTION_BILLING_COLUMNS } from '../../db/columns.js';
 
 /** The subscriber record of a login; with several (one per provider), the oldest. */
 export function findSubscriberByUser(ex: Executor, userId: string) {
@@ -25,29 +26,13 @@ export function subscriptionsOf(ex: Executor, subscriberId: string) {
     .leftJoin('buildings as b', 'b.id', 's.building_id')
     .leftJoin('units as u', 'u.id', 's.unit_id')
     .select([
-      's.id',
-      's.status',
-      's.service_billed',
-      's.billing_day',
-      's.billing_day_effective_from',
-      's.previous_billing_day',
-      's.activated_at',
-      's.canceled_at',
-      's.ended_at',
+      ...SUBSCRIPTION_BILLING_COLUMNS,
       's.created_at',
-      's.suspended_reason',
       'pv.id as plan_version_id',
-      'pv.name as plan_name',
-      'pv.monthly_price_cents',
-      'pv.currency',
+      ...PLAN_PRICE_COLUMNS,
       'pv.download_mbps',
       'pv.upload_mbps',
-      'b.street',
-      'b.house_number',
-      'b.postal_code',
-      'b.city',
-      'b.province',
-      'b.country',
+      ...BUILDING_ADDRESS_COLUMNS,
       'u.label as unit_label',
     ])
     .where('s.subscriber_id', '=', subscriberId)
@@ -60,17 +45,7 @@ export function checkoutSessionsOfUser(ex: Executor, userId: string) {
   return ex
     .selectFrom('checkout_sessions as c')
     .innerJoin('plan_versions as pv', 'pv.id', 'c.plan_version_id')
-    .select([
-      'c.id',
-      'c.status',
-      'c.subscription_id',
-      'c.created_at',
-      'c.completed_at',
-      'pv.id as plan_version_id',
-      'pv.name as plan_name',
-      'pv.monthly_price_cents',
-      'pv.currency',
-    ])
+    .select(['c.id', 'c.status', 'c.subscription_id', 'c.created_at', 'c.completed_at', 'pv.id as plan_version_id', ...PLAN_PRICE_COLUMNS])
     .where('c.user_id', '=', userId)
     .orderBy('c.created_at', 'desc')
     .orderBy('c.id')
@@ -80,19 +55,7 @@ export function checkoutSessionsOfUser(ex: Executor, userId: string) {
 export function invoicesOf(ex: Executor, subscriberId: string) {
   return ex
     .selectFrom('invoices')
-    .select([
-      'id',
-      'invoice_number',
-      'kind',
-      'period_start',
-      'invoice_date',
-      'due_date',
-      'currency',
-      'total_cents',
-      'status',
-      'paid_at',
-      'subscription_id',
-    ])
+    .select([...INVOICE_SUMMARY_COLUMNS, 'subscription_id'])
     .where('subscriber_id', '=', subscriberId)
     .where('status', '<>', 'draft')
     .orderBy('invoice_date', 'desc')

@@ -1,6 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type { Executor } from '../../db/executor.js';
+import { INVOICE_SUMMARY_COLUMNS, PLAN_PRICE_COLUMNS, SERVICE_BUILDING_COLUMNS, SUBSCRIBER_CONTACT_COLUMNS } from '../../db/columns.js';
 import { isUuid } from '../../lib/ids.js';
 
 // Every query here is scoped to the caller's provider: a customer of another provider is
@@ -11,15 +12,7 @@ const CUSTOMER_COLUMNS = [
   'provider_id',
   'user_id',
   'customer_number',
-  'first_name',
-  'last_name',
-  'email',
-  'phone',
-  'phone_e164',
-  'invoice_first_name',
-  'invoice_last_name',
-  'invoice_email',
-  'invoice_phone',
+  ...SUBSCRIBER_CONTACT_COLUMNS,
   'invoice_street',
   'invoice_house_number',
   'invoice_postal_code',
@@ -180,18 +173,10 @@ const SUBSCRIPTION_COLUMNS = [
   's.ended_at',
   's.created_at',
   's.plan_version_id',
-  'pv.name as plan_name',
-  'pv.monthly_price_cents',
-  'pv.currency',
+  ...PLAN_PRICE_COLUMNS,
   'pv.download_mbps',
   'pv.upload_mbps',
-  'b.id as building_id',
-  'b.name as building_name',
-  'b.street',
-  'b.house_number',
-  'b.postal_code',
-  'b.city',
-  'b.country',
+  ...SERVICE_BUILDING_COLUMNS,
   'u.id as unit_id',
   'u.label as unit_label',
 ] as const;
@@ -242,20 +227,7 @@ export async function linkUser(trx: Transaction<DB>, customerId: string, userId:
 export function listInvoices(db: Executor, customerId: string, o: { status: 'open' | 'paid'; limit: number }) {
   let q = db
     .selectFrom('invoices')
-    .select([
-      'id',
-      'invoice_number',
-      'kind',
-      'period_start',
-      'invoice_date',
-      'due_date',
-      'currency',
-      'total_cents',
-      'status',
-      'paid_at',
-      'payment_method',
-      'payment_reference',
-    ])
+    .select([...INVOICE_SUMMARY_COLUMNS, 'payment_method', 'payment_reference'])
     .where('subscriber_id', '=', customerId)
     .where('status', '=', o.status);
   q =

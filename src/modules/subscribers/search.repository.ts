@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.js';
+import { SERVICE_BUILDING_COLUMNS } from '../../db/columns.js';
 import type { Probe } from './search.query.js';
 
 // The first pass (probes) and the service locations of a page; the second and third passes (every
@@ -44,13 +45,7 @@ export interface ServiceLocationRow {
   unit_label: string | null;
 }
 
-export interface ProbeMatch {
-  id: string;
-  first_name: string;
-  last_name: string;
-  email: string;
-  phone: string | null;
-  customer_number: string | null;
+export interface ProbeMatch extends MatchRow {
   service_locations: ServiceLocationRow[];
 }
 
@@ -115,19 +110,7 @@ export function serviceLocationsOf(db: Executor, customerIds: string[]) {
     .leftJoin('locations as l', 'l.id', 's.location_id')
     .leftJoin('buildings as b', (j) => j.on((eb) => eb('b.id', '=', eb.fn.coalesce('s.building_id', 'l.building_id'))))
     .leftJoin('units as u', (j) => j.on((eb) => eb('u.id', '=', eb.fn.coalesce('s.unit_id', 'l.unit_id'))))
-    .select([
-      's.subscriber_id',
-      's.id as subscription_id',
-      's.status',
-      'b.id as building_id',
-      'b.name as building_name',
-      'b.street',
-      'b.house_number',
-      'b.postal_code',
-      'b.city',
-      'b.country',
-      'u.label as unit_label',
-    ])
+    .select(['s.subscriber_id', 's.id as subscription_id', 's.status', ...SERVICE_BUILDING_COLUMNS, 'u.label as unit_label'])
     .where('s.subscriber_id', 'in', customerIds)
     .orderBy('s.created_at')
     .orderBy('s.id')

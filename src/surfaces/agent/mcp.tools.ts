@@ -4,9 +4,8 @@
 // the route's and run in mcp.call.ts, in the route's order.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import { AppError } from '../../lib/errors.js';
 import { actorOf } from '../../plugins/auth.js';
-import { agentAdjustment, agentPreviewBody, planView } from '../../modules/plan-change/plan-change.schemas.js';
+import { agentApplyBody, agentPreviewBody, requireConfirmed } from '../../modules/plan-change/plan-change.schemas.js';
 import { agentOperations } from './mcp.catalogue.js';
 
 /** The tools' services: the container's, under the names the tool table uses. */
@@ -113,13 +112,7 @@ export const TOOLS: Record<string, ToolSpec> = {
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     async run({ services, providerId, caller }, { customerId, body }) {
       const { subscription_id, plan_version_id, confirm, quote_token } = body;
-      if (confirm !== true) {
-        throw new AppError(
-          400,
-          'confirmation_required',
-          'The customer must confirm the previewed cost: send confirm: true to apply the plan change',
-        );
-      }
+      requireConfirmed(confirm);
       const r = await services.planChange.apply({
         providerId,
         customerId,
@@ -130,15 +123,7 @@ export const TOOLS: Record<string, ToolSpec> = {
         actor: { actorType: caller.actorType, actor: caller.actor },
         requestId: caller.requestId,
       });
-      return {
-        subscription_id: r.subscriptionId,
-        plan_change_id: r.planChangeId,
-        effective_date: r.effectiveDate,
-        current_plan: planView(r.currentPlan),
-        new_plan: planView(r.newPlan),
-        one_time_adjustment: agentAdjustment(r.quote),
-        ...(r.quote.note ? { note: r.quote.note } : {}),
-      };
+      return agentApplyBody(r);
     },
   },
   updateCustomerContact: {

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AppError } from '../../lib/errors.js';
 import { idempotent } from '../../plugins/idempotency.js';
 import { limit } from '../../plugins/rate-limit.js';
 import { actorOf } from '../../plugins/auth.js';
@@ -9,9 +8,9 @@ import {
   AgentApplyResponse,
   AgentPreviewResponse,
   QUOTE_RULE,
-  agentAdjustment,
+  agentApplyBody,
   agentPreviewBody,
-  planView,
+  requireConfirmed,
 } from '../../modules/plan-change/plan-change.schemas.js';
 import { CustomerParams, IdempotencyHeaders, SECURITY_VERIFIED, describeRoute, err, verifiedErrors } from './common.schemas.js';
 import { requireOwnedCustomer, requireVerifiedSession } from './verified-session.js';
@@ -147,13 +146,7 @@ export const agentPlanChangeRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      if (request.body.confirm !== true) {
-        throw new AppError(
-          400,
-          'confirmation_required',
-          'The customer must confirm the previewed cost: send confirm: true to apply the plan change',
-        );
-      }
+      requireConfirmed(request.body.confirm);
       const r = await service.apply({
         providerId: request.apiKey!.providerId,
         customerId: request.agentCustomer!.id,
@@ -164,15 +157,7 @@ export const agentPlanChangeRoutes: FastifyPluginAsyncZod = async (app) => {
         actor: actorOf(request),
         requestId: String(request.id),
       });
-      return {
-        subscription_id: r.subscriptionId,
-        plan_change_id: r.planChangeId,
-        effective_date: r.effectiveDate,
-        current_plan: planView(r.currentPlan),
-        new_plan: planView(r.newPlan),
-        one_time_adjustment: agentAdjustment(r.quote),
-        ...(r.quote.note ? { note: r.quote.note } : {}),
-      };
+      return agentApplyBody(r);
     },
   );
 };

@@ -1,4 +1,18 @@
 import type { ExampleMap } from '../../../plugins/openapi-examples.js';
+import { MALFORMED_IDEMPOTENCY_KEY, PLAN_VERSION_NOT_FOUND, SUBSCRIPTION_NOT_FOUND } from './common.examples.js';
+
+const BOOKING_LINK_NOT_FOUND = { name: 'booking_link_not_found_or', detail: 'Booking link not found or expired' };
+const TOKEN_TOO_LONG = { name: 'token_too_long', detail: 'token: Too big: expected string to have <=200 characters' };
+const PLAN_CHANGE_SUSPENDED = {
+  name: 'the_subscription_is_suspended_only',
+  detail: 'The subscription is SUSPENDED; only an ACTIVE subscription can change plan',
+};
+const PLAN_CHANGE_SAME_PLAN = { name: 'the_subscription_is_already_on', detail: 'The subscription is already on this plan version' };
+const PLAN_VERSION_ID_MISSING = {
+  name: 'plan_version_id_invalid_input',
+  detail: 'plan_version_id: Invalid input: expected string, received undefined',
+};
+const END_DATE_PAST = { name: 'end_date_must_be_today', detail: 'end_date: must be today (2026-11-16, UTC) or later' };
 
 // The provisioning operations' examples, by operationId (see ./index.ts): a whole body per 2xx, each error case's `detail`.
 export const PROVISIONING_EXAMPLES: ExampleMap = {
@@ -18,7 +32,7 @@ export const PROVISIONING_EXAMPLES: ExampleMap = {
       subscriber_id: 'cec8ab28-14c3-4e0e-9e8a-78b5271e0482',
       message: 'Subscription created and active; the port is being provisioned (poll the job or wait for provisioning.completed)',
     },
-    400: [{ name: 'malformed_idempotency_key', detail: 'Idempotency-Key must be 1 to 255 printable ASCII characters' }],
+    400: MALFORMED_IDEMPOTENCY_KEY,
     409: [
       { name: 'unit_already_has_a_pending', detail: 'Unit already has a pending or active subscription' },
       { name: 'location_already_has_a_pending', detail: 'Location already has a pending or active subscription' },
@@ -67,7 +81,7 @@ export const PROVISIONING_EXAMPLES: ExampleMap = {
         { index: 6, status: 'error', error: 'Invalid input: expected object, received string' },
       ],
     },
-    400: [{ name: 'malformed_idempotency_key', detail: 'Idempotency-Key must be 1 to 255 printable ASCII characters' }],
+    400: MALFORMED_IDEMPOTENCY_KEY,
     409: [{ name: 'idempotency_in_progress', detail: 'A request with this Idempotency-Key is still in progress; retry shortly' }],
     422: [
       { name: 'items_too_small_expected_array', detail: 'items: Too small: expected array to have >=1 items' },
@@ -99,8 +113,8 @@ export const PROVISIONING_EXAMPLES: ExampleMap = {
       message:
         'Installation confirmed; the first payment is being collected (saved card, else an emailed payment link); the subscription becomes ACTIVE and its port is provisioned when it is paid',
     },
-    400: [{ name: 'malformed_idempotency_key', detail: 'Idempotency-Key must be 1 to 255 printable ASCII characters' }],
-    404: [{ name: 'subscription_not_found', detail: 'Subscription not found' }],
+    400: MALFORMED_IDEMPOTENCY_KEY,
+    404: [SUBSCRIPTION_NOT_FOUND],
     409: [
       {
         name: 'the_unit_s_port_is',
@@ -120,8 +134,8 @@ export const PROVISIONING_EXAMPLES: ExampleMap = {
   // GET /booking/{token}
   bookingPage: {
     200: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Book your installation · Nordlicht Fibre</title></head><body><main><h1>Book your installation</h1><p>Invalidenstraße 12a, 10115 Berlin, unit 1G: choose a four-hour window for the technician.</p></main></body></html>',
-    404: [{ name: 'booking_link_not_found_or', detail: 'Booking link not found or expired' }],
-    422: [{ name: 'token_too_long', detail: 'token: Too big: expected string to have <=200 characters' }],
+    404: [BOOKING_LINK_NOT_FOUND],
+    422: [TOKEN_TOO_LONG],
   },
   // GET /booking/{token}/slots
   bookingSlots: {
@@ -197,13 +211,13 @@ export const PROVISIONING_EXAMPLES: ExampleMap = {
         { starts_at: '2026-12-29T21:00:00.000Z', ends_at: '2026-12-30T01:00:00.000Z' },
       ],
     },
-    404: [{ name: 'booking_link_not_found_or', detail: 'Booking link not found or expired' }],
-    422: [{ name: 'token_too_long', detail: 'token: Too big: expected string to have <=200 characters' }],
+    404: [BOOKING_LINK_NOT_FOUND],
+    422: [TOKEN_TOO_LONG],
   },
   // POST /booking/{token}
   bookInstallation: {
     200: { status: 'BOOKED', booking: { starts_at: '2026-11-18T07:00:00.000Z', ends_at: '2026-11-18T11:00:00.000Z' } },
-    404: [{ name: 'booking_link_not_found_or', detail: 'Booking link not found or expired' }],
+    404: [BOOKING_LINK_NOT_FOUND],
     409: [
       { name: 'this_window_has_just_been', detail: 'This window has just been fully booked; choose another one' },
       {
@@ -229,7 +243,7 @@ export const PROVISIONING_EXAMPLES: ExampleMap = {
   // DELETE /booking/{token}
   cancelInstallationBooking: {
     200: { status: 'BOOKING_SENT', booking: null },
-    404: [{ name: 'booking_link_not_found_or', detail: 'Booking link not found or expired' }],
+    404: [BOOKING_LINK_NOT_FOUND],
     409: [
       { name: 'there_is_no_booked_appointment', detail: 'There is no booked appointment to cancel' },
       {
@@ -237,7 +251,7 @@ export const PROVISIONING_EXAMPLES: ExampleMap = {
         detail: 'The appointment starts in less than 24 hours and can no longer be cancelled; contact support',
       },
     ],
-    422: [{ name: 'token_too_long', detail: 'token: Too big: expected string to have <=200 characters' }],
+    422: [TOKEN_TOO_LONG],
   },
   // GET /partner/subscriptions/{id}/change-plan/preview
   previewSubscriptionPlanChange: {
@@ -259,16 +273,8 @@ export const PROVISIONING_EXAMPLES: ExampleMap = {
       one_time_adjustment: null,
       note: 'This subscription is billed by the provider, not by this service: no invoice line or credit note is issued. Only the recurring price changes.',
     },
-    404: [
-      { name: 'subscription_not_found', detail: 'Subscription not found' },
-      { name: 'plan_version_not_found', detail: 'Plan version not found' },
-    ],
-    422: [
-      {
-        name: 'plan_version_id_invalid_input',
-        detail: 'plan_version_id: Invalid input: expected string, received undefined',
-      },
-    ],
+    404: [SUBSCRIPTION_NOT_FOUND, PLAN_VERSION_NOT_FOUND],
+    422: [PLAN_VERSION_ID_MISSING],
   },
   // POST /partner/subscriptions/{id}/change-plan
   changeSubscriptionPlan: {
@@ -278,17 +284,11 @@ export const PROVISIONING_EXAMPLES: ExampleMap = {
       bandwidth_updated: false,
       effective_date: '2026-11-16',
     },
-    400: [{ name: 'malformed_idempotency_key', detail: 'Idempotency-Key must be 1 to 255 printable ASCII characters' }],
-    404: [
-      { name: 'subscription_not_found', detail: 'Subscription not found' },
-      { name: 'plan_version_not_found', detail: 'Plan version not found' },
-    ],
+    400: MALFORMED_IDEMPOTENCY_KEY,
+    404: [SUBSCRIPTION_NOT_FOUND, PLAN_VERSION_NOT_FOUND],
     409: [
-      {
-        name: 'the_subscription_is_suspended_only',
-        detail: 'The subscription is SUSPENDED; only an ACTIVE subscription can change plan',
-      },
-      { name: 'the_subscription_is_already_on', detail: 'The subscription is already on this plan version' },
+      PLAN_CHANGE_SUSPENDED,
+      PLAN_CHANGE_SAME_PLAN,
       {
         name: 'this_plan_version_cannot_be',
         detail: 'This plan version cannot be chosen (it is inactive or priced in another currency)',
@@ -296,10 +296,7 @@ export const PROVISIONING_EXAMPLES: ExampleMap = {
     ],
     422: [
       { name: 'plan_version_id_invalid_uuid', detail: 'plan_version_id: Invalid UUID' },
-      {
-        name: 'plan_version_id_invalid_input',
-        detail: 'plan_version_id: Invalid input: expected string, received undefined',
-      },
+      PLAN_VERSION_ID_MISSING,
       { name: 'body_unrecognized_key_override_reason', detail: 'body: Unrecognized key: "override_reason"' },
     ],
   },
@@ -311,15 +308,9 @@ export const PROVISIONING_EXAMPLES: ExampleMap = {
       bandwidth_updated: true,
       effective_date: '2026-11-16',
     },
-    400: [{ name: 'malformed_idempotency_key', detail: 'Idempotency-Key must be 1 to 255 printable ASCII characters' }],
-    404: [{ name: 'plan_version_not_found', detail: 'Plan version not found' }],
-    409: [
-      {
-        name: 'the_subscription_is_suspended_only',
-        detail: 'The subscription is SUSPENDED; only an ACTIVE subscription can change plan',
-      },
-      { name: 'the_subscription_is_already_on', detail: 'The subscription is already on this plan version' },
-    ],
+    400: MALFORMED_IDEMPOTENCY_KEY,
+    404: [PLAN_VERSION_NOT_FOUND],
+    409: [PLAN_CHANGE_SUSPENDED, PLAN_CHANGE_SAME_PLAN],
     422: [
       {
         name: 'override_reason_invalid_input_expected',
@@ -359,14 +350,14 @@ export const PROVISIONING_EXAMPLES: ExampleMap = {
         },
       ],
     },
-    404: [{ name: 'subscription_not_found', detail: 'Subscription not found' }],
+    404: [SUBSCRIPTION_NOT_FOUND],
     409: [
       {
         name: 'already_cancelled',
         detail: 'The subscription is CANCELLED; only an ACTIVE, SUSPENDED or PENDING_INSTALL subscription can be cancelled',
       },
     ],
-    422: [{ name: 'end_date_must_be_today', detail: 'end_date: must be today (2026-11-16, UTC) or later' }],
+    422: [END_DATE_PAST],
   },
   // POST /api/v1/subscription/{id}/cancel
   cancelSubscription: {
@@ -376,8 +367,8 @@ export const PROVISIONING_EXAMPLES: ExampleMap = {
       canceled_at: '2026-11-16T10:00:00.000Z',
       ended_at: '2026-11-30',
     },
-    400: [{ name: 'malformed_idempotency_key', detail: 'Idempotency-Key must be 1 to 255 printable ASCII characters' }],
-    404: [{ name: 'subscription_not_found', detail: 'Subscription not found' }],
+    400: MALFORMED_IDEMPOTENCY_KEY,
+    404: [SUBSCRIPTION_NOT_FOUND],
     409: [
       {
         name: 'the_subscription_is_cancelled_only',
@@ -389,7 +380,7 @@ export const PROVISIONING_EXAMPLES: ExampleMap = {
       },
     ],
     422: [
-      { name: 'end_date_must_be_today', detail: 'end_date: must be today (2026-11-16, UTC) or later' },
+      END_DATE_PAST,
       { name: 'end_date_not_a_calendar', detail: 'end_date: not a calendar date (YYYY-MM-DD)' },
       { name: 'end_date_must_be_yyyy', detail: 'end_date: must be YYYY-MM-DD' },
     ],

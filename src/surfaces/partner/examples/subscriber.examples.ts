@@ -1,4 +1,29 @@
 import type { ExampleMap } from '../../../plugins/openapi-examples.js';
+import { MALFORMED_IDEMPOTENCY_KEY, nordlichtBranding } from './common.examples.js';
+
+const noSubscriberRecord = (name: string) => ({ name, detail: 'No subscriber record for this account' });
+const CREDIT_NOTES_UNREACHABLE = {
+  name: 'billing_unreachable',
+  detail: 'The billing system is unreachable right now, so credit notes cannot be read; try again in a few minutes',
+};
+const NO_CARD_PROCESSOR = {
+  name: 'no_card_processor',
+  detail: 'Your provider has no card-processor connection; card payments are not available',
+};
+const CARD_PROCESSOR_UNREACHABLE = {
+  name: 'card_processor_unreachable',
+  detail: 'The card processor is unreachable right now; try again in a few minutes',
+};
+const savedVisa = () => ({ brand: 'visa', last4: '4242', exp_month: 9, exp_year: 2029 });
+
+/** A page of the payment link (text/html), as the pay routes render it for Nordlicht Fibre. */
+const payPage = (title: string, text: string) =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title} · Nordlicht Fibre</title></head><body><main><h1>${title}</h1><p>${text}</p></main></body></html>`;
+const LINK_NOT_VALID = { name: 'link_not_valid', detail: payPage('Link not valid', 'This payment link is invalid or has expired.') };
+const PAYMENT_IN_PROGRESS = {
+  name: 'payment_in_progress',
+  detail: payPage('Payment in progress', 'A payment with this link is being processed; reload this page in a moment.'),
+};
 
 // The subscriber operations' examples, by operationId (see ./index.ts): a whole body per 2xx, each error case's `detail`.
 export const SUBSCRIBER_EXAMPLES: ExampleMap = {
@@ -68,7 +93,7 @@ export const SUBSCRIBER_EXAMPLES: ExampleMap = {
         id: '981a13ea-c370-415b-9ce3-442ff34d08ff',
         name: 'Nordlicht Fibre',
         support_email: 'support+7m66f@nordlicht-fibre.example',
-        branding: { display_name: 'Nordlicht Fibre', logo_url: null, primary_color: '#0b6e4f', support_phone: '+49 30 9999000' },
+        branding: nordlichtBranding(),
       },
     },
   },
@@ -87,7 +112,7 @@ export const SUBSCRIBER_EXAMPLES: ExampleMap = {
       payment_method: null,
       updated_at: '2026-11-25T22:35:47.107Z',
     },
-    404: [{ name: 'no_subscriber_record_for_this', detail: 'No subscriber record for this account' }],
+    404: [noSubscriberRecord('no_subscriber_record_for_this')],
   },
   // PATCH /subscriber/me/password
   changeSubscriberPassword: {
@@ -147,7 +172,7 @@ export const SUBSCRIBER_EXAMPLES: ExampleMap = {
         lines: [{ kind: 'subscription', description: 'Fast', amount: '30.00' }],
       },
     ],
-    404: [{ name: 'no_subscriber_record_for_this', detail: 'No subscriber record for this account' }],
+    404: [noSubscriberRecord('no_subscriber_record_for_this')],
   },
   // GET /subscriber/me/credit-notes
   listSubscriberCreditNotes: {
@@ -164,13 +189,8 @@ export const SUBSCRIBER_EXAMPLES: ExampleMap = {
         pdf_url: '/api/v1/credit-notes/cn_7KQ2M9XA/pdf',
       },
     ],
-    404: [{ name: 'no_subscriber_record', detail: 'No subscriber record for this account' }],
-    502: [
-      {
-        name: 'billing_unreachable',
-        detail: 'The billing system is unreachable right now, so credit notes cannot be read; try again in a few minutes',
-      },
-    ],
+    404: [noSubscriberRecord('no_subscriber_record')],
+    502: [CREDIT_NOTES_UNREACHABLE],
   },
   // GET /subscriber/me/usage
   getSubscriberUsage: {
@@ -186,7 +206,7 @@ export const SUBSCRIBER_EXAMPLES: ExampleMap = {
         { month: '2026-11', download_gb: 42, upload_gb: 7, partial: true },
       ],
     },
-    404: [{ name: 'no_subscriber_record_for_this', detail: 'No subscriber record for this account' }],
+    404: [noSubscriberRecord('no_subscriber_record_for_this')],
   },
   // GET /subscriber/status-history
   getSubscriberStatusHistory: {
@@ -231,22 +251,22 @@ export const SUBSCRIBER_EXAMPLES: ExampleMap = {
   },
   // GET /subscriber/me/payment-method
   getSubscriberPaymentMethod: {
-    200: { payment_method: { brand: 'visa', last4: '4242', exp_month: 9, exp_year: 2029 } },
-    404: [{ name: 'no_subscriber_record', detail: 'No subscriber record for this account' }],
-    409: [{ name: 'no_card_processor', detail: 'Your provider has no card-processor connection; card payments are not available' }],
+    200: { payment_method: savedVisa() },
+    404: [noSubscriberRecord('no_subscriber_record')],
+    409: [NO_CARD_PROCESSOR],
   },
   // POST /subscriber/me/payment-method/setup
   startSubscriberCardSetup: {
     201: { client_secret: 'seti_3QxK7mB2nP9rT4vW_secret_Lc8dF1gH5jK0', status: 'requires_confirmation' },
-    404: [{ name: 'no_subscriber_record', detail: 'No subscriber record for this account' }],
-    409: [{ name: 'no_card_processor', detail: 'Your provider has no card-processor connection; card payments are not available' }],
-    502: [{ name: 'card_processor_unreachable', detail: 'The card processor is unreachable right now; try again in a few minutes' }],
+    404: [noSubscriberRecord('no_subscriber_record')],
+    409: [NO_CARD_PROCESSOR],
+    502: [CARD_PROCESSOR_UNREACHABLE],
   },
   // POST /subscriber/me/payment-method/confirm
   confirmSubscriberCardSetup: {
-    200: { payment_method: { brand: 'visa', last4: '4242', exp_month: 9, exp_year: 2029 } },
+    200: { payment_method: savedVisa() },
     402: [{ name: 'card_declined', detail: 'The card was declined; nothing was saved' }],
-    404: [{ name: 'no_subscriber_record', detail: 'No subscriber record for this account' }],
+    404: [noSubscriberRecord('no_subscriber_record')],
     409: [
       {
         name: 'no_setup',
@@ -255,62 +275,35 @@ export const SUBSCRIBER_EXAMPLES: ExampleMap = {
       { name: 'setup_expired', detail: 'The card setup is no longer valid; start a new one' },
     ],
     422: [{ name: 'incorrect_number', detail: 'card_number: the card number is incorrect' }],
-    502: [{ name: 'card_processor_unreachable', detail: 'The card processor is unreachable right now; try again in a few minutes' }],
+    502: [CARD_PROCESSOR_UNREACHABLE],
   },
   // GET /pay/{token}
   paymentPage: {
-    200: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Pay your invoice · Nordlicht Fibre</title></head><body><main><h1>Pay your invoice</h1><p>INV-202611-7KQ2M9XA · 44.99 EUR · due 2026-11-15</p></main></body></html>',
-    404: [
-      {
-        name: 'link_not_valid',
-        detail:
-          '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Link not valid · Nordlicht Fibre</title></head><body><main><h1>Link not valid</h1><p>This payment link is invalid or has expired.</p></main></body></html>',
-      },
-    ],
-    409: [
-      {
-        name: 'payment_in_progress',
-        detail:
-          '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Payment in progress · Nordlicht Fibre</title></head><body><main><h1>Payment in progress</h1><p>A payment with this link is being processed; reload this page in a moment.</p></main></body></html>',
-      },
-    ],
+    200: payPage('Pay your invoice', 'INV-202611-7KQ2M9XA · 44.99 EUR · due 2026-11-15'),
+    404: [LINK_NOT_VALID],
+    409: [PAYMENT_IN_PROGRESS],
   },
   // POST /pay/{token}
   payWithPaymentLink: {
-    200: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Invoice paid · Nordlicht Fibre</title></head><body><main><h1>Invoice paid</h1><p>INV-202611-7KQ2M9XA · 44.99 EUR is paid. Thank you.</p></main></body></html>',
+    200: payPage('Invoice paid', 'INV-202611-7KQ2M9XA · 44.99 EUR is paid. Thank you.'),
     402: [
       {
         name: 'card_declined',
-        detail:
-          '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Payment not completed · Nordlicht Fibre</title></head><body><main><h1>Payment not completed</h1><p>The card was declined. Try another card.</p></main></body></html>',
+        detail: payPage('Payment not completed', 'The card was declined. Try another card.'),
       },
     ],
-    404: [
-      {
-        name: 'link_not_valid',
-        detail:
-          '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Link not valid · Nordlicht Fibre</title></head><body><main><h1>Link not valid</h1><p>This payment link is invalid or has expired.</p></main></body></html>',
-      },
-    ],
-    409: [
-      {
-        name: 'payment_in_progress',
-        detail:
-          '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Payment in progress · Nordlicht Fibre</title></head><body><main><h1>Payment in progress</h1><p>A payment with this link is being processed; reload this page in a moment.</p></main></body></html>',
-      },
-    ],
+    404: [LINK_NOT_VALID],
+    409: [PAYMENT_IN_PROGRESS],
     422: [
       {
         name: 'incorrect_number',
-        detail:
-          '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Payment not completed · Nordlicht Fibre</title></head><body><main><h1>Payment not completed</h1><p>The card number is incorrect.</p></main></body></html>',
+        detail: payPage('Payment not completed', 'The card number is incorrect.'),
       },
     ],
     502: [
       {
         name: 'processor_unreachable',
-        detail:
-          '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Payment not possible · Nordlicht Fibre</title></head><body><main><h1>Payment not possible</h1><p>The card processor is unreachable right now; try again in a few minutes.</p></main></body></html>',
+        detail: payPage('Payment not possible', 'The card processor is unreachable right now; try again in a few minutes.'),
       },
     ],
   },
@@ -319,12 +312,7 @@ export const SUBSCRIBER_EXAMPLES: ExampleMap = {
     200: '%PDF-1.7 (the credit note CN-202611-7KQ2M9XA as application/pdf)',
     404: [{ name: 'credit_note_not_found', detail: 'Credit note not found' }],
     422: [{ name: 'id_invalid', detail: 'id: Invalid string: must match pattern /^[A-Za-z0-9_-]+$/' }],
-    502: [
-      {
-        name: 'billing_unreachable',
-        detail: 'The billing system is unreachable right now, so credit notes cannot be read; try again in a few minutes',
-      },
-    ],
+    502: [CREDIT_NOTES_UNREACHABLE],
   },
   // POST /api/v1/provider/users/invite
   inviteProviderUser: {
@@ -337,7 +325,7 @@ export const SUBSCRIBER_EXAMPLES: ExampleMap = {
       status: 'invited',
       created_at: '2026-11-16T10:00:00.000Z',
     },
-    400: [{ name: 'malformed_idempotency_key', detail: 'Idempotency-Key must be 1 to 255 printable ASCII characters' }],
+    400: MALFORMED_IDEMPOTENCY_KEY,
     409: [{ name: 'a_user_with_this_email', detail: 'A user with this email already exists' }],
     422: [
       {
