@@ -210,6 +210,12 @@ async function main() {
   );
   const vacuumQueues = pgSettings.autovacuum === 'off';
   const server = startServer();
+  // Stopped with the harness (Ctrl-C, kill): the server is its own process and would go on serving.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => {
+      server.kill('SIGTERM');
+      process.exit(130);
+    });
   const rssTimer = sampleRss(server.pid!);
   const results: Record<string, unknown>[] = [];
   try {
