@@ -55,6 +55,12 @@ function explained(t: Target, q: string) {
   return (qw.length > 0 && qw.every((w) => names.has(w))) || t.places.some((p) => p.startsWith(lq));
 }
 
+/**
+ * The name in capitals, letter for letter: "ß".toUpperCase() is "SS", which spells another word
+ * (name words match whole and ß is not folded to ss, so "WEISS" does not find "Weiß").
+ */
+const upperCase = (s: string) => [...s].map((c) => (c.toUpperCase().length === 1 ? c.toUpperCase() : c)).join('');
+
 const prefixes = (s: string) => Array.from({ length: s.length - 2 }, (_, i) => s.slice(0, i + 2));
 
 async function pickTargets(n: number): Promise<Target[]> {
@@ -146,7 +152,7 @@ describe('search privacy: a prefix walk reveals no character of a masked field',
         expect({ customer: t.id, q, found: await finds(`${t.first_name} ${q}`, t.id) }).toEqual({ customer: t.id, q, found: false });
         expect({ customer: t.id, q, found: await finds(q, t.id) }).toEqual({ customer: t.id, q, found: false });
       }
-      expect(await finds(`${t.first_name} ${t.last_name.toUpperCase()}`, t.id)).toBe(true);
+      expect(await finds(`${t.first_name} ${upperCase(t.last_name)}`, t.id)).toBe(true);
       expect(await finds(`${t.last_name.toLowerCase()}, ${t.first_name}`, t.id)).toBe(true);
     }
   });
