@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AppError } from '../../lib/errors.js';
 import { formatCents } from '../../lib/money.js';
 import type { PlanVersionRow } from './plan-change.repository.js';
-import type { ApplyResult, PreviewResult, Quote } from './plan-change.service.js';
+import type { ApplyResult, PlanChangeTarget, PreviewResult, Quote } from './plan-change.service.js';
 
 const Money = z.string().regex(/^\d+\.\d{2}$/);
 
@@ -124,6 +124,25 @@ export function agentPreviewBody(p: PreviewResult & { quote: Quote; quoteToken: 
     quote_token: p.quoteToken,
   };
 }
+
+/** The ids of an /agent plan-change body (preview or apply), as its schema validated them. */
+export interface AgentPlanChangeIds {
+  subscription_id: string;
+  plan_version_id: string;
+}
+
+/** The change an /agent call (HTTP or MCP) names: the body's ids for the verified customer. */
+export const agentTarget = (
+  providerId: string,
+  customerId: string,
+  body: AgentPlanChangeIds,
+): PlanChangeTarget & { customerId: string; source: 'agent' } => ({
+  providerId,
+  customerId,
+  subscriptionId: body.subscription_id,
+  planVersionId: body.plan_version_id,
+  source: 'agent',
+});
 
 /** The apply's answer, the same from the /agent route and its MCP tool. */
 export function agentApplyBody(r: ApplyResult) {

@@ -5,7 +5,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { actorOf } from '../../plugins/auth.js';
-import { agentApplyBody, agentPreviewBody, requireConfirmed } from '../../modules/plan-change/plan-change.schemas.js';
+import {
+  agentApplyBody,
+  agentPreviewBody,
+  agentTarget,
+  requireConfirmed,
+  type AgentPlanChangeIds,
+} from '../../modules/plan-change/plan-change.schemas.js';
 import { agentOperations } from './mcp.catalogue.js';
 
 /** The tools' services: the container's, under the names the tool table uses. */
@@ -95,13 +101,7 @@ export const TOOLS: Record<string, ToolSpec> = {
   previewPlanChange: {
     annotations: READ,
     async run({ services, providerId }, { customerId, body }) {
-      const p = await services.planChange.preview({
-        providerId,
-        customerId,
-        subscriptionId: body.subscription_id,
-        planVersionId: body.plan_version_id,
-        source: 'agent',
-      });
+      const p = await services.planChange.preview(agentTarget(providerId, customerId, body as AgentPlanChangeIds));
       const refusal = services.planChange.refusalOf(p);
       if (refusal) throw refusal;
       return agentPreviewBody({ ...p, quote: p.quote!, quoteToken: p.quoteToken! });
@@ -111,15 +111,10 @@ export const TOOLS: Record<string, ToolSpec> = {
     // A billing-affecting change; the same call again is refused (same_plan / plan_change_limit), not repeated.
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     async run({ services, providerId, caller }, { customerId, body }) {
-      const { subscription_id, plan_version_id, confirm, quote_token } = body;
-      requireConfirmed(confirm);
+      requireConfirmed(body.confirm);
       const r = await services.planChange.apply({
-        providerId,
-        customerId,
-        subscriptionId: subscription_id,
-        planVersionId: plan_version_id,
-        source: 'agent',
-        quoteToken: quote_token,
+        ...agentTarget(providerId, customerId, body as AgentPlanChangeIds),
+        quoteToken: body.quote_token,
         actor: { actorType: caller.actorType, actor: caller.actor },
         requestId: caller.requestId,
       });

@@ -10,6 +10,7 @@ import {
   QUOTE_RULE,
   agentApplyBody,
   agentPreviewBody,
+  agentTarget,
   requireConfirmed,
 } from '../../modules/plan-change/plan-change.schemas.js';
 import { CustomerParams, IdempotencyHeaders, SECURITY_VERIFIED, describeRoute, err, verifiedErrors } from './common.schemas.js';
@@ -72,13 +73,7 @@ export const agentPlanChangeRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const p = await service.preview({
-        providerId: request.apiKey!.providerId,
-        customerId: request.agentCustomer!.id,
-        subscriptionId: request.body.subscription_id,
-        planVersionId: request.body.plan_version_id,
-        source: 'agent',
-      });
+      const p = await service.preview(agentTarget(request.apiKey!.providerId, request.agentCustomer!.id, request.body));
       const refusal = service.refusalOf(p);
       if (refusal) throw refusal;
       return agentPreviewBody({ ...p, quote: p.quote!, quoteToken: p.quoteToken! });
@@ -148,11 +143,7 @@ export const agentPlanChangeRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       requireConfirmed(request.body.confirm);
       const r = await service.apply({
-        providerId: request.apiKey!.providerId,
-        customerId: request.agentCustomer!.id,
-        subscriptionId: request.body.subscription_id,
-        planVersionId: request.body.plan_version_id,
-        source: 'agent',
+        ...agentTarget(request.apiKey!.providerId, request.agentCustomer!.id, request.body),
         quoteToken: request.body.quote_token,
         actor: actorOf(request),
         requestId: String(request.id),
