@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import pg from 'pg';
-import { createDb, openEmbedded, type DbHandle } from '../../src/db/database.js';
+import { createDb, type DbHandle } from '../../src/db/database.js';
 import { randomAlnum } from '../../src/lib/ids.js';
-import { adminUrl, embeddedTemplateFile, pgTemplateName } from './template.js';
+import { leaseEmbedded } from './embedded-pool.js';
+import { adminUrl, pgTemplateName } from './template.js';
 
 export const usingPostgres = (): boolean => Boolean(process.env.DATABASE_URL);
 
@@ -48,8 +48,13 @@ export async function createTestDb(): Promise<TestDb> {
       },
     };
   }
-  const blob = new Blob([readFileSync(embeddedTemplateFile())]);
-  const pglite = await openEmbedded('memory://', blob);
+  const { pglite, release } = await leaseEmbedded();
   const handle = await createDb({ pglite });
-  return { handle, drop: () => handle.close() };
+  return {
+    handle,
+    async drop() {
+      await handle.close().catch(() => undefined);
+      await release();
+    },
+  };
 }
