@@ -457,6 +457,26 @@ describe('agent plan-change: provider and customer scoping, verified session', (
     expect(await changesOf(neighbour.subscriptionId)).toHaveLength(0);
   });
 
+  it('the preview judges customer, then session, then subscription: 404, 401 or 403 before anything of the subscription shows', async () => {
+    const me = await verifiedCustomer(w, { records: 'invoiced' });
+    const neighbour = await createCustomer(t.db, w, { records: 'invoiced' });
+    const stranger = await createSubscriber(t.db, w.provider.id);
+    const strangerSession = await createVerifiedSession(t.db, w.provider.id, stranger.id, t.clock.now());
+    const body = { subscription_id: neighbour.subscriptionId, plan_version_id: w.plans.faster.id };
+    const cases: [Parameters<typeof call>[1], Parameters<typeof call>[3], number, string][] = [
+      [{ ...me, subscriberId: 'not-a-uuid' }, {}, 404, 'customer_not_found'],
+      [{ ...me, subscriberId: '00000000-0000-4000-8000-000000000000' }, {}, 404, 'customer_not_found'],
+      [me, { session: null }, 401, 'verification_required'],
+      [me, { session: 'vs_unknown' }, 401, 'session_invalid'],
+      [me, { session: strangerSession }, 403, 'session_customer_mismatch'],
+      [me, {}, 404, 'not_found'],
+    ];
+    for (const [c, o, status, code] of cases) {
+      const r = await call('plan-change/preview', c, body, o);
+      expect({ status: r.statusCode, code: r.json().error.code }).toEqual({ status, code });
+    }
+  });
+
   it('needs the verified session of this customer and an agent key', async () => {
     const c = await verifiedCustomer(w, { records: 'invoiced' });
     const stranger = await createSubscriber(t.db, w.provider.id);
@@ -479,7 +499,7 @@ describe('agent plan-change: provider and customer scoping, verified session', (
 });
 
 describe('agent plan-change preview: read-only', () => {
-  it('reads ownership with the verified session, then the snapshot: two statements, neither writes', async () => {
+  it('reads ownership, the verified session and the snapshot in one statement, which writes nothing', async () => {
     const c = await verifiedCustomer(w, { records: 'invoiced' });
     await preview(c, w.plans.faster.id); // the API key is cached after its first lookup
     const rec = recordStatements(t.db);
@@ -491,8 +511,8 @@ describe('agent plan-change preview: read-only', () => {
     }
     expect(r.statusCode).toBe(200);
     expect(r.json().one_time_adjustment.type).toBe('next_invoice_line');
-    expect(rec.seen).toHaveLength(2);
-    for (const statement of rec.seen) expect(statement.trimStart()).toMatch(/^select /i);
+    expect(rec.seen).toHaveLength(1);
+    expect(rec.seen[0].trimStart()).toMatch(/^select /i);
   });
 
   it("the snapshot is scoped to the customer: a neighbour's subscription is 404 not_found", async () => {

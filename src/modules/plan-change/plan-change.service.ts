@@ -204,15 +204,34 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
 
   async function preview(t: PlanChangeTarget): Promise<PreviewResult> {
     const pos = calendarPosition(clock.now());
-    const snap = await repo.previewSnapshot(db, snapshotTarget(t, pos));
+    return decidePreview(t, pos, await repo.previewSnapshot(db, snapshotTarget(t, pos)));
+  }
+
+  /**
+   * /agent: the preview of `t` read together with the ownership check of `t.customerId` and the
+   * caller's verified session (one statement). Undefined when the customer is not the provider's;
+   * otherwise the session row, for the route to judge, and the preview, decided when asked (after the
+   * session passed, so a refused caller learns nothing of the subscription).
+   */
+  async function readOwnedPreview(t: PlanChangeTarget & { customerId: string }, tokenHash: Buffer | null) {
+    const pos = calendarPosition(clock.now());
+    const found = await repo.ownedPreviewSnapshot(db, tokenHash, { ...snapshotTarget(t, pos), subscriberId: t.customerId });
+    if (!found) return undefined;
+    return { session: found.session, preview: () => decidePreview(t, pos, found.snapshot) };
+  }
+
+  function decidePreview(
+    t: PlanChangeTarget,
+    pos: CalendarPosition,
+    snap: Awaited<ReturnType<typeof repo.previewSnapshot>>,
+  ): PreviewResult {
     if (!snap) throw subscriptionNotFound();
     const { sub, newPlan, currentPlan } = snap;
     if (!newPlan || newPlan.provider_id !== sub.provider_id) throw planNotFound();
     if (!currentPlan) throw new Error(`subscription ${sub.id} references a missing plan version`);
     const reasons = reasonsFor(sub, currentPlan, newPlan, snap.changedToday);
     const q = reasons.length === 0 ? quoteOf(sub, currentPlan, newPlan, pos, billingStateOf(sub, snap.records), snap.carried) : null;
-    const quoteToken =
-      q && t.source === 'agent' ? await quoteTokens.sign(claimsOf(t.providerId, sub, currentPlan, newPlan, q, pos.today)) : null;
+    const quoteToken = q && t.source === 'agent' ? quoteTokens.sign(claimsOf(t.providerId, sub, currentPlan, newPlan, q, pos.today)) : null;
     return {
       subscriptionId: sub.id,
       subscriptionStatus: sub.status,
@@ -425,7 +444,7 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
     }
   }
 
-  return { preview, apply, refusalOf };
+  return { preview, readOwnedPreview, apply, refusalOf };
 }
 
 /** @public The type of what the container builds. */

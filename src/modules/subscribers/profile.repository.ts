@@ -3,6 +3,7 @@ import type { DB } from '../../db/types.js';
 import type { Executor } from '../../db/executor.js';
 import { INVOICE_SUMMARY_COLUMNS, PLAN_PRICE_COLUMNS, SERVICE_BUILDING_COLUMNS, SUBSCRIBER_CONTACT_COLUMNS } from '../../db/columns.js';
 import { isUuid } from '../../lib/ids.js';
+import { sessionOf, type SessionRow } from '../verification/verification.repository.js';
 
 // Every query here is scoped to the caller's provider: a customer of another provider is
 // indistinguishable from one that does not exist.
@@ -69,16 +70,13 @@ export async function findOwnedCustomerWithSession<S extends OwnedSource = 'agen
   customerId: string,
   tokenHash: Buffer | null,
   source?: S,
-): Promise<{ customer: OwnedRow<S>; session: SessionColumns | undefined } | undefined> {
+): Promise<{ customer: OwnedRow<S>; session: SessionRow | undefined } | undefined> {
   if (!isUuid(customerId)) return undefined;
   const r = await ownedWithSessionSql(providerId, customerId, tokenHash, source).execute(db);
   const row = r.rows[0];
   if (!row) return undefined;
   const { session_provider_id, session_subscriber_id, session_expires_at, ...customer } = row;
-  const session =
-    session_provider_id && session_subscriber_id && session_expires_at
-      ? { provider_id: session_provider_id, subscriber_id: session_subscriber_id, expires_at: session_expires_at }
-      : undefined;
+  const session = sessionOf({ session_provider_id, session_subscriber_id, session_expires_at });
   const owned = (source === 'agent_customer_profile' ? profileOf(customer as unknown as ProfileRow) : customer) as OwnedRow<S>;
   return { customer: owned, session };
 }
@@ -96,11 +94,6 @@ export function ownedWithSessionSql(providerId: string, customerId: string, toke
 
 export type OwnedSource = 'agent_owned_customer' | 'agent_customer_profile';
 type OwnedRow<S extends OwnedSource> = S extends 'agent_customer_profile' ? Profile : CustomerRow;
-interface SessionColumns {
-  provider_id: string;
-  subscriber_id: string;
-  expires_at: Date;
-}
 
 /** Same, holding the row lock until the transaction ends (serialises per-customer writes). */
 export async function lockOwnedCustomer(trx: Transaction<DB>, providerId: string, customerId: string) {

@@ -2,6 +2,24 @@ import type { Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type { Executor } from '../../db/executor.js';
 
+/** A stored verified session, as far as the check needs it. */
+export interface SessionRow {
+  provider_id: string;
+  subscriber_id: string;
+  expires_at: Date | string;
+}
+
+/** The columns a read that joins verified_sessions names `session_*`: the row, or undefined when none joined. */
+export interface SessionColumns {
+  session_provider_id: string | null;
+  session_subscriber_id: string | null;
+  session_expires_at: Date | null;
+}
+export const sessionOf = (c: SessionColumns): SessionRow | undefined =>
+  c.session_provider_id && c.session_subscriber_id && c.session_expires_at
+    ? { provider_id: c.session_provider_id, subscriber_id: c.session_subscriber_id, expires_at: c.session_expires_at }
+    : undefined;
+
 /** Issues for the customer since `since` (the per-customer issue limit), oldest first. */
 export function recentIssues(trx: Transaction<DB>, subscriberId: string, since: Date) {
   return trx

@@ -32,20 +32,15 @@ interface Caller extends Actor {
   requestId: string;
 }
 
-export type SessionCheck = 'ok' | 'invalid' | 'mismatch';
+export type { SessionRow } from './verification.repository.js';
 
-/** A stored verified session, as far as the check needs it. */
-export interface SessionRow {
-  provider_id: string;
-  subscriber_id: string;
-  expires_at: Date | string;
-}
+export type SessionCheck = 'ok' | 'invalid' | 'mismatch';
 
 /** The stored hash of an X-Verified-Session value; undefined when the value cannot be a token. */
 export const sessionTokenHash = (token: string): Buffer | undefined => (SESSION_RE.test(token) ? sha256(token) : undefined);
 
 /** Whether the session found by its token hash (undefined: none) is valid for this (provider, customer). */
-export function judgeSession(s: SessionRow | undefined, providerId: string, customerId: string, now: Date): SessionCheck {
+export function judgeSession(s: repo.SessionRow | undefined, providerId: string, customerId: string, now: Date): SessionCheck {
   if (!s || new Date(s.expires_at).getTime() <= now.getTime()) return 'invalid';
   if (s.provider_id !== providerId || s.subscriber_id !== customerId) return 'mismatch';
   return 'ok';

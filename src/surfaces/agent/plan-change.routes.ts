@@ -14,7 +14,7 @@ import {
   requireConfirmed,
 } from '../../modules/plan-change/plan-change.schemas.js';
 import { CustomerParams, IdempotencyHeaders, SECURITY_VERIFIED, describeRoute, err, verifiedErrors } from './common.schemas.js';
-import { requireOwnedCustomer, requireVerifiedSession } from './verified-session.js';
+import { requireOwnedCustomer, requireOwnedCustomerUnless, requireVerifiedSession, verifiedRead } from './verified-session.js';
 
 const subscriptionId = z
   .uuid()
@@ -44,15 +44,24 @@ const notFound = err(
   "customer_not_found: no such customer for your provider; not_found: the subscription is not this customer's, or the plan version is unknown or of another provider",
 );
 
+const PreviewBody = z.object({ subscription_id: subscriptionId, plan_version_id: planVersionId });
+
 export const agentPlanChangeRoutes: FastifyPluginAsyncZod = async (app) => {
   const service = app.services.planChange;
+
+  // The preview is read with the ownership check and the session, in one statement.
+  const previewRead = verifiedRead(async (request, owner) => {
+    const body = request.body as z.infer<typeof PreviewBody>; // a preHandler: validated by then
+    const found = await service.readOwnedPreview(agentTarget(owner.providerId, owner.customerId, body), owner.tokenHash);
+    return found && { session: found.session, answer: found.preview };
+  });
 
   app.post(
     '/customers/:customerId/plan-change/preview',
     {
       // another provider's (or an unknown) customer is 404 before the body is validated
-      preValidation: [requireOwnedCustomer],
-      preHandler: [requireVerifiedSession],
+      preValidation: [requireOwnedCustomerUnless((request) => PreviewBody.safeParse(request.body).success)],
+      preHandler: [previewRead.hook],
       config: { rateLimit: limit('agent.read') },
       schema: {
         operationId: 'previewPlanChange',
@@ -68,12 +77,12 @@ export const agentPlanChangeRoutes: FastifyPluginAsyncZod = async (app) => {
         ),
         security: SECURITY_VERIFIED,
         params: CustomerParams,
-        body: z.object({ subscription_id: subscriptionId, plan_version_id: planVersionId }),
+        body: PreviewBody,
         response: { 200: AgentPreviewResponse, ...verifiedErrors, 404: notFound, 409: refusals },
       },
     },
     async (request) => {
-      const p = await service.preview(agentTarget(request.apiKey!.providerId, request.agentCustomer!.id, request.body));
+      const p = previewRead.answerOf(request)();
       const refusal = service.refusalOf(p);
       if (refusal) throw refusal;
       return agentPreviewBody({ ...p, quote: p.quote!, quoteToken: p.quoteToken! });

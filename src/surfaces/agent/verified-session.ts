@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../lib/errors.js';
 import { checksCredential } from '../../plugins/route-contract.js';
+import { isUuid } from '../../lib/ids.js';
 import type { CustomerOwnershipService, OwnedSource, Profile } from '../../modules/subscribers/ownership.service.js';
 import { customerNotFound } from '../../modules/subscribers/subscriber.errors.js';
 import { sessionTokenHash, type SessionRow } from '../../modules/verification/verification.service.js';
@@ -100,17 +101,61 @@ export function assertVerifiedSession(
  * add `preValidation: [requireOwnedCustomer]` so a foreign customer id answers 404 even before
  * the body is validated (the /agent routes of this folder do).
  */
-export const requireVerifiedSession: PreHandler = checksCredential<PreHandler>(
+const VERIFIED_SESSION = {
+  scheme: 'verifiedSession',
+  statuses: {
+    401: '`verification_required` (no X-Verified-Session) or `session_invalid` (unknown or expired)',
+    403: '`session_customer_mismatch`',
+  },
+} as const;
+
+export const requireVerifiedSession: PreHandler = checksCredential<PreHandler>(async (request, reply) => {
+  // Already checked in preValidation (so a foreign id answers 404 even before body validation)?
+  if (!request.agentCustomer || request.agentCustomer.id !== customerIdOf(request)) await requireOwnedCustomer(request, reply);
+  assertVerifiedSession(request.agentCustomer!, sessionTokenOf(request), request.server.services.customerOwnership.judgeSession);
+}, VERIFIED_SESSION);
+
+/**
+ * requireOwnedCustomer, left to the route's preHandler when `bodyValid(request)` (verifiedRead): a
+ * body that will fail validation still gets its 404 first, a valid one pays for one read.
+ */
+export const requireOwnedCustomerUnless =
+  (bodyValid: (request: FastifyRequest) => boolean): PreHandler =>
   async (request, reply) => {
-    // Already checked in preValidation (so a foreign id answers 404 even before body validation)?
-    if (!request.agentCustomer || request.agentCustomer.id !== customerIdOf(request)) await requireOwnedCustomer(request, reply);
-    assertVerifiedSession(request.agentCustomer!, sessionTokenOf(request), request.server.services.customerOwnership.judgeSession);
-  },
-  {
-    scheme: 'verifiedSession',
-    statuses: {
-      401: '`verification_required` (no X-Verified-Session) or `session_invalid` (unknown or expired)',
-      403: '`session_customer_mismatch`',
+    if (!bodyValid(request)) await requireOwnedCustomer(request, reply);
+  };
+
+/**
+ * requireVerifiedSession for a route that reads its answer in the statement of the ownership check
+ * and the session: `read` answers undefined when the customer is not the provider's, else the
+ * session row and the answer. `hook` is the route's preHandler (the same answers as
+ * requireVerifiedSession, in the same order: 404, then 401/403); `answerOf(request)` is the answer.
+ */
+export function verifiedRead<T>(
+  read: (
+    request: FastifyRequest,
+    owner: { providerId: string; customerId: string; tokenHash: Buffer | null },
+  ) => Promise<{ session?: SessionRow; answer: T } | undefined>,
+) {
+  const answers = new WeakMap<FastifyRequest, T>();
+  const hook = checksCredential<PreHandler>(async (request) => {
+    const providerId = request.apiKey?.providerId;
+    if (!providerId) throw new AppError(403, 'invalid_api_key', 'The API key is missing, invalid, or its account is disabled');
+    const customerId = customerIdOf(request);
+    const token = sessionTokenOf(request);
+    const found = isUuid(customerId)
+      ? await read(request, { providerId, customerId, tokenHash: (token && sessionTokenHash(token)) || null })
+      : undefined;
+    if (!found) throw customerNotFound();
+    request.agentCustomer = { id: customerId, providerId, session: found.session };
+    assertVerifiedSession(request.agentCustomer, token, request.server.services.customerOwnership.judgeSession);
+    answers.set(request, found.answer);
+  }, VERIFIED_SESSION);
+  return {
+    hook,
+    answerOf(request: FastifyRequest): T {
+      if (!answers.has(request)) throw new Error('verifiedRead: the route has no verifiedRead preHandler');
+      return answers.get(request)!;
     },
-  },
-);
+  };
+}
