@@ -2,6 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createPlanVersion, createSubscriber } from '../helpers/factories.js';
 import { recordStatements } from '../helpers/statements.js';
+import { sha256 } from '../../src/lib/crypto.js';
+import { ownedPreviewSnapshot } from '../../src/modules/plan-change/plan-change.repository.js';
 import { createCustomer, createVerifiedSession, createWorld, setMonthRecords, writeCounts, type World } from './fixtures.js';
 
 let t: TestApp;
@@ -432,6 +434,15 @@ describe('agent plan-change: provider and customer scoping, verified session', (
       const r = await call(path, theirs, { subscription_id: 'not-a-uuid' });
       expect(r.statusCode).toBe(404);
       expect(r.json().error.code).toBe('customer_not_found');
+      // Bodies that only the text rule refuses (U+0000 in an extra field), and a path id it refuses.
+      const ids = { subscription_id: theirs.subscriptionId, plan_version_id: other.plans.faster.id };
+      for (const [c, body] of [
+        [theirs, { ...ids, note: 'x\u0000' }],
+        [{ ...theirs, subscriberId: '%00' }, ids],
+      ] as const) {
+        const r2 = await call(path, c, body);
+        expect({ path, status: r2.statusCode, code: r2.json().error.code }).toEqual({ path, status: 404, code: 'customer_not_found' });
+      }
     }
   });
 
@@ -513,6 +524,35 @@ describe('agent plan-change preview: read-only', () => {
     expect(r.json().one_time_adjustment.type).toBe('next_invoice_line');
     expect(rec.seen).toHaveLength(1);
     expect(rec.seen[0].trimStart()).toMatch(/^select /i);
+  });
+
+  it('the one read takes the snapshot only for a live session of this customer: a caller to be refused costs none', async () => {
+    const me = await verifiedCustomer(w, { records: 'invoiced' });
+    const stranger = await createSubscriber(t.db, w.provider.id);
+    const strangerSession = await createVerifiedSession(t.db, w.provider.id, stranger.id, t.clock.now());
+    const now = t.clock.now();
+    const target = {
+      providerId: w.provider.id,
+      subscriptionId: me.subscriptionId,
+      subscriberId: me.subscriberId,
+      planVersionId: w.plans.faster.id,
+      today: now.toISOString().slice(0, 10),
+      month: `${now.toISOString().slice(0, 7)}-01`,
+      perSubscription: false,
+    };
+    const read = (token: string | null, at = now) => ownedPreviewSnapshot(t.db, token ? sha256(token) : null, at, target);
+    expect((await read(me.session))?.snapshot?.sub.id).toBe(me.subscriptionId);
+    for (const [token, at] of [
+      [null, now],
+      ['vs_unknown', now],
+      [strangerSession, now],
+      [me.session, new Date(now.getTime() + 31 * 24 * 3600_000)], // expired by then
+    ] as const) {
+      const r = await read(token, at);
+      expect(r).toBeDefined(); // the customer is the provider's
+      expect(r!.snapshot).toBeUndefined();
+    }
+    expect(await ownedPreviewSnapshot(t.db, sha256(me.session), now, { ...target, providerId: other.provider.id })).toBeUndefined();
   });
 
   it("the snapshot is scoped to the customer: a neighbour's subscription is 404 not_found", async () => {

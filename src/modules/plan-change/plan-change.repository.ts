@@ -114,17 +114,25 @@ export const previewSnapshotSql = (t: SnapshotTarget) =>
 
 /**
  * /agent's preview read in one statement: the ownership check of every /agent customer route
- * (agent_owned_customer), the caller's verified session stored under `tokenHash`, and the snapshot.
- * Undefined when the customer is not the provider's; `snapshot` undefined when the subscription is
- * not theirs. One round trip instead of two is about a quarter of the preview's CPU (bench/README.md).
+ * (agent_owned_customer), the caller's verified session stored under `tokenHash`, and the snapshot,
+ * taken only when that session is live (at `now`) and this customer's: a caller the route will refuse
+ * costs no snapshot. Undefined when the customer is not the provider's; `snapshot` undefined when the
+ * subscription is not theirs (or the session will be refused). One round trip instead of two is about
+ * a quarter of the preview's CPU (bench/README.md).
  */
-export async function ownedPreviewSnapshot(db: Executor, tokenHash: Buffer | null, t: SnapshotTarget & { subscriberId: string }) {
+export async function ownedPreviewSnapshot(
+  db: Executor,
+  tokenHash: Buffer | null,
+  now: Date,
+  t: SnapshotTarget & { subscriberId: string },
+) {
   const r = await sql<{ owner_id: string } & SessionColumns & { [K in keyof SnapshotRow]: SnapshotRow[K] | null }>`
     SELECT c.id AS owner_id, s.provider_id AS session_provider_id, s.subscriber_id AS session_subscriber_id,
       s.expires_at AS session_expires_at, p.*
     FROM agent_owned_customer(${t.providerId}::uuid, ${t.subscriberId}::uuid) c
     LEFT JOIN verified_sessions s ON s.token_hash = ${tokenHash}
-    LEFT JOIN LATERAL (${previewSnapshotSql(t)}) p ON true`.execute(db);
+    LEFT JOIN LATERAL (${previewSnapshotSql(t)}
+      WHERE s.provider_id = c.provider_id AND s.subscriber_id = c.id AND s.expires_at > ${now}) p ON true`.execute(db);
   const row = r.rows[0];
   if (!row) return undefined;
   const { owner_id: _owner, session_provider_id, session_subscriber_id, session_expires_at, ...snapshot } = row;

@@ -214,8 +214,9 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
    * session passed, so a refused caller learns nothing of the subscription).
    */
   async function readOwnedPreview(t: PlanChangeTarget & { customerId: string }, tokenHash: Buffer | null) {
-    const pos = calendarPosition(clock.now());
-    const found = await repo.ownedPreviewSnapshot(db, tokenHash, { ...snapshotTarget(t, pos), subscriberId: t.customerId });
+    const now = clock.now();
+    const pos = calendarPosition(now);
+    const found = await repo.ownedPreviewSnapshot(db, tokenHash, now, { ...snapshotTarget(t, pos), subscriberId: t.customerId });
     if (!found) return undefined;
     return { session: found.session, preview: () => decidePreview(t, pos, found.snapshot) };
   }

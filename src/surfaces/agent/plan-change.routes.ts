@@ -14,7 +14,7 @@ import {
   requireConfirmed,
 } from '../../modules/plan-change/plan-change.schemas.js';
 import { CustomerParams, IdempotencyHeaders, SECURITY_VERIFIED, describeRoute, err, verifiedErrors } from './common.schemas.js';
-import { requireOwnedCustomer, requireOwnedCustomerUnless, requireVerifiedSession, verifiedRead } from './verified-session.js';
+import { requireOwnedCustomer, requireOwnedCustomerUnlessValid, requireVerifiedSession, verifiedRead } from './verified-session.js';
 
 const subscriptionId = z
   .uuid()
@@ -60,7 +60,7 @@ export const agentPlanChangeRoutes: FastifyPluginAsyncZod = async (app) => {
     '/customers/:customerId/plan-change/preview',
     {
       // another provider's (or an unknown) customer is 404 before the body is validated
-      preValidation: [requireOwnedCustomerUnless((request) => PreviewBody.safeParse(request.body).success)],
+      preValidation: [requireOwnedCustomerUnlessValid],
       preHandler: [previewRead.hook],
       config: { rateLimit: limit('agent.read') },
       schema: {

@@ -96,7 +96,7 @@ export function assertVerifiedSession(
  *   header missing                       401 verification_required
  *   unknown, malformed or expired token  401 session_invalid
  *   session of another customer/provider 403 session_customer_mismatch
- * Use it as the route's preHandler (the plan-change routes reuse it):
+ * Use it as the route's preHandler (the plan-change apply reuses it):
  *   `preHandler: [requireVerifiedSession]` or, with Idempotency-Key, `[requireVerifiedSession, idempotent]`;
  * add `preValidation: [requireOwnedCustomer]` so a foreign customer id answers 404 even before
  * the body is validated (the /agent routes of this folder do).
@@ -115,15 +115,25 @@ export const requireVerifiedSession: PreHandler = checksCredential<PreHandler>(a
   assertVerifiedSession(request.agentCustomer!, sessionTokenOf(request), request.server.services.customerOwnership.judgeSession);
 }, VERIFIED_SESSION);
 
+/** Whether the route's own validators (the ones Fastify runs next) accept every part of the request. */
+function passesValidation(request: FastifyRequest): boolean {
+  const parts = { params: request.params, querystring: request.query, headers: request.headers, body: request.body };
+  return (Object.keys(parts) as (keyof typeof parts)[]).every((part) => {
+    const validate = request.routeOptions.schema?.[part] ? request.getValidationFunction(part) : undefined;
+    if (!validate) return true;
+    const result = validate(parts[part] as never) as unknown;
+    return typeof result === 'object' && result !== null ? !(result as { error?: unknown }).error : result !== false;
+  });
+}
+
 /**
- * requireOwnedCustomer, left to the route's preHandler when `bodyValid(request)` (verifiedRead): a
- * body that will fail validation still gets its 404 first, a valid one pays for one read.
+ * requireOwnedCustomer where the request will fail validation; a request that passes it has the check
+ * made by the route's preHandler instead (verifiedRead), in the statement of its answer. Another
+ * provider's customer is 404 before any 400 either way.
  */
-export const requireOwnedCustomerUnless =
-  (bodyValid: (request: FastifyRequest) => boolean): PreHandler =>
-  async (request, reply) => {
-    if (!bodyValid(request)) await requireOwnedCustomer(request, reply);
-  };
+export const requireOwnedCustomerUnlessValid: PreHandler = async (request, reply) => {
+  if (!passesValidation(request)) await requireOwnedCustomer(request, reply);
+};
 
 /**
  * requireVerifiedSession for a route that reads its answer in the statement of the ownership check
