@@ -37,11 +37,7 @@ export type PayResultState =
 export function createPayPageService(deps: PayPageDeps) {
   const { db, clock, log } = deps;
 
-  function loadInvoice(invoiceId: string) {
-    return findInvoiceForCollection(db, invoiceId);
-  }
-
-  const present = (inv: NonNullable<Awaited<ReturnType<typeof loadInvoice>>>): PayInvoice => ({
+  const present = (inv: NonNullable<Awaited<ReturnType<typeof findInvoiceForCollection>>>): PayInvoice => ({
     invoiceNumber: inv.invoice_number,
     amount: formatCents(inv.total_cents),
     currency: inv.currency.trim(),
@@ -54,7 +50,7 @@ export function createPayPageService(deps: PayPageDeps) {
   async function view(token: string): Promise<{ state: PayViewState; invoice?: PayInvoice }> {
     const row = await findLinkToken(db, token, ['payment']);
     if (!row?.reference_id) return { state: 'invalid' };
-    const inv = await loadInvoice(row.reference_id);
+    const inv = await findInvoiceForCollection(db, row.reference_id);
     if (!inv) return { state: 'invalid' };
     if (inv.status === 'paid') return { state: 'paid', invoice: present(inv) };
     if (inv.status !== 'open' || row.expires_at <= clock.now()) return { state: 'invalid' };
@@ -83,7 +79,7 @@ export function createPayPageService(deps: PayPageDeps) {
       return { state: 'invalid', message: 'This payment link is invalid or has expired.' };
     }
     const release = () => releaseLinkToken(db, claimed.id);
-    const inv = await loadInvoice(claimed.reference_id);
+    const inv = await findInvoiceForCollection(db, claimed.reference_id);
     if (!inv || inv.status !== 'open') {
       if (inv?.status === 'paid') return { state: 'already_paid', invoice: present(inv), message: 'This invoice is already paid.' };
       return { state: 'invalid', message: 'This payment link is invalid or has expired.' };
