@@ -19,7 +19,8 @@ interface Idle {
   baseline: Baseline;
 }
 
-const KEEP = 2;
+// TEST_EMBEDDED_POOL=0 opens every database afresh (to tell a test's order dependence from the reuse).
+const KEEP = process.env.TEST_EMBEDDED_POOL === '0' ? 0 : 2;
 // On globalThis: a file that calls vi.resetModules() loads this module again, and must find the same pool.
 const POOL_KEY = Symbol.for('netsvc.test.embeddedPool');
 const idle: Idle[] = ((globalThis as Record<symbol, unknown>)[POOL_KEY] ??= []) as Idle[];
