@@ -55,11 +55,8 @@ function explained(t: Target, q: string) {
   return (qw.length > 0 && qw.every((w) => names.has(w))) || t.places.some((p) => p.startsWith(lq));
 }
 
-/**
- * The name in capitals, letter for letter: "ß".toUpperCase() is "SS", which spells another word
- * (name words match whole and ß is not folded to ss, so "WEISS" does not find "Weiß").
- */
-const upperCase = (s: string) => [...s].map((c) => (c.toUpperCase().length === 1 ? c.toUpperCase() : c)).join('');
+/** The name in capitals ("Weiß": "WEISS", which names the same word: ß is matched as ss). */
+const upperCase = (s: string) => s.toUpperCase();
 
 const prefixes = (s: string) => Array.from({ length: s.length - 2 }, (_, i) => s.slice(0, i + 2));
 

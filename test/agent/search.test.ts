@@ -153,6 +153,15 @@ describe('GET /agent/customers/search', () => {
     expect((await search('Mustermnn 4B')).body.matches.map((m: any) => m.customer_id)).toEqual([erikaB.id]);
   });
 
+  it('a name with ß is found spelled with ss and the other way round, in any case; a shortened name still finds nothing', async () => {
+    const weiss = await seedCustomer(kit, { firstName: 'Jörg', lastName: 'Weiß', street: 'Ulmenweg', email: 'j.w@example.com' });
+    const strauss = await seedCustomer(kit, { firstName: 'Greta', lastName: 'Strauss', street: 'Ulmenweg', email: 'g.s@example.com' });
+    const ids = async (q: string) => (await search(q)).body.matches.map((m: any) => m.customer_id);
+    for (const q of ['Weiss', 'WEISS', 'weiß', 'Jörg Weiss', 'Jörg WEIẞ']) expect({ q, ids: await ids(q) }).toEqual({ q, ids: [weiss.id] });
+    for (const q of ['Strauß', 'STRAUSS', 'Greta Strauß']) expect({ q, ids: await ids(q) }).toEqual({ q, ids: [strauss.id] });
+    for (const q of ['Jörg Wei', 'Jörg Weis', 'Greta Strau']) expect({ q, ids: await ids(q) }).toEqual({ q, ids: [] });
+  });
+
   it("is provider-scoped: another provider's customer never appears, even with the same name, phone and unit", async () => {
     for (const q of ['Erika Mustermann', '+49 151 33334444', 'erika.other@example.com', foreign.customerNumber!, 'Erika 4B']) {
       const r = await search(q);

@@ -74,8 +74,8 @@ function phoneNumbers(input: string, regions: string[]): string[] {
   return [...out];
 }
 
-/** A name word as the name index holds it: lower case, without the index's typo marker. */
-export const nameWord = (w: string) => w.toLowerCase().replace(/~/g, '');
+/** A name word as the name index holds it (agent_search_name_words): lower case, ß as ss, without the index's typo marker. */
+export const nameWord = (w: string) => w.toLowerCase().replace(/ß/g, 'ss').replace(/~/g, '');
 
 function tokenOf(raw: string, regions: string[]): SearchToken | null {
   let t = raw.replace(/^#+/, '').replace(/[.,;:]+$/, '');
