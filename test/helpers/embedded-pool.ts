@@ -1,51 +1,66 @@
 // Embedded (PGlite) test databases. Opening one from the template dump costs most of a second of CPU,
 // and the suite opens over a hundred; so each worker keeps the instances its files have finished
-// with, emptied back to the template's state, and hands them out again. An instance whose schema or
-// planner statistics a test changed (CREATE, ALTER, ANALYZE) is closed instead of reused.
+// with, emptied back to the template's state, and hands them out again. An instance whose catalogs a
+// test changed (any DDL, ANALYZE, a comment, a role, a large object) is closed instead of reused.
 import { readFileSync } from 'node:fs';
 import type { PGlite } from '@electric-sql/pglite';
 import { openEmbedded } from '../../src/db/database.js';
 import { embeddedTemplateFile } from './template.js';
 
-/** What the template holds beyond empty tables: the rows migrations insert. */
+/** The template's state beyond empty tables: the rows migrations insert, and its catalogs' hash. */
 interface Baseline {
   tables: string[];
-  seeds: { table: string; rows: unknown[] }[];
-  fingerprint: string;
+  /** Each seeded table's rows as JSON text, read and written by the server: no value passes through a JS parser. */
+  seeds: { table: string; json: string }[];
+  catalogs: string;
 }
 
 interface Idle {
   pglite: PGlite;
   baseline: Baseline;
+  uses: number;
 }
 
-// TEST_EMBEDDED_POOL=0 opens every database afresh (to tell a test's order dependence from the reuse).
-const KEEP = process.env.TEST_EMBEDDED_POOL === '0' ? 0 : 2;
+// TEST_EMBEDDED_POOL=0 opens every database afresh and never resets one (to tell a test's order
+// dependence from the reuse).
+const POOLED = process.env.TEST_EMBEDDED_POOL !== '0';
+const KEEP = 2;
+// PGlite never vacuums: each reset leaves dead catalog rows behind, so an instance retires after a while.
+const MAX_USES = 30;
 // On globalThis: a file that calls vi.resetModules() loads this module again, and must find the same pool.
 const POOL_KEY = Symbol.for('netsvc.test.embeddedPool');
 const idle: Idle[] = ((globalThis as Record<symbol, unknown>)[POOL_KEY] ??= []) as Idle[];
 
-// Everything a test could change in the schema or in what the planner knows, for user objects only
-// (OIDs from 16384): a new object has a new OID, an altered one other columns or another body.
-const FINGERPRINT = `
-  SELECT md5(string_agg(x, ';' ORDER BY x)) AS f FROM (
-    SELECT 'c' || oid || relname || relkind::text || relnatts || relpages || reltuples FROM pg_class WHERE oid >= 16384
-    UNION ALL SELECT 'a' || attrelid || attnum || atttypid || attnotnull || attisdropped || atthasdef FROM pg_attribute WHERE attrelid >= 16384
-    UNION ALL SELECT 'p' || oid || md5(prosrc) || coalesce(proconfig::text, '') FROM pg_proc WHERE oid >= 16384
-    UNION ALL SELECT 't' || oid || tgenabled::text FROM pg_trigger WHERE oid >= 16384
-    UNION ALL SELECT 'k' || oid FROM pg_constraint WHERE oid >= 16384
-    UNION ALL SELECT 'd' || oid FROM pg_attrdef WHERE oid >= 16384
-    UNION ALL SELECT 'y' || oid FROM pg_type WHERE oid >= 16384
-    UNION ALL SELECT 'e' || oid FROM pg_enum WHERE oid >= 16384
-    UNION ALL SELECT 'n' || oid FROM pg_namespace WHERE oid >= 16384
-    UNION ALL SELECT 'x' || oid FROM pg_extension WHERE oid >= 16384
-    UNION ALL SELECT 'v' || oid FROM pg_event_trigger
-    UNION ALL SELECT 's' || count(*) FROM pg_statistic WHERE starelid >= 16384
-    UNION ALL SELECT 'r' || count(*) FROM pg_db_role_setting
-  ) q(x)`;
-
-async function fingerprint(pglite: PGlite): Promise<string> {
-  return (await pglite.query<{ f: string }>(FINGERPRINT)).rows[0].f;
+/**
+ * A hash of every row of every system catalog, less the columns that storage rewrites (TRUNCATE,
+ * VACUUM) without any change of schema: whatever a test changes in the schema, in the planner's
+ * statistics, in roles, comments or large objects shows here.
+ */
+let catalogHashSql: string | undefined;
+async function catalogHash(pglite: PGlite): Promise<string> {
+  if (!catalogHashSql) {
+    const { rows } = await pglite.query<{ t: string }>(
+      `SELECT relname AS t FROM pg_class WHERE relnamespace = 'pg_catalog'::regnamespace AND relkind = 'r' ORDER BY 1`,
+    );
+    catalogHashSql = rows
+      .map(({ t }) => {
+        const row =
+          t === 'pg_class'
+            ? `(x.oid, x.relname, x.relnamespace, x.reltype, x.relowner, x.relam, x.reltoastrelid, x.relhasindex,
+                x.relpersistence, x.relkind, x.relnatts, x.relchecks, x.relhasrules, x.relhastriggers, x.relrowsecurity,
+                x.relforcerowsecurity, x.relreplident, x.relispartition, x.relacl, x.reloptions, x.relpartbound)::text`
+            : t === 'pg_database'
+              ? `(x.oid, x.datname, x.datacl, x.datallowconn)::text`
+              : `x::text`;
+        return `SELECT '${t}:' || coalesce(md5(string_agg(${row}, '|' ORDER BY ${row})), '') AS h FROM pg_catalog.${t} x`;
+      })
+      .join(' UNION ALL ');
+  }
+  const { rows } = await pglite.query<{ h: string }>(catalogHashSql);
+  return rows
+    .map((r) => r.h)
+    .sort()
+    .join('\n');
 }
 
 /** Empties every table and puts back the template's rows; the session's settings and state go too. */
@@ -54,43 +69,58 @@ async function reset(pglite: PGlite, b: Pick<Baseline, 'tables' | 'seeds'>): Pro
   await pglite.exec('DISCARD ALL');
   await pglite.exec(`TRUNCATE ${b.tables.map((t) => `"${t}"`).join(', ')} RESTART IDENTITY CASCADE`);
   for (const s of b.seeds) {
-    await pglite.query(`INSERT INTO "${s.table}" SELECT * FROM json_populate_recordset(NULL::"${s.table}", $1)`, [JSON.stringify(s.rows)]);
+    await pglite.query(`INSERT INTO "${s.table}" SELECT * FROM json_populate_recordset(NULL::"${s.table}", $1::text::json)`, [s.json]);
   }
 }
 
-async function openFresh(): Promise<Idle> {
-  const pglite = await openEmbedded('memory://', new Blob([readFileSync(embeddedTemplateFile())]));
+const openTemplate = () => openEmbedded('memory://', new Blob([readFileSync(embeddedTemplateFile())]));
+
+async function openPooled(): Promise<Idle> {
+  const pglite = await openTemplate();
   const { rows: tables } = await pglite.query<{ name: string }>(
     `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') ORDER BY 1`,
   );
   const seeds = [];
   for (const { name } of tables) {
-    const { rows } = await pglite.query(`SELECT * FROM "${name}"`);
-    if (rows.length) seeds.push({ table: name, rows });
+    const { rows } = await pglite.query<{ json: string | null }>(`SELECT json_agg(t)::text AS json FROM "${name}" t`);
+    if (rows[0].json) seeds.push({ table: name, json: rows[0].json });
   }
   const b = { tables: tables.map((t) => t.name), seeds };
+  // The baseline is taken after one reset, so that what a reset itself rewrites never counts as a change.
   await reset(pglite, b);
-  return { pglite, baseline: { ...b, fingerprint: await fingerprint(pglite) } };
+  return { pglite, baseline: { ...b, catalogs: await catalogHash(pglite) }, uses: 0 };
 }
+
+const RELEASED = () => new Error('this test database was released');
+// Calls that leave callbacks inside PGlite itself, which a reset cannot take back.
+const CALLBACKS = new Set<PropertyKey>(['listen', 'onNotification']);
 
 /**
  * An embedded database in the template's state, and its release. The instance handed out refuses
- * every call once released, so a late query of a finished file never reaches the next file's data.
+ * every call once released (a late query of a finished file never reaches the next file's data),
+ * and refuses to be patched (a spy on it would outlive the file).
  */
 export async function leaseEmbedded(): Promise<{ pglite: PGlite; release(): Promise<void> }> {
-  const lease = idle.pop() ?? (await openFresh());
+  const lease = POOLED ? (idle.pop() ?? (await openPooled())) : { pglite: await openTemplate(), baseline: undefined, uses: 0 };
+  lease.uses++;
   let released = false;
+  let reusable = POOLED;
+  const refuse = () => {
+    throw new TypeError('a test database is not patched: spy on the app or the module instead');
+  };
   const guarded = new Proxy(lease.pglite, {
     get(target, prop) {
       if (prop === 'close') return release;
+      if (prop === 'closed') return released || target.closed;
       const v = Reflect.get(target, prop, target);
       if (typeof v !== 'function') return v;
-      return (...args: unknown[]) => {
-        if (released) throw new Error('this test database was released');
-        return v.apply(target, args);
-      };
+      if (CALLBACKS.has(prop)) reusable = false;
+      return (...args: unknown[]) => (released ? Promise.reject(RELEASED()) : v.apply(target, args));
     },
+    set: refuse,
+    defineProperty: refuse,
+    deleteProperty: refuse,
   });
   async function release() {
     if (released) return;
@@ -98,10 +128,12 @@ export async function leaseEmbedded(): Promise<{ pglite: PGlite; release(): Prom
     const { pglite, baseline } = lease;
     try {
       if (pglite.closed) return;
-      await reset(pglite, baseline);
-      if (idle.length < KEEP && (await fingerprint(pglite)) === baseline.fingerprint) {
-        idle.push(lease);
-        return;
+      if (reusable && baseline && lease.uses < MAX_USES && idle.length < KEEP) {
+        await reset(pglite, baseline);
+        if ((await catalogHash(pglite)) === baseline.catalogs) {
+          idle.push(lease as Idle);
+          return;
+        }
       }
     } catch {
       /* not reusable */
