@@ -167,6 +167,30 @@ describe("signed quote: a token that is not this change's quote answers 401 quot
     expect(await planOf(c.subscriptionId)).toBe(w.plans.fast.id);
   });
 
+  it('the quote is a standard HS256 JWT (what jose signs for the same claims); signed with the key but of another type, issuer or audience it is refused', async () => {
+    const c = await verifiedCustomer(w, { records: 'invoiced' });
+    const token = await quoted(c, w.plans.faster.id);
+    const payload = JSON.parse(Buffer.from(partsOf(token)[1], 'base64url').toString());
+    const key = new TextEncoder().encode(t.config.JWT_SECRET);
+    const sign = (typ: string, iss: string, aud: string) =>
+      new SignJWT({ q: payload.q })
+        .setProtectedHeader({ alg: 'HS256', typ })
+        .setIssuer(iss)
+        .setAudience(aud)
+        .setIssuedAt(payload.iat)
+        .setExpirationTime(payload.exp)
+        .sign(key);
+    expect(await sign('quote+jwt', 'netsvc-api/plan-change-quote', 'agent:plan-change')).toBe(token);
+    for (const bad of [
+      await sign('JWT', 'netsvc-api/plan-change-quote', 'agent:plan-change'),
+      await sign('quote+jwt', 'netsvc-api', 'agent:plan-change'),
+      await sign('quote+jwt', 'netsvc-api/plan-change-quote', 'agent:other'),
+    ]) {
+      expectCode(await apply(c, w.plans.faster.id, bad), 401, 'quote_invalid');
+    }
+    expect(await planOf(c.subscriptionId)).toBe(w.plans.fast.id);
+  });
+
   it('a genuine quote of another customer, another plan version, or another provider', async () => {
     const a = await verifiedCustomer(w, { records: 'invoiced' });
     const b = await verifiedCustomer(w, { records: 'invoiced' });

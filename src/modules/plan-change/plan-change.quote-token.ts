@@ -1,6 +1,6 @@
 // The signed quote of an /agent plan-change preview (docs/decisions.md "Signed quote"). The agent
 // hands it back on apply, which then applies exactly the quoted change or refuses.
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey } from 'node:crypto';
 import { jwtVerify, errors as joseErrors } from 'jose';
 import { hs256Key } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
@@ -71,6 +71,7 @@ export function createQuoteTokens({ clock, secret }: { clock: Clock; secret: str
   const key = hs256Key(secret);
 
   const header = base64url({ alg: 'HS256', typ: TYP });
+  const signingKey = createSecretKey(Buffer.from(secret, 'utf8'));
 
   /**
    * The compact JWS of the claims (RFC 7515), HMAC-SHA256 through node:crypto. jose 6 signs through
@@ -80,7 +81,7 @@ export function createQuoteTokens({ clock, secret }: { clock: Clock; secret: str
   function sign(c: QuoteClaims): string {
     const now = Math.floor(clock.now().getTime() / 1000);
     const input = `${header}.${base64url({ q: c, iss: ISSUER, aud: AUDIENCE, iat: now, exp: now + QUOTE_TTL_SECONDS })}`;
-    return `${input}.${createHmac('sha256', secret).update(input).digest('base64url')}`;
+    return `${input}.${createHmac('sha256', signingKey).update(input).digest('base64url')}`;
   }
 
   /**
