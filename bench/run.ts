@@ -73,7 +73,9 @@ function startServer(): ChildProcess {
 }
 
 async function waitReady() {
-  for (let i = 0; i < 300; i++) {
+  // Five minutes: a changed function file makes the server's migration rebuild the indexes over it, which takes a
+  // minute or more at a million rows.
+  for (let i = 0; i < 3000; i++) {
     try {
       if ((await fetch(`${base}/__bench/constant`)).ok) return;
     } catch {

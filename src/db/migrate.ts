@@ -27,6 +27,26 @@ const checksum = (text: string) => createHash('sha256').update(text).digest('hex
 /** The names a function file defines (`CREATE OR REPLACE FUNCTION name(`), for the index rebuild. */
 const definedFunctions = (text: string) => [...text.matchAll(/CREATE\s+OR\s+REPLACE\s+FUNCTION\s+(\w+)\s*\(/gi)].map((m) => m[1]!);
 
+/**
+ * The functions whose answers may change with the changed files: those the files define, and every
+ * function of a file that names one of them, again and again (an index over agent_search_name_keys
+ * depends on agent_search_name_words, which it calls; PostgreSQL records no dependency between the
+ * bodies of functions, so the texts tell).
+ */
+export function affectedFunctions(files: { text: string }[], changed: { text: string }[]): string[] {
+  const affected = new Set(changed.flatMap((f) => definedFunctions(f.text)));
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const f of files) {
+      const names = definedFunctions(f.text);
+      if (names.every((n) => affected.has(n)) || ![...affected].some((a) => new RegExp(`\\b${a}\\b`).test(f.text))) continue;
+      for (const n of names) affected.add(n);
+      grew = true;
+    }
+  }
+  return [...affected];
+}
+
 /** What the files ask for: the versioned migrations' names, and each function file's checksum. */
 export async function expectedSchema(dir = MIGRATIONS_DIR): Promise<{ migrations: string[]; functions: Map<string, string> }> {
   const functionsDir = path.join(dir, 'functions');
@@ -41,8 +61,10 @@ export async function expectedSchema(dir = MIGRATIONS_DIR): Promise<{ migrations
  *    new) is applied again, recorded with its checksum in `schema_functions`. Function bodies are not
  *    checked at creation (check_function_bodies off), so the files need no order among themselves
  *    and may refer to tables a pending migration creates. When a file changed, every index whose
- *    expression calls a function of migrations/functions/ is rebuilt in the same transaction: an
- *    index over an IMMUTABLE function would otherwise keep the old function's answers.
+ *    expression calls one of its functions, or a function that calls one (affectedFunctions), is
+ *    rebuilt in the same transaction: an index over an IMMUTABLE function would otherwise keep the old
+ *    function's answers. The others are left alone (a rebuild at a million rows takes a minute and
+ *    blocks the table's writes).
  * 2. every migrations/*.sql not yet recorded in `schema_migrations` is applied, in name order, each
  *    in its own transaction together with its row. These are never edited once a release is tagged.
  * Returns the names applied (functions as `functions/<file>`).
@@ -65,7 +87,10 @@ export async function migrate(handle: DbHandle, dir = MIGRATIONS_DIR): Promise<s
       .map((f, i) => ({ file: f, text: texts[i]!, sum: checksum(texts[i]!) }))
       .filter((f) => applied.get(f.file) !== f.sum);
     if (changed.length > 0) {
-      const allFunctions = texts.flatMap(definedFunctions);
+      const rebuild = affectedFunctions(
+        texts.map((text) => ({ text })),
+        changed,
+      );
       const statements = changed.map(
         (f) => `${f.text}\n;INSERT INTO schema_functions (name, checksum) VALUES ('${f.file}', '${f.sum}')
           ON CONFLICT (name) DO UPDATE SET checksum = EXCLUDED.checksum, applied_at = now();`,
@@ -75,7 +100,7 @@ export async function migrate(handle: DbHandle, dir = MIGRATIONS_DIR): Promise<s
         FOR r IN SELECT DISTINCT d.objid::regclass AS idx FROM pg_depend d
           JOIN pg_proc p ON p.oid = d.refobjid AND d.refclassid = 'pg_proc'::regclass
           JOIN pg_index i ON i.indexrelid = d.objid AND d.classid = 'pg_class'::regclass
-          WHERE p.proname = ANY (ARRAY[${allFunctions.map((n) => `'${n}'`).join(', ')}]::text[])
+          WHERE p.proname = ANY (ARRAY[${rebuild.map((n) => `'${n}'`).join(', ')}]::text[])
         LOOP EXECUTE format('REINDEX INDEX %s', r.idx); END LOOP; END $reindex$;`;
       await run(`SET LOCAL check_function_bodies = off;\n${statements.join('\n')}\n${reindex}`);
       ran.push(...changed.map((f) => `functions/${f.file}`));

@@ -54,4 +54,57 @@ describe('migrator', () => {
     expect(found.plan).toMatch(/mt_rows_key_idx/);
     expect(found).toMatchObject({ hits: 1, stale: 0 });
   });
+
+  it("rebuilds the indexes over a function that calls the changed one, and leaves the others' alone", async () => {
+    writeFileSync(
+      path.join(dir, 'functions', 'mt_outer.sql'),
+      `CREATE OR REPLACE FUNCTION mt_outer(p text) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT public.mt_key(p) || '!' $$;\n`,
+    );
+    writeFileSync(
+      path.join(dir, 'functions', 'mt_other.sql'),
+      `CREATE OR REPLACE FUNCTION mt_other(p text) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'x' || p $$;\n`,
+    );
+    writeFileSync(
+      path.join(dir, '29990102000000_mt_more.sql'),
+      'CREATE INDEX mt_rows_outer_idx ON mt_rows (mt_outer(v));\nCREATE INDEX mt_rows_other_idx ON mt_rows (mt_other(v));\n',
+    );
+    await migrate(testDb.handle, dir);
+    const files = async () =>
+      Object.fromEntries(
+        (
+          await sql<{ name: string; file: string }>`SELECT relname AS name, pg_relation_filenode(oid)::text AS file FROM pg_class
+            WHERE relname IN ('mt_rows_key_idx', 'mt_rows_outer_idx', 'mt_rows_other_idx')`.execute(testDb.handle.db)
+        ).rows.map((r) => [r.name, r.file]),
+      );
+    const before = await files();
+    writeFileSync(path.join(dir, 'functions', 'mt_key.sql'), fn('newer:'));
+    expect(await migrate(testDb.handle, dir)).toEqual(['functions/mt_key.sql']);
+    const after = await files();
+    expect(after.mt_rows_key_idx).not.toBe(before.mt_rows_key_idx);
+    expect(after.mt_rows_outer_idx).not.toBe(before.mt_rows_outer_idx);
+    expect(after.mt_rows_other_idx).toBe(before.mt_rows_other_idx);
+    // Read through the outer index only: a stale one would still hold 'new:7!'.
+    const hits = await testDb.handle.db.transaction().execute(async (trx) => {
+      await sql`SET LOCAL enable_seqscan = off`.execute(trx);
+      await sql`SET LOCAL enable_bitmapscan = off`.execute(trx);
+      const n = async (key: string) =>
+        (await sql<{ n: number }>`SELECT count(*)::int AS n FROM mt_rows WHERE mt_outer(v) = ${key}`.execute(trx)).rows[0]!.n;
+      return { fresh: await n('newer:7!'), stale: await n('new:7!') };
+    });
+    expect(hits).toEqual({ fresh: 1, stale: 0 });
+  });
+
+  it('a function counts as changed through every function that calls it, and only through those', async () => {
+    const { affectedFunctions } = await import('../../src/db/migrate.js');
+    const file = (name: string, body: string) => ({ text: `CREATE OR REPLACE FUNCTION ${name}(p text) RETURNS text AS $$ ${body} $$;` });
+    const files = [
+      file('a', 'SELECT p'),
+      file('b', 'SELECT a(p)'),
+      file('c', 'SELECT b(p)'),
+      file('ab', 'SELECT p'),
+      file('d', 'SELECT ab(p)'),
+    ];
+    expect(affectedFunctions(files, [files[0]]).sort()).toEqual(['a', 'b', 'c']);
+    expect(affectedFunctions(files, [files[3]]).sort()).toEqual(['ab', 'd']);
+  });
 });
