@@ -47,7 +47,13 @@ const words = (s: string | null | undefined) =>
  * word the search drops ("No", "Unit": then the query is the rest of it).
  */
 function explained(t: Target, q: string) {
-  const lq = q.toLowerCase();
+  // As the search reads a word: without a leading "#", "(" or quote, a trailing ")" or quote, or trailing
+  // punctuation ("(4", a prefix of "(416) 555-0199", is the word "4", which may start a unit "4B").
+  const lq = q
+    .toLowerCase()
+    .replace(/^#+/, '')
+    .replace(/[.,;:]+$/, '')
+    .replace(/^[("']+|[)"']+$/g, '');
   if (lq.includes('@')) return false;
   if (STOP_WORDS.has(lq)) return true;
   const names = new Set(words(`${t.first_name} ${t.last_name}`));
