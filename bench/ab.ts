@@ -10,12 +10,13 @@
 // non-2xx answers and CPU per request. Run the variants alternately, twice or more each: one run says
 // little on a shared VM. bench/README.md ("The preview's two costs") shows a use.
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { SERVER_NODE_FLAGS } from '../src/runtime.js';
 import { cpuBetween, cpuPerRequest, cpuSnapshot } from './cpu.js';
+import { benchServerEnv } from './server-env.js';
 import type { Dataset } from './scenarios.js';
 
 const { values: args } = parseArgs({
@@ -79,24 +80,13 @@ const SCENARIOS: Record<string, Request[]> = {
 const requests = SCENARIOS[args.scenario];
 if (!requests) throw new Error(`--scenario is one of ${Object.keys(SCENARIOS).join(', ')}`);
 
-const server = spawn(process.execPath, ['--max-old-space-size=256', '--import', 'tsx', 'src/server.ts'], {
+const server = spawn(process.execPath, [...SERVER_NODE_FLAGS, '--import', 'tsx', 'src/server.ts'], {
   cwd: dir,
   stdio: ['ignore', 'ignore', 'inherit'],
-  env: {
-    ...process.env,
+  env: benchServerEnv(args.port, {
     ...Object.fromEntries(args.env.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)])),
-    NODE_ENV: 'development',
-    PORT: args.port,
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    BENCH_ROUTES: 'true',
-    RATE_LIMIT_ENABLED: 'false',
-    SCHEDULER_ENABLED: 'false',
-    DEMO_SEED: 'false',
-    JWT_SECRET: randomBytes(32).toString('base64url'),
     DATABASE_URL: args.db,
-    DATABASE_POOL_SIZE: '20',
-  },
+  }),
 });
 try {
   for (let i = 0; ; i++) {

@@ -3,7 +3,6 @@
 // two floors and each scenario with autocannon, samples the server's RSS, and writes
 // bench/results/latest.json and latest.md (plus a dated copy).
 import { execSync, spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import os from 'node:os';
@@ -14,6 +13,7 @@ import pg from 'pg';
 import type { DB } from '../src/db/types.js';
 import { SERVER_NODE_FLAGS } from '../src/runtime.js';
 import { cpuBetween, cpuPerRequest, cpuSnapshot } from './cpu.js';
+import { benchServerEnv } from './server-env.js';
 import { scenarios, type Dataset, type Scenario } from './scenarios.js';
 
 const { values: args } = parseArgs({
@@ -50,23 +50,10 @@ function startServer(): ChildProcess {
   // BENCH_SERVER_CPU_PROF=<dir>: V8 CPU profiles of the server process (NODE_OPTIONS may not carry --cpu-prof).
   const prof = process.env.BENCH_SERVER_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SERVER_CPU_PROF}`] : [];
   const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...prof, '--import', 'tsx', 'src/server.ts'], {
-    env: {
-      // Not NODE_ENV=production: production refuses webhook targets on loopback (decisions.md, Safety), and the
-      // drain's receiver is on this machine. On the server NODE_ENV only gates start-up checks and that refusal.
-      ...process.env,
-      NODE_ENV: 'development',
-      PORT: args.port,
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      BENCH_ROUTES: 'true',
-      RATE_LIMIT_ENABLED: 'false',
-      SCHEDULER_ENABLED: 'false',
-      DEMO_SEED: 'false',
+    env: benchServerEnv(args.port!, {
       JOBS_CONCURRENCY: process.env.JOBS_CONCURRENCY ?? '16',
-      JWT_SECRET: randomBytes(32).toString('base64url'),
-      DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE ?? '20',
       MAIL_OUTBOX_DIR: 'var/bench-outbox',
-    },
+    }),
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   return child;
