@@ -1,6 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type { Executor } from '../../db/executor.js';
+import { ownedWithSessionSql } from '../subscribers/profile.repository.js';
 import { sessionOf, type SessionColumns } from '../verification/verification.repository.js';
 
 const SUBSCRIPTION_COLUMNS = [
@@ -114,7 +115,7 @@ export const previewSnapshotSql = (t: SnapshotTarget) =>
 
 /**
  * /agent's preview read in one statement: the ownership check of every /agent customer route
- * (agent_owned_customer), the caller's verified session stored under `tokenHash`, and the snapshot,
+ * (ownedWithSessionSql: agent_owned_customer with the session row), the caller's verified session stored under `tokenHash`, and the snapshot,
  * taken only when that session is live (at `now`) and this customer's: a caller the route will refuse
  * costs no snapshot. Undefined when the customer is not the provider's; `snapshot` undefined when the
  * subscription is not theirs (or the session will be refused). One round trip instead of two is about
@@ -126,16 +127,16 @@ export async function ownedPreviewSnapshot(
   now: Date,
   t: SnapshotTarget & { subscriberId: string },
 ) {
-  const r = await sql<{ owner_id: string } & SessionColumns & { [K in keyof SnapshotRow]: SnapshotRow[K] | null }>`
-    SELECT c.id AS owner_id, s.provider_id AS session_provider_id, s.subscriber_id AS session_subscriber_id,
-      s.expires_at AS session_expires_at, p.*
-    FROM agent_owned_customer(${t.providerId}::uuid, ${t.subscriberId}::uuid) c
-    LEFT JOIN verified_sessions s ON s.token_hash = ${tokenHash}
+  const r = await sql<SessionColumns & { [K in keyof SnapshotRow]: SnapshotRow[K] | null }>`
+    SELECT o.session_provider_id, o.session_subscriber_id, o.session_expires_at, p.*
+    FROM (${ownedWithSessionSql(t.providerId, t.subscriberId, tokenHash)}) o
     LEFT JOIN LATERAL (${previewSnapshotSql(t)}
-      WHERE s.provider_id = c.provider_id AND s.subscriber_id = c.id AND s.expires_at > ${now}) p ON true`.execute(db);
+      WHERE o.session_provider_id = o.provider_id AND o.session_subscriber_id = o.id AND o.session_expires_at > ${now}) p ON true`.execute(
+    db,
+  );
   const row = r.rows[0];
   if (!row) return undefined;
-  const { owner_id: _owner, session_provider_id, session_subscriber_id, session_expires_at, ...snapshot } = row;
+  const { session_provider_id, session_subscriber_id, session_expires_at, ...snapshot } = row;
   return {
     session: sessionOf({ session_provider_id, session_subscriber_id, session_expires_at }),
     snapshot: snapshot.id === null ? undefined : snapshotOf(snapshot as SnapshotRow),

@@ -33,15 +33,22 @@ function customerIdOf(request: FastifyRequest): string {
   return typeof id === 'string' ? id.toLowerCase() : '';
 }
 
+/**
+ * Who asks about whom: the API key's provider, the route's customer id, and the hash of the
+ * X-Verified-Session value, whose row comes back with the ownership check (it is judged only where
+ * the route asks for a verified session, after body validation).
+ */
+function ownerQuery(request: FastifyRequest) {
+  const providerId = request.apiKey?.providerId;
+  if (!providerId) throw new AppError(403, 'invalid_api_key', 'The API key is missing, invalid, or its account is disabled');
+  const token = sessionTokenOf(request);
+  return { providerId, customerId: customerIdOf(request), token, tokenHash: (token && sessionTokenHash(token)) || null };
+}
+
 function ownedCustomerFrom(source: OwnedSource): PreHandler {
   return async (request) => {
-    const providerId = request.apiKey?.providerId;
-    if (!providerId) throw new AppError(403, 'invalid_api_key', 'The API key is missing, invalid, or its account is disabled');
-    // The X-Verified-Session row comes back in the same statement; it is judged only where the route
-    // asks for a verified session, after body validation.
-    const token = sessionTokenOf(request);
-    const hash = (token && sessionTokenHash(token)) || null;
-    const found = await request.server.services.customerOwnership.findOwned(providerId, customerIdOf(request), hash, source);
+    const { providerId, customerId, tokenHash } = ownerQuery(request);
+    const found = await request.server.services.customerOwnership.findOwned(providerId, customerId, tokenHash, source);
     if (!found) throw customerNotFound();
     request.agentCustomer = { id: found.customer.id, providerId, session: found.session };
     if (source === 'agent_customer_profile') request.agentCustomer.profile = found.customer as Profile;
@@ -149,13 +156,8 @@ export function verifiedRead<T>(
 ) {
   const answers = new WeakMap<FastifyRequest, T>();
   const hook = checksCredential<PreHandler>(async (request) => {
-    const providerId = request.apiKey?.providerId;
-    if (!providerId) throw new AppError(403, 'invalid_api_key', 'The API key is missing, invalid, or its account is disabled');
-    const customerId = customerIdOf(request);
-    const token = sessionTokenOf(request);
-    const found = isUuid(customerId)
-      ? await read(request, { providerId, customerId, tokenHash: (token && sessionTokenHash(token)) || null })
-      : undefined;
+    const { providerId, customerId, token, tokenHash } = ownerQuery(request);
+    const found = isUuid(customerId) ? await read(request, { providerId, customerId, tokenHash }) : undefined;
     if (!found) throw customerNotFound();
     request.agentCustomer = { id: customerId, providerId, session: found.session };
     assertVerifiedSession(request.agentCustomer, token, request.server.services.customerOwnership.judgeSession);
