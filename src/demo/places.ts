@@ -26,6 +26,11 @@ export interface BuildingSpec {
  */
 export const REGION_TIME_ZONES: Record<string, string> = { 'DE-BE': 'Europe/Berlin', 'DE-HH': 'Europe/Berlin', 'CA-ON': 'America/Toronto' };
 
+// The city, province, country and region of each place the demo builds in, written once.
+const BERLIN = { city: 'Berlin', province: 'Berlin', country: 'DE', region: 'DE-BE' } as const;
+const HAMBURG = { city: 'Hamburg', province: 'Hamburg', country: 'DE', region: 'DE-HH' } as const;
+const TORONTO = { city: 'Toronto', province: 'ON', country: 'CA', region: 'CA-ON' } as const;
+
 // The four named buildings of the document come first; the rest carry volume only.
 // Two German spellings of a suffixed house number ("12a" fused, "12 A" separated) and a Canadian
 // suffixed number with an A1A 1A1 postcode exercise the serviceability normalisation.
@@ -35,10 +40,7 @@ export const MAIN_BUILDINGS: BuildingSpec[] = [
     street: 'Invalidenstraße',
     houseNumber: '12a',
     postalCode: '10115',
-    city: 'Berlin',
-    province: 'Berlin',
-    country: 'DE',
-    region: 'DE-BE',
+    ...BERLIN,
     lineType: 'first_line',
     floors: 6,
     unitsPerFloor: 8,
@@ -48,10 +50,7 @@ export const MAIN_BUILDINGS: BuildingSpec[] = [
     street: 'Torstraße',
     houseNumber: '101',
     postalCode: '10119',
-    city: 'Berlin',
-    province: 'Berlin',
-    country: 'DE',
-    region: 'DE-BE',
+    ...BERLIN,
     lineType: 'second_line',
     floors: 5,
     unitsPerFloor: 8,
@@ -61,10 +60,7 @@ export const MAIN_BUILDINGS: BuildingSpec[] = [
     street: 'Spadina Avenue',
     houseNumber: '88B',
     postalCode: 'M5V 2T6',
-    city: 'Toronto',
-    province: 'ON',
-    country: 'CA',
-    region: 'CA-ON',
+    ...TORONTO,
     lineType: 'third_line',
     floors: 8,
     unitsPerFloor: 5,
@@ -74,10 +70,7 @@ export const MAIN_BUILDINGS: BuildingSpec[] = [
     street: 'Chausseestraße',
     houseNumber: '12 A',
     postalCode: '10115',
-    city: 'Berlin',
-    province: 'Berlin',
-    country: 'DE',
-    region: 'DE-BE',
+    ...BERLIN,
     lineType: null,
     floors: 4,
     unitsPerFloor: 6,
@@ -87,10 +80,7 @@ export const MAIN_BUILDINGS: BuildingSpec[] = [
     street: 'Schönhauser Allee',
     houseNumber: '36',
     postalCode: '10435',
-    city: 'Berlin',
-    province: 'Berlin',
-    country: 'DE',
-    region: 'DE-BE',
+    ...BERLIN,
     lineType: 'first_line',
     floors: 7,
     unitsPerFloor: 8,
@@ -100,10 +90,7 @@ export const MAIN_BUILDINGS: BuildingSpec[] = [
     street: 'Kastanienallee',
     houseNumber: '12',
     postalCode: '10435',
-    city: 'Berlin',
-    province: 'Berlin',
-    country: 'DE',
-    region: 'DE-BE',
+    ...BERLIN,
     lineType: 'second_line',
     floors: 5,
     unitsPerFloor: 6,
@@ -113,10 +100,7 @@ export const MAIN_BUILDINGS: BuildingSpec[] = [
     street: 'Sonnenallee',
     houseNumber: '221 C',
     postalCode: '12059',
-    city: 'Berlin',
-    province: 'Berlin',
-    country: 'DE',
-    region: 'DE-BE',
+    ...BERLIN,
     lineType: 'third_line',
     floors: 5,
     unitsPerFloor: 6,
@@ -126,10 +110,7 @@ export const MAIN_BUILDINGS: BuildingSpec[] = [
     street: 'Queen Street West',
     houseNumber: '401',
     postalCode: 'M5V 2A5',
-    city: 'Toronto',
-    province: 'ON',
-    country: 'CA',
-    region: 'CA-ON',
+    ...TORONTO,
     lineType: 'first_line',
     floors: 10,
     unitsPerFloor: 4,
@@ -139,27 +120,12 @@ export const MAIN_BUILDINGS: BuildingSpec[] = [
     street: 'Warschauer Straße',
     houseNumber: '34',
     postalCode: '10243',
-    city: 'Berlin',
-    province: 'Berlin',
-    country: 'DE',
-    region: 'DE-BE',
+    ...BERLIN,
     lineType: 'first_line',
     floors: 6,
     unitsPerFloor: 8,
   },
-  {
-    key: 'hafen',
-    street: 'Hafenstraße',
-    houseNumber: '8',
-    postalCode: '20359',
-    city: 'Hamburg',
-    province: 'Hamburg',
-    country: 'DE',
-    region: 'DE-HH',
-    lineType: null,
-    floors: 4,
-    unitsPerFloor: 6,
-  },
+  { key: 'hafen', street: 'Hafenstraße', houseNumber: '8', postalCode: '20359', ...HAMBURG, lineType: null, floors: 4, unitsPerFloor: 6 },
 ];
 
 export const OTHER_BUILDING: BuildingSpec = {
@@ -167,10 +133,7 @@ export const OTHER_BUILDING: BuildingSpec = {
   street: 'Bergmannstraße',
   houseNumber: '5',
   postalCode: '10961',
-  city: 'Berlin',
-  province: 'Berlin',
-  country: 'DE',
-  region: 'DE-BE',
+  ...BERLIN,
   lineType: 'first_line',
   floors: 3,
   unitsPerFloor: 4,
@@ -178,10 +141,10 @@ export const OTHER_BUILDING: BuildingSpec = {
 
 // Addresses in coverage without a building record yet (not orderable): autocomplete shows them.
 export const LOOSE_COVERAGE: Omit<BuildingSpec, 'key' | 'region' | 'lineType' | 'floors' | 'unitsPerFloor'>[] = [
-  { street: 'Invalidenstraße', houseNumber: '14', postalCode: '10115', city: 'Berlin', province: 'Berlin', country: 'DE' },
-  { street: 'Invalidenstraße', houseNumber: '12b', postalCode: '10115', city: 'Berlin', province: 'Berlin', country: 'DE' },
-  { street: 'Torstraße', houseNumber: '103', postalCode: '10119', city: 'Berlin', province: 'Berlin', country: 'DE' },
-  { street: 'Spadina Avenue', houseNumber: '90', postalCode: 'M5V 2T6', city: 'Toronto', province: 'ON', country: 'CA' },
+  { street: 'Invalidenstraße', houseNumber: '14', postalCode: '10115', ...BERLIN },
+  { street: 'Invalidenstraße', houseNumber: '12b', postalCode: '10115', ...BERLIN },
+  { street: 'Torstraße', houseNumber: '103', postalCode: '10119', ...BERLIN },
+  { street: 'Spadina Avenue', houseNumber: '90', postalCode: 'M5V 2T6', ...TORONTO },
 ];
 
 type AddressParts = Pick<BuildingSpec, 'street' | 'houseNumber' | 'postalCode' | 'city' | 'province' | 'country'>;
