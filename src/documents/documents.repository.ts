@@ -1,7 +1,12 @@
 // Reads what the invoice and credit-note PDFs print. Executor first, like every repository.
 import type { Executor } from '../db/executor.js';
 
-export function findInvoiceForDocument(db: Executor, invoiceId: string) {
+/**
+ * An invoice with its subscriber and provider: what its PDF prints, and what collecting it needs
+ * (the saved card and the provider's card-processor account to charge, the address to mail a
+ * payment link to, the pay page behind that link). One read for every path that shows or collects an invoice.
+ */
+export function findInvoiceWithParties(db: Executor, invoiceId: string) {
   return db
     .selectFrom('invoices as i')
     .innerJoin('subscribers as sb', 'sb.id', 'i.subscriber_id')
@@ -10,7 +15,9 @@ export function findInvoiceForDocument(db: Executor, invoiceId: string) {
       'i.id',
       'i.provider_id',
       'i.subscriber_id',
+      'i.subscription_id',
       'i.invoice_number',
+      'i.kind',
       'i.invoice_date',
       'i.due_date',
       'i.period_start',
@@ -19,13 +26,17 @@ export function findInvoiceForDocument(db: Executor, invoiceId: string) {
       'i.status',
       'i.paid_at',
       ...SUBSCRIBER_COLUMNS,
+      'sb.card_payment_method_id',
       'p.name as provider_name',
       'p.support_email',
       'p.branding',
+      'p.card_processor_account',
     ])
     .where('i.id', '=', invoiceId)
     .executeTakeFirst();
 }
+
+export type InvoiceWithParties = NonNullable<Awaited<ReturnType<typeof findInvoiceWithParties>>>;
 
 export function listInvoiceLines(db: Executor, invoiceId: string) {
   return db

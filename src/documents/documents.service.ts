@@ -6,7 +6,7 @@ import { isUuid } from '../lib/ids.js';
 import type { CreditNotePdfInput, DocumentIssuer, DocumentRecipient, InvoicePdfInput } from './documents.types.js';
 import {
   findCreditNoteLinks,
-  findInvoiceForDocument,
+  findInvoiceWithParties,
   findInvoiceNumber,
   findSubscriberForDocument,
   listInvoiceLines,
@@ -72,7 +72,7 @@ const isoDay = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : null);
 /** Everything the invoice PDF prints, or null for an unknown invoice. */
 export async function loadInvoicePdfInput(db: Executor, invoiceId: string): Promise<(InvoicePdfInput & InvoiceExtras) | null> {
   if (!isUuid(invoiceId)) return null;
-  const inv = await findInvoiceForDocument(db, invoiceId);
+  const inv = await findInvoiceWithParties(db, invoiceId);
   if (!inv) return null;
   const lines = await listInvoiceLines(db, invoiceId);
   return {

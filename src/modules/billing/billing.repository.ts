@@ -288,35 +288,3 @@ export async function suspendForNonPayment(trx: Trx, subscriptionId: string, now
     .where('id', '=', subscriptionId)
     .execute();
 }
-
-/**
- * The invoice with whom to charge it or mail a payment link (collection), and as the pay page
- * behind that link shows and charges it.
- */
-export function findInvoiceForCollection(ex: Executor, invoiceId: string) {
-  return ex
-    .selectFrom('invoices as i')
-    .innerJoin('subscribers as sb', 'sb.id', 'i.subscriber_id')
-    .innerJoin('providers as p', 'p.id', 'i.provider_id')
-    .select([
-      'i.id',
-      'i.status',
-      'i.kind',
-      'i.invoice_number',
-      'i.total_cents',
-      'i.currency',
-      'i.due_date',
-      'i.subscriber_id',
-      'i.subscription_id',
-      'sb.email',
-      'sb.invoice_email',
-      'sb.first_name',
-      'sb.card_payment_method_id',
-      'p.name as provider_name',
-      'p.card_processor_account',
-      'p.support_email',
-      'p.branding',
-    ])
-    .where('i.id', '=', invoiceId)
-    .executeTakeFirst();
-}

@@ -9,9 +9,9 @@ import type { Clock } from '../../lib/clock.js';
 import type { Mailer } from '../../mail/types.js';
 import { AdapterError, CardRequestError } from '../../adapters/types.js';
 import { createLinkToken } from '../auth/link-tokens.js';
-import { findInvoiceForCollection } from './billing.repository.js';
 import { markInvoicePaid } from './settlement.js';
 import { mailBrand, paymentLinkMail } from '../../mail/templates.js';
+import { findInvoiceWithParties } from '../../documents/index.js';
 
 export interface CollectionDeps {
   db: Db;
@@ -35,7 +35,7 @@ export async function collectInvoice(
   deps: CollectionDeps,
   invoiceId: string,
 ): Promise<{ outcome: CollectionOutcome; activated?: boolean }> {
-  const inv = await findInvoiceForCollection(deps.db, invoiceId);
+  const inv = await findInvoiceWithParties(deps.db, invoiceId);
   if (!inv) return { outcome: 'not_found' };
   if (inv.status !== 'open') return { outcome: 'already_paid' };
 

@@ -9,9 +9,9 @@ import { AdapterError, CardRequestError } from '../../adapters/types.js';
 import { consumeLinkToken, findLinkToken } from '../auth/link-tokens.js';
 import { releaseLinkToken } from '../auth/link-tokens.repository.js';
 import { saveCard } from '../subscribers/account.repository.js';
-import { findInvoiceForCollection } from './billing.repository.js';
 import { formatCents } from '../../lib/money.js';
 import { markInvoicePaid } from './settlement.js';
+import { findInvoiceWithParties, type InvoiceWithParties } from '../../documents/index.js';
 
 export interface PayPageDeps {
   db: Db;
@@ -37,7 +37,7 @@ export type PayResultState =
 export function createPayPageService(deps: PayPageDeps) {
   const { db, clock, log } = deps;
 
-  const present = (inv: NonNullable<Awaited<ReturnType<typeof findInvoiceForCollection>>>): PayInvoice => ({
+  const present = (inv: InvoiceWithParties): PayInvoice => ({
     invoiceNumber: inv.invoice_number,
     amount: formatCents(inv.total_cents),
     currency: inv.currency.trim(),
@@ -50,7 +50,7 @@ export function createPayPageService(deps: PayPageDeps) {
   async function view(token: string): Promise<{ state: PayViewState; invoice?: PayInvoice }> {
     const row = await findLinkToken(db, token, ['payment']);
     if (!row?.reference_id) return { state: 'invalid' };
-    const inv = await findInvoiceForCollection(db, row.reference_id);
+    const inv = await findInvoiceWithParties(db, row.reference_id);
     if (!inv) return { state: 'invalid' };
     if (inv.status === 'paid') return { state: 'paid', invoice: present(inv) };
     if (inv.status !== 'open' || row.expires_at <= clock.now()) return { state: 'invalid' };
@@ -79,7 +79,7 @@ export function createPayPageService(deps: PayPageDeps) {
       return { state: 'invalid', message: 'This payment link is invalid or has expired.' };
     }
     const release = () => releaseLinkToken(db, claimed.id);
-    const inv = await findInvoiceForCollection(db, claimed.reference_id);
+    const inv = await findInvoiceWithParties(db, claimed.reference_id);
     if (!inv || inv.status !== 'open') {
       if (inv?.status === 'paid') return { state: 'already_paid', invoice: present(inv), message: 'This invoice is already paid.' };
       return { state: 'invalid', message: 'This payment link is invalid or has expired.' };
