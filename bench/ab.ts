@@ -66,6 +66,16 @@ const SCENARIOS: Record<string, Request[]> = {
       },
     },
   ],
+  search: [
+    {
+      method: 'GET',
+      setupRequest: (req) => ({
+        ...req,
+        path: `/agent/customers/search?q=${encodeURIComponent(d.queries[k++ % d.queries.length].q)}`,
+        headers: key,
+      }),
+    },
+  ],
   autocomplete: [
     {
       method: 'GET',
@@ -80,7 +90,9 @@ const SCENARIOS: Record<string, Request[]> = {
 const requests = SCENARIOS[args.scenario];
 if (!requests) throw new Error(`--scenario is one of ${Object.keys(SCENARIOS).join(', ')}`);
 
-const server = spawn(process.execPath, [...SERVER_NODE_FLAGS, '--import', 'tsx', 'src/server.ts'], {
+// BENCH_SERVER_CPU_PROF=<dir>: V8 CPU profiles of the server process, as in run.ts.
+const prof = process.env.BENCH_SERVER_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SERVER_CPU_PROF}`] : [];
+const server = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...prof, '--import', 'tsx', 'src/server.ts'], {
   cwd: dir,
   stdio: ['ignore', 'ignore', 'inherit'],
   env: benchServerEnv(args.port, {
@@ -110,7 +122,7 @@ try {
   const cpu = spent && cpuPerRequest(spent, r.requests.total);
   const label = [path.basename(dir), args.scenario, ...args.env].join(' ');
   console.log(
-    `${label}: ${r.requests.total} requests, ${r.non2xx} non-2xx; CPU per request: server ${cpu?.server_us ?? '?'} µs, PostgreSQL ${cpu?.postgres_us ?? '?'} µs`,
+    `${label}: ${r.requests.total} requests, ${r.non2xx} non-2xx, p99 ${r.latency.p99} ms; CPU per request: server ${cpu?.server_us ?? '?'} µs, PostgreSQL ${cpu?.postgres_us ?? '?'} µs`,
   );
 } finally {
   server.kill();
