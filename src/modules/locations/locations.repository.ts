@@ -9,17 +9,8 @@ export const findLocation = (db: Executor, key: LocationKey) => {
     .selectFrom('locations as l')
     .innerJoin('buildings as b', 'b.id', 'l.building_id')
     .leftJoin('units as u', 'u.id', 'l.unit_id')
+    .selectAll('l')
     .select([
-      'l.id',
-      'l.provider_id',
-      'l.building_id',
-      'l.unit_id',
-      'l.location_hash',
-      'l.location_identifier',
-      'l.switch_id',
-      'l.switch_port',
-      'l.vlan_id',
-      'l.created_at',
       'b.name as building_name',
       ...BUILDING_ADDRESS_COLUMNS,
       'b.region',
