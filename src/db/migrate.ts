@@ -63,7 +63,7 @@ export async function expectedSchema(dir = MIGRATIONS_DIR): Promise<{ migrations
  *    and may refer to tables a pending migration creates. When a file changed, every index whose
  *    expression calls one of its functions, or a function that calls one (affectedFunctions), is
  *    rebuilt in the same transaction: an index over an IMMUTABLE function would otherwise keep the old
- *    function's answers. The others are left alone (a rebuild at a million rows takes a minute and
+ *    function's answers. The others are left alone (a rebuild at a million rows takes minutes and
  *    blocks the table's writes).
  * 2. every migrations/*.sql not yet recorded in `schema_migrations` is applied, in name order, each
  *    in its own transaction together with its row. These are never edited once a release is tagged.
