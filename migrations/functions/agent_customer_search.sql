@@ -17,6 +17,7 @@ DECLARE
   hn text;
   nw text[];
   nk text[];
+  nm text[];
   toks text[];
   t1 text;
   t2 text;
@@ -30,6 +31,7 @@ BEGIN
     hn := replace(lower(p_houses[i]), ' ', '');
     nw := string_to_array(lower(p_names[i]), ' ');
     nk := public.agent_search_name_query(nw);
+    nm := public.agent_search_name_query_wide(nw);
     toks := coalesce(string_to_array(lower(p_tokens[i]), ' '), '{}');
     CONTINUE WHEN cardinality(toks) > 4;
     t1 := toks[1];
@@ -60,7 +62,8 @@ BEGIN
     ELSIF k = 'name' THEN
       hits := hits || ARRAY(
         SELECT ROW(s.id, s.first_name, s.last_name, s.email, s.phone, s.customer_number)::agent_search_hit FROM subscribers s
-        WHERE agent_search_name_keys(s.first_name, s.last_name, s.invoice_first_name, s.invoice_last_name) @> nk
+        WHERE (agent_search_name_keys(s.first_name, s.last_name, s.invoice_first_name, s.invoice_last_name) @> nk
+               OR agent_search_name_keys(s.first_name, s.last_name, s.invoice_first_name, s.invoice_last_name) @> nm)
           AND s.provider_id = p_provider
         LIMIT p_cap + 1);
     ELSIF k = 'address' THEN
@@ -131,7 +134,8 @@ BEGIN
       hits := hits || ARRAY(
         WITH n AS MATERIALIZED (
           SELECT s.id, s.first_name, s.last_name, s.email, s.phone, s.customer_number FROM subscribers s
-          WHERE agent_search_name_keys(s.first_name, s.last_name, s.invoice_first_name, s.invoice_last_name) @> nk
+          WHERE (agent_search_name_keys(s.first_name, s.last_name, s.invoice_first_name, s.invoice_last_name) @> nk
+               OR agent_search_name_keys(s.first_name, s.last_name, s.invoice_first_name, s.invoice_last_name) @> nm)
             AND s.provider_id = p_provider
         )
         SELECT ROW(n.id, n.first_name, n.last_name, n.email, n.phone, n.customer_number)::agent_search_hit FROM n

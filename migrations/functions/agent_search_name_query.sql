@@ -1,10 +1,22 @@
--- What the name index is asked for a customer who holds every one of these name words: the words
--- as they are when fewer than two are different; else the pair of the first two in byte order
--- (a key of agent_search_name_keys) and the rest. "anna schmidt" is one key whose customers are
--- those called both, where the words alone are thousands of customers each.
+-- What the name index is asked for a customer who holds every one of these name words (besides
+-- what agent_search_name_query_wide.sql asks, for a customer with too many words for pairs): the words as they are when fewer than two different ones have up to
+-- 64 letters; else the pair of the first two of those in byte order, and every other word.
+-- "anna schmidt" is one key whose customers are those called both, where the words alone are
+-- thousands of customers each.
+-- PL/pgSQL, not SQL: a SQL function with sub-selects is planned again on every call (not inlined),
+-- while PL/pgSQL keeps its statements' plans for the session.
 CREATE OR REPLACE FUNCTION agent_search_name_query(p_words text[]) RETURNS text[]
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     AS $$
-  SELECT CASE WHEN cardinality(w) >= 2 THEN ARRAY[w[1] || ' ' || w[2]] || w[3:] ELSE p_words END
-  FROM (SELECT ARRAY(SELECT DISTINCT x COLLATE "C" FROM unnest(p_words) x ORDER BY 1) AS w) d
+DECLARE
+  w text[];
+  s text[];
+BEGIN
+  w := ARRAY(SELECT DISTINCT x COLLATE "C" FROM unnest(p_words) x ORDER BY 1);
+  s := ARRAY(SELECT x FROM unnest(w) WITH ORDINALITY u(x, i) WHERE length(x) <= 64 ORDER BY i);
+  IF cardinality(s) < 2 THEN
+    RETURN p_words;
+  END IF;
+  RETURN ARRAY[s[1] || ' ' || s[2]] || ARRAY(SELECT x FROM unnest(w) WITH ORDINALITY u(x, i) WHERE x <> s[1] AND x <> s[2] ORDER BY i);
+END
 $$;

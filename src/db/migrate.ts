@@ -27,6 +27,9 @@ const checksum = (text: string) => createHash('sha256').update(text).digest('hex
 /** The names a function file defines (`CREATE OR REPLACE FUNCTION name(`), for the index rebuild. */
 const definedFunctions = (text: string) => [...text.matchAll(/CREATE\s+OR\s+REPLACE\s+FUNCTION\s+(\w+)\s*\(/gi)].map((m) => m[1]!);
 
+/** A file's text without its `--` comments: a comment that names a function does not call it. */
+const withoutComments = (text: string) => text.replace(/--[^\n]*/g, '');
+
 /**
  * The functions whose answers may change with the changed files: those the files define, and every
  * function of a file that names one of them, again and again (an index over agent_search_name_keys
@@ -34,12 +37,13 @@ const definedFunctions = (text: string) => [...text.matchAll(/CREATE\s+OR\s+REPL
  * bodies of functions, so the texts tell).
  */
 export function affectedFunctions(files: { text: string }[], changed: { text: string }[]): string[] {
-  const affected = new Set(changed.flatMap((f) => definedFunctions(f.text)));
+  const affected = new Set(changed.flatMap((f) => definedFunctions(withoutComments(f.text))));
   for (let grew = true; grew;) {
     grew = false;
     for (const f of files) {
-      const names = definedFunctions(f.text);
-      if (names.every((n) => affected.has(n)) || ![...affected].some((a) => new RegExp(`\\b${a}\\b`).test(f.text))) continue;
+      const code = withoutComments(f.text);
+      const names = definedFunctions(code);
+      if (names.every((n) => affected.has(n)) || ![...affected].some((a) => new RegExp(`\\b${a}\\b`).test(code))) continue;
       for (const n of names) affected.add(n);
       grew = true;
     }
@@ -64,7 +68,7 @@ export async function expectedSchema(dir = MIGRATIONS_DIR): Promise<{ migrations
  *    expression calls one of its functions, or a function that calls one (affectedFunctions), is
  *    rebuilt in the same transaction: an index over an IMMUTABLE function would otherwise keep the old
  *    function's answers. The others are left alone (a rebuild at a million rows takes minutes and
- *    blocks the table's writes).
+ *    blocks the table's reads and writes).
  * 2. every migrations/*.sql not yet recorded in `schema_migrations` is applied, in name order, each
  *    in its own transaction together with its row. These are never edited once a release is tagged.
  * Returns the names applied (functions as `functions/<file>`).

@@ -34,9 +34,11 @@ const search = async (q: string) => {
 };
 const finds = async (q: string, id: string) => (await search(q)).matches.some((m) => m.customer_id === id);
 
+// As the search reads name words: lower case, ß as ss ("maximilian.weiss" names Maximilian Weiß).
 const words = (s: string | null | undefined) =>
   (s ?? '')
     .toLowerCase()
+    .replace(/ß/g, 'ss')
     .split(/[\s,./-]+/)
     .filter(Boolean);
 

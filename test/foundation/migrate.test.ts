@@ -106,5 +106,8 @@ describe('migrator', () => {
     ];
     expect(affectedFunctions(files, [files[0]]).sort()).toEqual(['a', 'b', 'c']);
     expect(affectedFunctions(files, [files[3]]).sort()).toEqual(['ab', 'd']);
+    // A comment that names a function is not a call: e names a in its comment only.
+    const commented = [...files, { text: `-- Works like a(p), see a.sql.\n${file('e', 'SELECT p -- not a(p)').text}` }];
+    expect(affectedFunctions(commented, [files[0]]).sort()).toEqual(['a', 'b', 'c']);
   });
 });

@@ -106,7 +106,8 @@ function nameBranch(providerId: string, text: string, fuzzy: boolean) {
   const names = wordNames(text);
   if (names.length === 0) return sql`SELECT id FROM subscribers WHERE false`;
   if (!fuzzy || names.length > 1)
-    return sql`SELECT id FROM subscribers WHERE ${NAME_KEYS} @> agent_search_name_query(${textArray(names)}) AND provider_id = ${providerId}`;
+    return sql`SELECT id FROM subscribers WHERE (${NAME_KEYS} @> agent_search_name_query(${textArray(names)})
+      OR ${NAME_KEYS} @> agent_search_name_query_wide(${textArray(names)})) AND provider_id = ${providerId}`;
   return sql`SELECT x.id FROM subscribers x WHERE agent_search_name_keys(x.first_name, x.last_name, x.invoice_first_name, x.invoice_last_name) && ${textArray(typoKeys(names[0]))}
     AND x.provider_id = ${providerId} AND EXISTS (SELECT 1 FROM unnest(${NAME_WORDS_X}) n WHERE agent_search_name_word_matches(${names[0]}, n, true))`;
 }
