@@ -12,6 +12,11 @@ DECLARE
   w text[];
   s text[];
 BEGIN
+  -- A name word is never NULL, empty or spaced, so no customer holds such a query word; asked as it is,
+  -- it could meet a key of another kind (' anna', 'anna schmidt').
+  IF EXISTS (SELECT 1 FROM unnest(p_words) x WHERE x IS NULL OR x = '' OR position(' ' IN x) > 0) THEN
+    RETURN NULL;
+  END IF;
   w := ARRAY(SELECT DISTINCT x COLLATE "C" FROM unnest(p_words) x ORDER BY 1);
   s := ARRAY(SELECT x FROM unnest(w) WITH ORDINALITY u(x, i) WHERE length(x) <= 64 ORDER BY i);
   IF cardinality(s) < 2 THEN

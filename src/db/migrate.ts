@@ -27,8 +27,11 @@ const checksum = (text: string) => createHash('sha256').update(text).digest('hex
 /** The names a function file defines (`CREATE OR REPLACE FUNCTION name(`), for the index rebuild. */
 const definedFunctions = (text: string) => [...text.matchAll(/CREATE\s+OR\s+REPLACE\s+FUNCTION\s+(\w+)\s*\(/gi)].map((m) => m[1]!);
 
-/** A file's text without its `--` comments: a comment that names a function does not call it. */
-const withoutComments = (text: string) => text.replace(/--[^\n]*/g, '');
+/**
+ * A file's text without its `--` comments: a comment that names a function does not call it. A
+ * string literal is kept whole ('--' in a literal starts no comment).
+ */
+const withoutComments = (text: string) => text.replace(/'(?:[^']|'')*'|--[^\n]*/g, (m) => (m.startsWith("'") ? m : ''));
 
 /**
  * The functions whose answers may change with the changed files: those the files define, and every

@@ -123,6 +123,10 @@ describe('name index keys', () => {
     const long = LONG.toLowerCase();
     expect(await nameQuery([long, 'anna'])).toEqual([long, 'anna']);
     expect(await nameQuery([long, 'zoë', 'anna'])).toEqual(['anna zoë', long]);
+    // No name word is NULL, empty or spaced: such a query word finds nobody, never a key of another kind.
+    expect(await nameQuery(['', 'anna'])).toBeNull();
+    expect(await nameQuery([' anna'])).toBeNull();
+    expect(await nameQuery(['anna schmidt'])).toBeNull();
   });
 
   it('a customer has at most 66 pairs: twelve words or fewer get their pairs, more get their words marked instead', async () => {
@@ -138,6 +142,15 @@ describe('name index keys', () => {
     expect(marked(thirteen).sort()).toEqual([...FILLER, 'Mm'].map((w) => ` ${w.toLowerCase()}`).sort());
     // A word over 64 letters is in no pair (two such words would exceed an index entry's size).
     expect(pairs(await keys(LONG, 'Anna Schmidt'))).toEqual(['anna schmidt']);
+    // More than 12 short words and a long one: every word is marked, the long one too, so that two short words and the
+    // long one find the customer.
+    const long = LONG.toLowerCase();
+    const found = await sql<{ hit: boolean }>`
+      SELECT k @> agent_search_name_query(${['bb', 'kk', long]}::text[]) OR k @> agent_search_name_query_wide(${['bb', 'kk', long]}::text[]) AS hit
+      FROM (SELECT agent_search_name_keys(${FILLER.slice(0, 7).join(' ')}, ${[...FILLER.slice(7), 'Mm', LONG].join(' ')}, NULL, NULL) AS k) x`.execute(
+      db(),
+    );
+    expect(found.rows[0]!.hit).toBe(true);
   });
 
   it('the search finds a customer with too many words for pairs by two of them: in the name probe and in the word pass', async () => {

@@ -109,5 +109,8 @@ describe('migrator', () => {
     // A comment that names a function is not a call: e names a in its comment only.
     const commented = [...files, { text: `-- Works like a(p), see a.sql.\n${file('e', 'SELECT p -- not a(p)').text}` }];
     expect(affectedFunctions(commented, [files[0]]).sort()).toEqual(['a', 'b', 'c']);
+    // '--' inside a string literal starts no comment: f still calls a after it.
+    const literal = [...files, file('f', "SELECT regexp_split_to_array(p, '--') || a(p)")];
+    expect(affectedFunctions(literal, [files[0]]).sort()).toEqual(['a', 'b', 'c', 'f']);
   });
 });
