@@ -2,7 +2,6 @@
 // hands it back on apply, which then applies exactly the quoted change or refuses.
 import { createHmac, createSecretKey } from 'node:crypto';
 import { jwtVerify, errors as joseErrors } from 'jose';
-import { hs256Key } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import type { BillingState } from './plan-change.quote.js';
@@ -68,10 +67,9 @@ export const quoteChanged = (what: string) =>
 const base64url = (o: object) => Buffer.from(JSON.stringify(o), 'utf8').toString('base64url');
 
 export function createQuoteTokens({ clock, secret }: { clock: Clock; secret: string }) {
-  const key = hs256Key(secret);
-
   const header = base64url({ alg: 'HS256', typ: TYP });
-  const signingKey = createSecretKey(Buffer.from(secret, 'utf8'));
+  // One key object signs (node:crypto) and verifies (jose takes a KeyObject on Node).
+  const key = createSecretKey(Buffer.from(secret, 'utf8'));
 
   /**
    * The compact JWS of the claims (RFC 7515), HMAC-SHA256 through node:crypto. jose 6 signs through
@@ -81,7 +79,7 @@ export function createQuoteTokens({ clock, secret }: { clock: Clock; secret: str
   function sign(c: QuoteClaims): string {
     const now = Math.floor(clock.now().getTime() / 1000);
     const input = `${header}.${base64url({ q: c, iss: ISSUER, aud: AUDIENCE, iat: now, exp: now + QUOTE_TTL_SECONDS })}`;
-    return `${input}.${createHmac('sha256', signingKey).update(input).digest('base64url')}`;
+    return `${input}.${createHmac('sha256', key).update(input).digest('base64url')}`;
   }
 
   /**
@@ -94,7 +92,7 @@ export function createQuoteTokens({ clock, secret }: { clock: Clock; secret: str
   ): Promise<QuoteClaims> {
     let payload;
     try {
-      ({ payload } = await jwtVerify(token, await key(), {
+      ({ payload } = await jwtVerify(token, key, {
         algorithms: ['HS256'],
         typ: TYP,
         issuer: ISSUER,
