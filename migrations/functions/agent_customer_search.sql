@@ -30,8 +30,9 @@ BEGIN
     hi := lo || chr(1114111);  -- above every string that starts with lo (byte order)
     hn := replace(lower(p_houses[i]), ' ', '');
     nw := string_to_array(lower(p_names[i]), ' ');
-    nk := public.agent_search_name_query(nw);
-    nm := public.agent_search_name_query_wide(nw);
+    -- the name index's key queries, for the probes that read it (not on every phone or email probe)
+    nk := CASE WHEN k IN ('name', 'name_location') THEN public.agent_search_name_query(nw) END;
+    nm := CASE WHEN k IN ('name', 'name_location') THEN public.agent_search_name_query_wide(nw) END;
     toks := coalesce(string_to_array(lower(p_tokens[i]), ' '), '{}');
     CONTINUE WHEN cardinality(toks) > 4;
     t1 := toks[1];

@@ -1,6 +1,7 @@
 -- What the name index is asked for a customer who holds every one of these name words (besides
--- what agent_search_name_query_wide.sql asks, for a customer with too many words for pairs): the words as they are when fewer than two different ones have up to
--- 64 letters; else the pair of the first two of those in byte order, and every other word.
+-- what agent_search_name_query_wide.sql asks, for a customer with too many words for pairs): the
+-- words as they are when fewer than two different ones have up to 64 letters; else the pair of the
+-- first two of those in byte order, and every other word.
 -- "anna schmidt" is one key whose customers are those called both, where the words alone are
 -- thousands of customers each.
 -- PL/pgSQL, not SQL: a SQL function with sub-selects is planned again on every call (not inlined),
