@@ -62,6 +62,12 @@ export interface BillingDocuments {
   subscription_id: string;
 }
 
+export interface BuildingCalendars {
+  booking_window_days: number | null;
+  building_id: string | null;
+  time_zone: string | null;
+}
+
 export interface Buildings {
   city: string | null;
   country: string | null;
@@ -573,6 +579,7 @@ export interface DB {
   api_keys: ApiKeys;
   audit_entries: AuditEntries;
   billing_documents: BillingDocuments;
+  building_calendars: BuildingCalendars;
   buildings: Buildings;
   checkout_sessions: CheckoutSessions;
   coverage_addresses: CoverageAddresses;

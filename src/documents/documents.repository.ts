@@ -11,20 +11,8 @@ export function findInvoiceWithParties(db: Executor, invoiceId: string) {
     .selectFrom('invoices as i')
     .innerJoin('subscribers as sb', 'sb.id', 'i.subscriber_id')
     .innerJoin('providers as p', 'p.id', 'i.provider_id')
+    .selectAll('i')
     .select([
-      'i.id',
-      'i.provider_id',
-      'i.subscriber_id',
-      'i.subscription_id',
-      'i.invoice_number',
-      'i.kind',
-      'i.invoice_date',
-      'i.due_date',
-      'i.period_start',
-      'i.currency',
-      'i.total_cents',
-      'i.status',
-      'i.paid_at',
       ...SUBSCRIBER_COLUMNS,
       'sb.card_payment_method_id',
       'p.name as provider_name',

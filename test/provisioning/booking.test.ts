@@ -436,6 +436,27 @@ describe("booking in the building's own time zone", () => {
     });
   });
 
+  it("each part of the calendar falls back on its own: a region row without a booking window takes its country's window and keeps its own zone", async () => {
+    const country = await createRegion(t.db, { code: 'XQ', timeZone: 'Asia/Tokyo', bookingWindowDays: 10 });
+    const region = await createRegion(t.db, { timeZone: 'America/Toronto' });
+    const b = await createBuilding(t.db, w.provider.id, {
+      lineType: 'third_line',
+      country: country.code,
+      region: region.code,
+      units: ['F1'],
+    });
+    const o = await order({ unitId: b.units[0].id, moveInDate: '2026-12-01' });
+    // The country's 10 days (the provider's 28 would send at once), counted to midnight in Toronto (Tokyo's is 14 hours earlier).
+    expect(await installJobOf(t, o.subscription_id)).toMatchObject({ status: 'BOOKING_HELD' });
+    const job = await t.db
+      .selectFrom('jobs')
+      .select('run_at')
+      .where('kind', '=', 'install.booking_invite')
+      .where('subscription_id', '=', o.subscription_id)
+      .executeTakeFirstOrThrow();
+    expect(job.run_at).toEqual(new Date('2026-11-21T05:00:00.000Z'));
+  });
+
   it("the invitation mail names the building's zone: local window hours and the link's expiry in Toronto time", async () => {
     const o = await orderToronto();
     const mails = await t.db.selectFrom('jobs').select('payload').where('kind', '=', 'mail.send').execute();

@@ -2,15 +2,14 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type { Executor } from '../../db/executor.js';
+import { subscriptionsWithPlan } from '../../db/joins.js';
 import { PLAN_PRICE_COLUMNS, SUBSCRIPTION_BILLING_COLUMNS } from '../../db/columns.js';
 
 export type Trx = Transaction<DB>;
 
 /** A subscription with what billing needs, locked for the rest of the transaction. */
 export function lockSubscriptionForBilling(trx: Trx, subscriptionId: string) {
-  return trx
-    .selectFrom('subscriptions as s')
-    .innerJoin('plan_versions as pv', 'pv.id', 's.plan_version_id')
+  return subscriptionsWithPlan(trx)
     .innerJoin('subscribers as sb', 'sb.id', 's.subscriber_id')
     .innerJoin('providers as p', 'p.id', 's.provider_id')
     .select([

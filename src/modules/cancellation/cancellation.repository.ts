@@ -1,12 +1,11 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type { Executor } from '../../db/executor.js';
+import { subscriptionsWithPlan } from '../../db/joins.js';
 import { PLAN_PRICE_COLUMNS, SUBSCRIPTION_BILLING_COLUMNS } from '../../db/columns.js';
 
 function subscriptionQuery(ex: Executor, id: string) {
-  return ex
-    .selectFrom('subscriptions as s')
-    .innerJoin('plan_versions as pv', 'pv.id', 's.plan_version_id')
+  return subscriptionsWithPlan(ex)
     .select([...SUBSCRIPTION_BILLING_COLUMNS, ...PLAN_PRICE_COLUMNS])
     .where('s.id', '=', id);
 }

@@ -116,20 +116,8 @@ export const findSessionView = (db: Executor, id: string) =>
     .leftJoin('units as u', 'u.id', 's.unit_id')
     .leftJoin('buildings as b', 'b.id', 's.building_id')
     .leftJoin('subscriptions as sub', 'sub.id', 's.subscription_id')
+    .selectAll('s')
     .select([
-      's.id',
-      's.provider_id',
-      's.plan_version_id',
-      's.building_id',
-      's.unit_id',
-      's.location_id',
-      's.status',
-      's.partner_reference',
-      's.subscription_id',
-      's.created_at',
-      's.redirected_at',
-      's.completed_at',
-      's.updated_at',
       ...PLAN_PRICE_COLUMNS,
       'pv.store_product_id',
       'pv.download_mbps',

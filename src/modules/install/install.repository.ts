@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type { Executor } from '../../db/executor.js';
+import { BUILDING_ADDRESS_COLUMNS } from '../../db/columns.js';
 
 export type InstallStatus = 'CREATED' | 'BOOKING_HELD' | 'BOOKING_SENT' | 'BOOKED' | 'SHIPPED' | 'COMPLETED' | 'CANCELLED';
 
@@ -80,18 +81,21 @@ export async function lockProviderCalendar(trx: Transaction<DB>, providerId: str
   await trx.selectFrom('providers').select('id').where('id', '=', providerId).forNoKeyUpdate().execute();
 }
 
-/** Everything the booking page shows, by the install job id a booking link points at. */
-export function findBookingContext(db: Executor, installJobId: string) {
-  return db
+/** An install job (`j`) with its subscription (`s`) and subscriber (`sb`). */
+const jobsWithSubscriber = (db: Executor) =>
+  db
     .selectFrom('install_jobs as j')
     .innerJoin('subscriptions as s', 's.id', 'j.subscription_id')
-    .innerJoin('subscribers as sb', 'sb.id', 's.subscriber_id')
+    .innerJoin('subscribers as sb', 'sb.id', 's.subscriber_id');
+
+/** Everything the booking page shows, by the install job id a booking link points at. */
+export function findBookingContext(db: Executor, installJobId: string) {
+  return jobsWithSubscriber(db)
     .innerJoin('providers as p', 'p.id', 'j.provider_id')
     .leftJoin('units as u', 'u.id', 'j.unit_id')
     .leftJoin('buildings as b', 'b.id', 's.building_id')
-    .leftJoin('regions as r', 'r.code', 'b.region')
-    .leftJoin('regions as rc', 'rc.code', 'b.country')
-    .select((eb) => [
+    .leftJoin('building_calendars as c', 'c.building_id', 's.building_id')
+    .select([
       'j.id',
       'j.provider_id',
       'j.status',
@@ -105,40 +109,26 @@ export function findBookingContext(db: Executor, installJobId: string) {
       'p.support_email',
       'p.branding',
       'u.label as unit_label',
-      'b.street',
-      'b.house_number',
-      'b.postal_code',
-      'b.city',
-      eb.fn.coalesce('r.time_zone', 'rc.time_zone').as('time_zone'),
+      ...BUILDING_ADDRESS_COLUMNS,
+      'c.time_zone',
     ])
     .where('j.id', '=', installJobId)
     .executeTakeFirst();
 }
 
-/**
- * The calendar of a unit's building: its region's time zone and booking window (the region row
- * named by buildings.region, else the row of the building's country; nulls when neither exists).
- */
+/** The calendar of a unit's building: its time zone and booking window (the view building_calendars). */
 export function findUnitCalendar(db: Executor, unitId: string) {
   return db
     .selectFrom('units as u')
-    .innerJoin('buildings as b', 'b.id', 'u.building_id')
-    .leftJoin('regions as r', 'r.code', 'b.region')
-    .leftJoin('regions as rc', 'rc.code', 'b.country')
-    .select((eb) => [
-      eb.fn.coalesce('r.time_zone', 'rc.time_zone').as('time_zone'),
-      eb.fn.coalesce('r.booking_window_days', 'rc.booking_window_days').as('booking_window_days'),
-    ])
+    .leftJoin('building_calendars as c', 'c.building_id', 'u.building_id')
+    .select(['c.time_zone', 'c.booking_window_days'])
     .where('u.id', '=', unitId)
     .executeTakeFirst();
 }
 
 /** The held invitation's install job with its subscriber and subscription status (the scheduled release). */
 export function findInvitationTarget(db: Executor, installJobId: string) {
-  return db
-    .selectFrom('install_jobs as j')
-    .innerJoin('subscriptions as s', 's.id', 'j.subscription_id')
-    .innerJoin('subscribers as sb', 'sb.id', 's.subscriber_id')
+  return jobsWithSubscriber(db)
     .select(['j.status', 'sb.id as subscriber_id', 'sb.email', 'sb.first_name', 's.status as subscription_status'])
     .where('j.id', '=', installJobId)
     .executeTakeFirst();

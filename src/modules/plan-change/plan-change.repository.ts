@@ -1,6 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type { Executor } from '../../db/executor.js';
+import { subscriptionsWithPlan } from '../../db/joins.js';
 import { ownedWithSessionSql } from '../subscribers/profile.repository.js';
 import { sessionOf, type SessionColumns } from '../verification/verification.repository.js';
 
@@ -254,22 +255,20 @@ export const insertCreditNote = (
 
 /** What the bandwidth job needs: the change, and the subscription's port and current plan speed. */
 export const findBandwidthWork = (db: Executor, planChangeId: string) =>
-  db
-    .selectFrom('plan_changes')
-    .innerJoin('subscriptions', 'subscriptions.id', 'plan_changes.subscription_id')
-    .innerJoin('plan_versions', 'plan_versions.id', 'subscriptions.plan_version_id')
+  subscriptionsWithPlan(db)
+    .innerJoin('plan_changes as pc', 'pc.subscription_id', 's.id')
     .select([
-      'plan_changes.id',
-      'plan_changes.to_plan_version_id',
-      'plan_changes.bandwidth_status',
-      'subscriptions.id as subscription_id',
-      'subscriptions.plan_version_id as current_plan_version_id',
-      'subscriptions.location_id',
-      'subscriptions.status as subscription_status',
-      'plan_versions.download_mbps',
-      'plan_versions.upload_mbps',
+      'pc.id',
+      'pc.to_plan_version_id',
+      'pc.bandwidth_status',
+      's.id as subscription_id',
+      's.plan_version_id as current_plan_version_id',
+      's.location_id',
+      's.status as subscription_status',
+      'pv.download_mbps',
+      'pv.upload_mbps',
     ])
-    .where('plan_changes.id', '=', planChangeId)
+    .where('pc.id', '=', planChangeId)
     .executeTakeFirst();
 
 export type BandwidthStatus = 'pending' | 'applied' | 'awaiting_operator' | 'no_port' | 'superseded' | 'failed';

@@ -1,6 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type { Executor } from '../../db/executor.js';
+import { subscriptionsWithPlan } from '../../db/joins.js';
 import { auditWrite, type AuditInput } from '../audit/audit.repository.js';
 import type { Write } from '../../db/together.js';
 import { newId } from '../../lib/ids.js';
@@ -327,9 +328,7 @@ export function findSubscription(db: Executor, id: string) {
 
 /** What the port job sends the switch: the subscription's port and its plan's bandwidth. */
 export function findPortWork(db: Executor, subscriptionId: string) {
-  return db
-    .selectFrom('subscriptions as s')
-    .innerJoin('plan_versions as pv', 'pv.id', 's.plan_version_id')
+  return subscriptionsWithPlan(db)
     .leftJoin('locations as l', 'l.id', 's.location_id')
     .select([
       's.id',

@@ -70,12 +70,8 @@ export const findPlanChangeForRollback = (db: Executor, planChangeId: string) =>
     .selectFrom('plan_changes as pc')
     .innerJoin('plan_versions as f', 'f.id', 'pc.from_plan_version_id')
     .innerJoin('plan_versions as t', 't.id', 'pc.to_plan_version_id')
+    .selectAll('pc')
     .select([
-      'pc.id',
-      'pc.subscription_id',
-      'pc.from_plan_version_id',
-      'pc.to_plan_version_id',
-      'pc.created_at',
       'f.name as from_name',
       'f.monthly_price_cents as from_price_cents',
       't.name as to_name',

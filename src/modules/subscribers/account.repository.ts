@@ -3,6 +3,7 @@ import type { Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type { SavedCard } from '../../adapters/types.js';
 import type { Executor } from '../../db/executor.js';
+import { subscriptionsWithPlan } from '../../db/joins.js';
 import { BUILDING_ADDRESS_COLUMNS, INVOICE_SUMMARY_COLUMNS, PLAN_PRICE_COLUMNS, SUBSCRIPTION_BILLING_COLUMNS } from '../../db/columns.js';
 
 /** The subscriber record of a login; with several (one per provider), the oldest. */
@@ -20,9 +21,7 @@ export function findSubscriberByUser(ex: Executor, userId: string) {
 export type SubscriberRow = NonNullable<Awaited<ReturnType<typeof findSubscriberByUser>>>;
 
 export function subscriptionsOf(ex: Executor, subscriberId: string) {
-  return ex
-    .selectFrom('subscriptions as s')
-    .innerJoin('plan_versions as pv', 'pv.id', 's.plan_version_id')
+  return subscriptionsWithPlan(ex)
     .leftJoin('buildings as b', 'b.id', 's.building_id')
     .leftJoin('units as u', 'u.id', 's.unit_id')
     .select([

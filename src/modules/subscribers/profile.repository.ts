@@ -1,6 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type { Executor } from '../../db/executor.js';
+import { subscriptionsWithPlan } from '../../db/joins.js';
 import { INVOICE_SUMMARY_COLUMNS, PLAN_PRICE_COLUMNS, SERVICE_BUILDING_COLUMNS, SUBSCRIBER_CONTACT_COLUMNS } from '../../db/columns.js';
 import { isUuid } from '../../lib/ids.js';
 import { sessionOf, type SessionRow } from '../verification/verification.repository.js';
@@ -140,9 +141,7 @@ export async function updateContact(trx: Transaction<DB>, customerId: string, pa
 
 /** Subscriptions with plan and service location (building address + unit label). */
 export function listSubscriptions(db: Executor, customerId: string) {
-  return db
-    .selectFrom('subscriptions as s')
-    .innerJoin('plan_versions as pv', 'pv.id', 's.plan_version_id')
+  return subscriptionsWithPlan(db)
     .leftJoin('locations as l', 'l.id', 's.location_id')
     .leftJoin('buildings as b', (j) => j.on((eb) => eb('b.id', '=', eb.fn.coalesce('s.building_id', 'l.building_id'))))
     .leftJoin('units as u', (j) => j.on((eb) => eb('u.id', '=', eb.fn.coalesce('s.unit_id', 'l.unit_id'))))
