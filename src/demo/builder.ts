@@ -19,6 +19,13 @@ export function createBuilder(now: Date, rng: Rng) {
   const never = <T>(d: T): T => (d > now ? now : d) as T;
   const billing = createBillingHistory({ rows, rng, now });
 
+  /** Adds a row to one of `rows`' lists under a new id, and returns the id. */
+  function add<R extends { id?: string }>(list: R[], row: Omit<R, 'id'>): string {
+    const id = newId();
+    list.push({ ...row, id } as R);
+    return id;
+  }
+
   function port(providerId: string, building: BuiltBuilding, unitId: string | null) {
     const row = locationRow(providerId, building.id, unitId, portSeq++);
     rows.locations.push(row);
@@ -188,6 +195,7 @@ export function createBuilder(now: Date, rng: Rng) {
     today,
     currentMonth,
     rng,
+    add,
     port,
     customer,
     statusEvents,

@@ -1,5 +1,4 @@
 import { addMonths } from '../lib/dates.js';
-import { newId } from '../lib/ids.js';
 import { calendarPosition, proratedDifferenceCents } from '../modules/plan-change/plan-change.quote.js';
 import { createBuilder, type Builder, type CustomerRef, type CustomerSpec } from './builder.js';
 import type { DemoBuilding, DemoCustomer, DemoDocument } from './document.js';
@@ -261,9 +260,7 @@ export async function buildDemoDataset(o: DatasetOptions) {
       activatedAt: new Date(now.getTime() - 6 * DAY),
     }),
   );
-  const installJobId = newId();
-  b.rows.install_jobs.push({
-    id: installJobId,
+  const installJobId = b.add(b.rows.install_jobs, {
     provider_id: main.id,
     subscription_id: pendingInstall.subscription_id,
     unit_id: pendingInstall.unit_id,
@@ -301,9 +298,7 @@ export async function buildDemoDataset(o: DatasetOptions) {
   // changed_today: an upgrade basic → fast applied today; the upgrade line waits for the next invoice.
   const pos = calendarPosition(now);
   const upgradeCents = proratedDifferenceCents(basic.ref.priceCents, fast.ref.priceCents, pos);
-  const planChangeId = newId();
-  b.rows.plan_changes.push({
-    id: planChangeId,
+  const planChangeId = b.add(b.rows.plan_changes, {
     provider_id: main.id,
     subscriber_id: changedToday.id,
     subscription_id: changedToday.subscription_id,
@@ -315,8 +310,7 @@ export async function buildDemoDataset(o: DatasetOptions) {
     adjustment_cents: upgradeCents,
     created_at: new Date(now.getTime() - 60_000),
   });
-  b.rows.pending_adjustments.push({
-    id: newId(),
+  b.add(b.rows.pending_adjustments, {
     provider_id: main.id,
     subscription_id: changedToday.subscription_id,
     plan_change_id: planChangeId,
@@ -343,10 +337,8 @@ export async function buildDemoDataset(o: DatasetOptions) {
     ['Router blinks red', 'solved', 40],
     ['Invoice question', 'open', 3],
   ] as const) {
-    const ticketId = newId();
     const created = new Date(now.getTime() - ago * DAY);
-    b.rows.tickets.push({
-      id: ticketId,
+    const ticketId = b.add(b.rows.tickets, {
       provider_id: main.id,
       subscriber_id: invoiced.id,
       contact_email: invoiced.email,
@@ -359,8 +351,7 @@ export async function buildDemoDataset(o: DatasetOptions) {
       created_at: created,
       updated_at: created,
     });
-    b.rows.ticket_comments.push({
-      id: newId(),
+    b.add(b.rows.ticket_comments, {
       ticket_id: ticketId,
       public: true,
       author: 'Sam Support',
@@ -368,8 +359,7 @@ export async function buildDemoDataset(o: DatasetOptions) {
       created_at: new Date(created.getTime() + HOUR),
     });
   }
-  b.rows.customer_notes.push({
-    id: newId(),
+  b.add(b.rows.customer_notes, {
     provider_id: main.id,
     subscriber_id: invoiced.id,
     author: 'Sam Support',
@@ -412,10 +402,8 @@ export async function buildDemoDataset(o: DatasetOptions) {
     redirected?: boolean;
     mac?: string;
   }) => {
-    const id = newId();
     const created = new Date(now.getTime() - o.createdAgoMs);
-    b.rows.checkout_sessions.push({
-      id,
+    const id = b.add(b.rows.checkout_sessions, {
       provider_id: main.id,
       plan_version_id: o.plan,
       building_id: first.id,
