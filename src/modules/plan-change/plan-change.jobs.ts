@@ -24,9 +24,8 @@ export interface PlanChangeJobsDeps {
   adapters: Adapters;
 }
 
-export function registerPlanChangeJobs(deps: PlanChangeJobsDeps) {
-  const { db, clock, log } = deps;
-  deps.jobs.register(BANDWIDTH_JOB, {
+export function registerPlanChangeJobs({ db, clock, log, jobs, adapters }: PlanChangeJobsDeps) {
+  jobs.register(BANDWIDTH_JOB, {
     async run(job) {
       const id = job.payload.plan_change_id;
       if (typeof id !== 'string') throw new PermanentJobError('payload lacks plan_change_id');
@@ -42,7 +41,7 @@ export function registerPlanChangeJobs(deps: PlanChangeJobsDeps) {
         await repo.setBandwidthStatus(db, id, 'superseded', clock.now());
         return { skipped: 'superseded' };
       }
-      const r = await deps.adapters.switchController.updateBandwidth({
+      const r = await adapters.switchController.updateBandwidth({
         operationKey: bandwidthOperationKey(id),
         locationId: w.location_id,
         downloadMbps: w.download_mbps,
