@@ -1,13 +1,12 @@
 import type { Executor } from '../../db/executor.js';
+import { locationsWithBuilding } from '../../db/joins.js';
 import { BUILDING_ADDRESS_COLUMNS } from '../../db/columns.js';
 
 export type LocationKey = { location_hash: string } | { location_identifier: string };
 
 /** A location with its building address and unit, by hash or by identifier. */
 export const findLocation = (db: Executor, key: LocationKey) => {
-  let q = db
-    .selectFrom('locations as l')
-    .innerJoin('buildings as b', 'b.id', 'l.building_id')
+  let q = locationsWithBuilding(db)
     .leftJoin('units as u', 'u.id', 'l.unit_id')
     .selectAll('l')
     .select([

@@ -1,7 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type { Executor } from '../../db/executor.js';
-import { subscriptionsWithPlan } from '../../db/joins.js';
+import { locationsWithBuilding, subscriptionsWithPlan } from '../../db/joins.js';
 import { auditWrite, type AuditInput } from '../audit/audit.repository.js';
 import type { Write } from '../../db/together.js';
 import { newId } from '../../lib/ids.js';
@@ -27,9 +27,7 @@ export function findPlanVersion(db: Executor, providerId: string, id: string) {
 const BUILDING_COLS = ['b.id as building_id', 'b.line_type', 'b.in_coverage', 'b.country'] as const;
 
 export function findLocationById(db: Executor, id: string) {
-  return db
-    .selectFrom('locations as l')
-    .innerJoin('buildings as b', 'b.id', 'l.building_id')
+  return locationsWithBuilding(db)
     .select(['l.id', 'l.unit_id', 'l.switch_port', 'l.provider_id', ...BUILDING_COLS])
     .where('l.id', '=', id)
     .executeTakeFirst();
