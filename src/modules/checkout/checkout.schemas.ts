@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AddressParts } from '../../lib/address.schemas.js';
 
 const MAC = /^[0-9A-Fa-f]{2}([:-])[0-9A-Fa-f]{2}(\1[0-9A-Fa-f]{2}){4}$/;
 
@@ -68,12 +69,7 @@ export const SessionView = z.object({
       buildings: z
         .object({
           building_id: z.uuid().nullable(),
-          street: z.string().nullable(),
-          house_number: z.string().nullable(),
-          city: z.string().nullable(),
-          postal_code: z.string().nullable(),
-          province: z.string().nullable(),
-          country: z.string().nullable(),
+          ...AddressParts,
         })
         .describe('The building address; every field may be null, render defensively. The only place the building address reaches you'),
     })
