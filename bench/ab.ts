@@ -9,15 +9,16 @@
 // scenario with autocannon (16 connections, 3 s warm-up, then --seconds measured) and prints requests,
 // non-2xx answers and CPU per request. Run the variants alternately, twice or more each: one run says
 // little on a shared VM. bench/README.md ("The preview's two costs") shows a use.
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { SERVER_NODE_FLAGS } from '../src/runtime.js';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { DB } from '../src/db/types.js';
 import { cpuBetween, cpuPerRequest, cpuSnapshot } from './cpu.js';
-import { benchServerEnv } from './server-env.js';
-import type { Dataset } from './scenarios.js';
+import { benchServerEnv, spawnServer, waitForServer } from './server.js';
+import { scenarios, type Dataset } from './scenarios.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -33,84 +34,36 @@ const { values: args } = parseArgs({
 if (!args.db) throw new Error('--db <postgres://...> is required (a database loaded by npm run bench:data)');
 
 const dir = path.resolve(args.dir);
-const d = JSON.parse(readFileSync(args.dataset, 'utf8')) as Dataset & { autocomplete: string[] };
+const d = JSON.parse(readFileSync(args.dataset, 'utf8')) as Dataset;
 const base = `http://127.0.0.1:${args.port}`;
-const key = { 'x-api-key': d.api_key, 'content-type': 'application/json' };
-let k = 0;
-const session = () => d.sessions[k++ % Math.min(50, d.sessions.length)];
+const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: args.db, max: 2 }) }) });
 
-type Request = autocannon.Request;
-const SCENARIOS: Record<string, Request[]> = {
+// The two floors, and the read scenarios of `npm run bench` under short names, with the same requests.
+const FLOORS: Record<string, autocannon.Request[]> = {
   constant: [{ method: 'GET', path: '/__bench/constant' }],
   select1: [{ method: 'GET', path: '/__bench/select1' }],
-  profile: [
-    {
-      method: 'GET',
-      setupRequest: (req) => {
-        const s = session();
-        return { ...req, path: `/agent/customers/${s.customer_id}`, headers: { ...key, 'x-verified-session': s.token } };
-      },
-    },
-  ],
-  preview: [
-    {
-      method: 'POST',
-      setupRequest: (req) => {
-        const s = session();
-        return {
-          ...req,
-          path: `/agent/customers/${s.customer_id}/plan-change/preview`,
-          headers: { ...key, 'x-verified-session': s.token },
-          body: JSON.stringify({ subscription_id: s.subscription_id, plan_version_id: d.plan_version_ids[2] }),
-        };
-      },
-    },
-  ],
-  search: [
-    {
-      method: 'GET',
-      setupRequest: (req) => ({
-        ...req,
-        path: `/agent/customers/search?q=${encodeURIComponent(d.queries[k++ % d.queries.length].q)}`,
-        headers: key,
-      }),
-    },
-  ],
-  autocomplete: [
-    {
-      method: 'GET',
-      setupRequest: (req) => ({
-        ...req,
-        path: `/serviceability/autocomplete?q=${encodeURIComponent(d.autocomplete[k++ % d.autocomplete.length])}`,
-        headers: key,
-      }),
-    },
-  ],
 };
-const requests = SCENARIOS[args.scenario];
-if (!requests) throw new Error(`--scenario is one of ${Object.keys(SCENARIOS).join(', ')}`);
+const BENCH_NAMES: Record<string, string> = {
+  search: 'agent_search_mixed',
+  profile: 'agent_profile_verified',
+  preview: 'plan_change_preview',
+  autocomplete: 'serviceability_autocomplete',
+};
+const scenario = scenarios(d, { base, db, receiverCount: () => 0 }).find((s) => s.name === BENCH_NAMES[args.scenario]);
+const requests = FLOORS[args.scenario] ?? (scenario?.requests as autocannon.Request[] | undefined);
+if (!requests) throw new Error(`--scenario is one of ${[...Object.keys(FLOORS), ...Object.keys(BENCH_NAMES)].join(', ')}`);
 
-// BENCH_SERVER_CPU_PROF=<dir>: V8 CPU profiles of the server process, as in run.ts.
-const prof = process.env.BENCH_SERVER_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SERVER_CPU_PROF}`] : [];
-const server = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...prof, '--import', 'tsx', 'src/server.ts'], {
-  cwd: dir,
-  stdio: ['ignore', 'ignore', 'inherit'],
-  env: benchServerEnv(args.port, {
+const server = spawnServer(
+  benchServerEnv(args.port, {
     ...Object.fromEntries(args.env.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)])),
     DATABASE_URL: args.db,
   }),
-});
+  { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] },
+);
 try {
-  for (let i = 0; ; i++) {
-    if (server.exitCode !== null) throw new Error(`the server of ${dir} exited (${server.exitCode})`);
-    const up = await fetch(`${base}/__bench/constant`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (up) break;
-    if (i > 600) throw new Error('the server did not start in 2 minutes (a migration rebuilding an index can take that long)');
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await waitForServer(`${base}/__bench/constant`, server);
+  // The scenario's own pass first (the preview keeps to ACTIVE subscriptions), as npm run bench does.
+  await scenario?.check?.();
   const load = (duration: number) =>
     new Promise<autocannon.Result>((resolve, reject) =>
       autocannon({ url: base, connections: 16, duration, requests }, (err, r) => (err ? reject(err) : resolve(r))),
@@ -126,4 +79,5 @@ try {
   );
 } finally {
   server.kill();
+  await db.destroy();
 }

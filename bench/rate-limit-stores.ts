@@ -4,12 +4,12 @@
 // reaches (/__bench/limited, BENCH_ROUTES), each loaded by autocannon in short windows, the four
 // interleaved in a fresh order each round so they share the machine's phases. Reports req/s, the
 // ratio to "off", and the extra time per request (1/rps - 1/rps_off). Writes nothing.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { SERVER_NODE_FLAGS } from '../src/runtime.js';
+import { spawnServer, waitForServer } from './server.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -45,35 +45,20 @@ const STORES = [
 type StoreName = (typeof STORES)[number]['name'];
 
 function start(port: number, env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [...SERVER_NODE_FLAGS, '--import', 'tsx', 'src/server.ts'], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      LOG_LEVEL: 'warn',
-      BENCH_ROUTES: 'true',
-      DATABASE_URL,
-      JOBS_ENABLED: 'false',
-      SCHEDULER_ENABLED: 'false',
-      DEMO_SEED: 'false',
-      JWT_SECRET: randomBytes(32).toString('base64url'),
-      ...env,
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
+  return spawnServer({
+    ...process.env,
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    LOG_LEVEL: 'warn',
+    BENCH_ROUTES: 'true',
+    DATABASE_URL,
+    JOBS_ENABLED: 'false',
+    SCHEDULER_ENABLED: 'false',
+    DEMO_SEED: 'false',
+    JWT_SECRET: randomBytes(32).toString('base64url'),
+    ...env,
   });
-}
-
-async function ready(url: string) {
-  for (let i = 0; i < 3000; i++) {
-    try {
-      if ((await fetch(`${url}/__bench/limited`)).ok) return;
-    } catch {
-      /* not yet */
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} did not start`);
 }
 
 /** One window against one server: completed requests over the time taken, and the non-2xx count. */
@@ -110,7 +95,7 @@ async function main() {
     // One after another: the first migrates the database, and a loaded machine starts four slowly.
     for (const [i, s] of STORES.entries()) {
       servers.push({ ...s, url: `http://127.0.0.1:${base + i}`, proc: start(base + i, s.env) });
-      await ready(servers[i].url);
+      await waitForServer(`${servers[i].url}/__bench/limited`, servers[i].proc);
     }
     for (const s of servers) await window(s.url); // warm-up, not counted
     const runs: Record<StoreName, number[]> = { off: [], memory: [], postgres: [], redis: [] };

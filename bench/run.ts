@@ -2,7 +2,7 @@
 // Starts the server as its own process on DATABASE_URL (loaded by `npm run bench:data`), measures the
 // two floors and each scenario with autocannon, samples the server's RSS, and writes
 // bench/results/latest.json and latest.md (plus a dated copy).
-import { execSync, spawn, type ChildProcess } from 'node:child_process';
+import { execSync } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import os from 'node:os';
@@ -11,9 +11,8 @@ import autocannon from 'autocannon';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DB } from '../src/db/types.js';
-import { SERVER_NODE_FLAGS } from '../src/runtime.js';
 import { cpuBetween, cpuPerRequest, cpuSnapshot } from './cpu.js';
-import { benchServerEnv } from './server-env.js';
+import { benchServerEnv, spawnServer, waitForServer } from './server.js';
 import { scenarios, type Dataset, type Scenario } from './scenarios.js';
 
 const { values: args } = parseArgs({
@@ -45,33 +44,6 @@ const PAIRS = positive('pairs');
 const CONNECTIONS = positive('connections');
 const base = `http://127.0.0.1:${args.port}`;
 const dataset = JSON.parse(readFileSync(args.dataset, 'utf8')) as Dataset;
-
-function startServer(): ChildProcess {
-  // BENCH_SERVER_CPU_PROF=<dir>: V8 CPU profiles of the server process (NODE_OPTIONS may not carry --cpu-prof).
-  const prof = process.env.BENCH_SERVER_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SERVER_CPU_PROF}`] : [];
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...prof, '--import', 'tsx', 'src/server.ts'], {
-    env: benchServerEnv(args.port!, {
-      JOBS_CONCURRENCY: process.env.JOBS_CONCURRENCY ?? '16',
-      MAIL_OUTBOX_DIR: 'var/bench-outbox',
-    }),
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  return child;
-}
-
-async function waitReady() {
-  // Five minutes: a changed function file makes the server's migration rebuild the indexes over it, which takes a
-  // minute or more at a million rows.
-  for (let i = 0; i < 3000; i++) {
-    try {
-      if ((await fetch(`${base}/__bench/constant`)).ok) return;
-    } catch {
-      /* not yet */
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('server did not start');
-}
 
 let rssMax = 0;
 let phaseMax = 0;
@@ -198,7 +170,9 @@ async function main() {
     ).rows.map((r) => [r.name, r.setting]),
   );
   const vacuumQueues = pgSettings.autovacuum === 'off';
-  const server = startServer();
+  const server = spawnServer(
+    benchServerEnv(args.port!, { JOBS_CONCURRENCY: process.env.JOBS_CONCURRENCY ?? '16', MAIL_OUTBOX_DIR: 'var/bench-outbox' }),
+  );
   // Stopped with the harness (Ctrl-C, kill): the server is its own process and would go on serving.
   for (const signal of ['SIGINT', 'SIGTERM'] as const)
     process.once(signal, () => {
@@ -208,7 +182,7 @@ async function main() {
   const rssTimer = sampleRss(server.pid!);
   const results: Record<string, unknown>[] = [];
   try {
-    await waitReady();
+    await waitForServer(`${base}/__bench/constant`, server);
     const floorsRss = rssPhase();
     const bare = await load({ requests: [{ method: 'GET', path: '/__bench/constant' }] });
     const select1 = await load(FLOOR);
