@@ -79,7 +79,7 @@ function phone(i: number): { written: string; e164: string; other: string } {
       `(${area}) ${local.slice(0, 3)}-${local.slice(3)}`,
       `${area}.${local.slice(0, 3)}.${local.slice(3)}`,
     ];
-    return { written: forms[i % 3], e164, other: forms[(i + 1) % 3] };
+    return { written: forms[i % 3]!, e164, other: forms[(i + 1) % 3]! };
   }
   const e164 = `+4915${n}`;
   const nat = `015${n.slice(0, 1)}`;
@@ -91,7 +91,7 @@ function phone(i: number): { written: string; e164: string; other: string } {
     e164,
     `(${nat}) ${rest.slice(0, 4)}-${rest.slice(4)}`,
   ];
-  return { written: forms[i % 5], e164, other: forms[(i + 2) % 5] };
+  return { written: forms[i % 5]!, e164, other: forms[(i + 2) % 5]! };
 }
 
 const UNITS_PER_BUILDING = 40;
@@ -106,14 +106,14 @@ interface Building {
 }
 function building(b: number): Building {
   if (b % 6 === 5) {
-    const [city, prov, letter] = CA_CITIES[b % CA_CITIES.length];
+    const [city, prov, letter] = CA_CITIES[b % CA_CITIES.length]!;
     const postal = `${letter}${b % 10}${LETTERS[b % 24]} ${(b * 7) % 10}${LETTERS[(b * 3) % 24]}${(b * 11) % 10}`;
-    return { street: CA_STREETS[b % CA_STREETS.length], house: String(1 + (b % 900)), postal, city, province: prov, country: 'CA' };
+    return { street: CA_STREETS[b % CA_STREETS.length]!, house: String(1 + (b % 900)), postal, city, province: prov, country: 'CA' };
   }
-  const [city, pre] = DE_CITIES[b % DE_CITIES.length];
+  const [city, pre] = DE_CITIES[b % DE_CITIES.length]!;
   const suffix = b % 7 === 0 ? pick(['a', 'b', 'c']) : '';
   return {
-    street: DE_STREETS[b % DE_STREETS.length],
+    street: DE_STREETS[b % DE_STREETS.length]!,
     house: `${1 + (b % 180)}${suffix}`,
     postal: `${pre}${String(100 + (b % 900)).padStart(3, '0')}`,
     city,
@@ -286,7 +286,7 @@ async function main() {
       for (let i = 0; i < N; i++) {
         const first = pick(FIRST);
         const last = pick(LAST);
-        const email = `${ascii(first)}.${ascii(last)}${i}@${pick(['example.de', 'mail.test', 'post.example', 'web.example.ca'])}`;
+        const email = `${ascii(first!)}.${ascii(last!)}${i}@${pick(['example.de', 'mail.test', 'post.example', 'web.example.ca'])}`;
         const p = phone(i);
         const b = building(Math.floor(i / UNITS_PER_BUILDING));
         const id = uuid(10, i);

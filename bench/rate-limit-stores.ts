@@ -47,7 +47,9 @@ type StoreName = (typeof STORES)[number]['name'];
 function start(port: number, env: Record<string, string>): ChildProcess {
   return spawnServer({
     ...process.env,
-    NODE_ENV: 'production',
+    // Not production: production refuses BENCH_ROUTES and RATE_LIMIT_ENABLED=false (the route and the "off"
+    // baseline this bench needs); on the server NODE_ENV gates only start-up checks and loopback webhooks.
+    NODE_ENV: 'development',
     HOST: '127.0.0.1',
     PORT: String(port),
     LOG_LEVEL: 'warn',
@@ -64,7 +66,7 @@ function start(port: number, env: Record<string, string>): ChildProcess {
 /** One window against one server: completed requests over the time taken, and the non-2xx count. */
 async function window(url: string) {
   let n = 0;
-  const r = (await autocannon({
+  const r = await autocannon({
     url,
     connections: CONNECTIONS,
     duration: SECONDS,
@@ -75,7 +77,7 @@ async function window(url: string) {
         setupRequest: (req: any) => ({ ...req, headers: { ...req.headers, 'x-bench-bucket': String(n++ % BUCKETS) } }),
       },
     ],
-  } as never)) as unknown as autocannon.Result;
+  } as never);
   return { rps: r.requests.total / r.duration, bad: r.non2xx + r.errors + r.timeouts };
 }
 
@@ -83,7 +85,7 @@ function shuffle<T>(xs: T[]): T[] {
   const a = [...xs];
   for (let i = a.length - 1; i > 0; i--) {
     const j = Math.floor(Math.random() * (i + 1));
-    [a[i], a[j]] = [a[j], a[i]];
+    [a[i], a[j]] = [a[j]!, a[i]!];
   }
   return a;
 }
@@ -95,7 +97,7 @@ async function main() {
     // One after another: the first migrates the database, and a loaded machine starts four slowly.
     for (const [i, s] of STORES.entries()) {
       servers.push({ ...s, url: `http://127.0.0.1:${base + i}`, proc: start(base + i, s.env) });
-      await waitForServer(`${servers[i].url}/__bench/limited`, servers[i].proc);
+      await waitForServer(`${servers[i]!.url}/__bench/limited`, servers[i]!.proc);
     }
     for (const s of servers) await window(s.url); // warm-up, not counted
     const runs: Record<StoreName, number[]> = { off: [], memory: [], postgres: [], redis: [] };
@@ -117,10 +119,10 @@ async function main() {
     console.log('|---|---|---|---|---|');
     for (const s of STORES) {
       const rps = mean(runs[s.name]);
-      const ratios = runs[s.name].map((r, k) => r / runs.off[k]).sort((a, b) => a - b);
+      const ratios = runs[s.name].map((r, k) => r / runs.off[k]!).sort((a, b) => a - b);
       const extraUs = (1 / rps - 1 / off) * 1e6;
       console.log(
-        `| ${s.name} | ${Math.round(rps)} | ${Math.round((rps / off) * 100)}% | ${Math.round(ratios[0] * 100)}%-${Math.round(ratios.at(-1)! * 100)}% | ${s.name === 'off' ? '-' : `${Math.round(extraUs)} µs`} |`,
+        `| ${s.name} | ${Math.round(rps)} | ${Math.round((rps / off) * 100)}% | ${Math.round(ratios[0]! * 100)}%-${Math.round(ratios.at(-1)! * 100)}% | ${s.name === 'off' ? '-' : `${Math.round(extraUs)} µs`} |`,
       );
     }
   } finally {

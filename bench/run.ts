@@ -82,20 +82,21 @@ const FLOOR: Load = { requests: [{ method: 'GET', path: '/__bench/select1' }] };
 /** One autocannon run of `seconds`, its histograms kept for aggregating (autocannon.aggregateResult). */
 async function window(s: Load, seconds: number) {
   const opts = { url: base, connections: s.connections ?? CONNECTIONS, duration: seconds, requests: s.requests as never };
-  const r = (await autocannon({ ...opts, skipAggregateResult: true } as never)) as unknown as autocannon.Result & {
+  const r = (await autocannon({ ...opts, skipAggregateResult: true })) as unknown as autocannon.Result & {
     totalCompletedRequests: number;
   };
   return { opts, r, seconds: (Date.parse(String(r.finish)) - Date.parse(String(r.start))) / 1000 };
 }
 
 // autocannon exports it; @types/autocannon does not declare it.
-const aggregateResult = (autocannon as unknown as { aggregateResult(results: unknown[], opts: object): autocannon.Result }).aggregateResult;
+const aggregateResult = (autocannon as unknown as { aggregateResult(this: void, results: unknown[], opts: object): autocannon.Result })
+  .aggregateResult;
 
 /** Windows of one load as one measurement: requests over the time they took, latencies from the merged histograms. */
 function measured(ws: Awaited<ReturnType<typeof window>>[]): Measured {
   const a = aggregateResult(
     ws.map((w) => w.r),
-    ws[0].opts,
+    ws[0]!.opts,
   );
   const done = ws.reduce((n, w) => n + w.r.totalCompletedRequests, 0);
   const seconds = ws.reduce((n, w) => n + w.seconds, 0);
@@ -132,7 +133,7 @@ async function paired(s: Load, serverPid: number) {
     scenario.push(await timed(s, spent.scenario));
   }
   const rate = (w: (typeof floor)[number]) => w.r.totalCompletedRequests / w.seconds;
-  const pairs = floor.map((f, k) => Math.round((rate(scenario[k]) / rate(f)) * 1000) / 1000).sort((x, y) => x - y);
+  const pairs = floor.map((f, k) => Math.round((rate(scenario[k]!) / rate(f)) * 1000) / 1000).sort((x, y) => x - y);
   const requests = (ws: typeof floor) => ws.reduce((n, w) => n + w.r.totalCompletedRequests, 0);
   const cpu = cpuPerRequest(spent.scenario, requests(scenario));
   const floorCpu = cpuPerRequest(spent.floor, requests(floor));
@@ -161,7 +162,7 @@ async function main() {
 
   // The settings that shape the numbers, recorded with them. On a cluster without autovacuum the
   // queue tables keep every dead row of earlier scenarios and runs, which the next claims step over
-  // (migration 1380); a production cluster's autovacuum would have visited them within its minute.
+  // (the baseline's autovacuum settings); a production cluster's autovacuum would have visited them within its minute.
   const pgSettings = Object.fromEntries(
     (
       await sql<{ name: string; setting: string }>`
@@ -171,7 +172,7 @@ async function main() {
   );
   const vacuumQueues = pgSettings.autovacuum === 'off';
   const server = spawnServer(
-    benchServerEnv(args.port!, { JOBS_CONCURRENCY: process.env.JOBS_CONCURRENCY ?? '16', MAIL_OUTBOX_DIR: 'var/bench-outbox' }),
+    benchServerEnv(args.port, { JOBS_CONCURRENCY: process.env.JOBS_CONCURRENCY ?? '16', MAIL_OUTBOX_DIR: 'var/bench-outbox' }),
   );
   // Stopped with the harness (Ctrl-C, kill): the server is its own process and would go on serving.
   for (const signal of ['SIGINT', 'SIGTERM'] as const)
@@ -237,7 +238,7 @@ async function main() {
         cpu_model: os.cpus()[0]?.model ?? 'unknown',
         memory_gb: Math.round(os.totalmem() / 2 ** 30),
         node: process.version,
-        postgres: (await sql<{ v: string }>`SELECT current_setting('server_version') AS v`.execute(db)).rows[0].v,
+        postgres: (await sql<{ v: string }>`SELECT current_setting('server_version') AS v`.execute(db)).rows[0]!.v,
         postgres_settings: pgSettings,
         queue_tables_vacuumed_before_each_scenario: vacuumQueues,
       },
@@ -269,7 +270,7 @@ async function main() {
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 /** The lowest and highest of the pairs' ratios (sorted). */
-const pairsRange = (pairs: number[]) => `${pct(pairs[0])}–${pct(pairs[pairs.length - 1])}`;
+const pairsRange = (pairs: number[]) => `${pct(pairs[0]!)}–${pct(pairs[pairs.length - 1]!)}`;
 
 function markdown(s: any): string {
   const rows = s.scenarios.map(
@@ -282,7 +283,7 @@ function markdown(s: any): string {
       ? [
           '',
           `PostgreSQL settings: ${Object.entries(s.machine.postgres_settings)
-            .map(([k, v]) => `${k} ${v}`)
+            .map(([k, v]) => `${k} ${String(v)}`)
             .join(
               ', ',
             )}${s.machine.queue_tables_vacuumed_before_each_scenario ? '; autovacuum being off, the harness vacuumed jobs and webhook_deliveries before each scenario' : ''}.`,

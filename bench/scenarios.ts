@@ -19,6 +19,8 @@ export interface Measured {
   p99_ms: number;
   errors: number;
   max_ms?: number;
+  /** webhook_delivery: another provider's single events sent while the burst drains, from commit to arrival. */
+  other_provider?: { events: number; p50_ms: number; max_ms: number; lost: number };
 }
 
 export interface Scenario {
@@ -62,7 +64,7 @@ export function scenarios(d: Dataset, ctx: Ctx): Scenario[] {
         {
           method: 'GET',
           headers: key,
-          setupRequest: (req: any) => ({ ...req, path: `/agent/customers/search?q=${encodeURIComponent(nextQuery().q)}` }),
+          setupRequest: (req: any) => ({ ...req, path: `/agent/customers/search?q=${encodeURIComponent(nextQuery()!.q)}` }),
         },
       ],
       async check() {
@@ -97,7 +99,7 @@ export function scenarios(d: Dataset, ctx: Ctx): Scenario[] {
           method: 'GET',
           setupRequest: (req: any) => {
             const s = nextSession();
-            return { ...req, path: `/agent/customers/${s.customer_id}`, headers: { ...key, 'x-verified-session': s.token } };
+            return { ...req, path: `/agent/customers/${s!.customer_id}`, headers: { ...key, 'x-verified-session': s!.token } };
           },
         },
       ],
@@ -135,7 +137,7 @@ export function scenarios(d: Dataset, ctx: Ctx): Scenario[] {
           {
             method: 'POST',
             setupRequest: (req: any) => {
-              const s = previewable[k++ % previewable.length];
+              const s = previewable[k++ % previewable.length]!;
               return {
                 ...req,
                 path: `/agent/customers/${s.customer_id}/plan-change/preview`,
@@ -156,7 +158,7 @@ export function scenarios(d: Dataset, ctx: Ctx): Scenario[] {
         {
           method: 'GET',
           headers: key,
-          setupRequest: (req: any) => ({ ...req, path: `/serviceability/autocomplete?q=${encodeURIComponent(nextPrefix())}` }),
+          setupRequest: (req: any) => ({ ...req, path: `/serviceability/autocomplete?q=${encodeURIComponent(nextPrefix()!)}` }),
         },
       ],
       meets: (m, ratio) => ratio >= 0.3 && m.p99_ms <= 20 && m.errors === 0,
@@ -207,12 +209,13 @@ export function scenarios(d: Dataset, ctx: Ctx): Scenario[] {
     })(),
     {
       name: 'webhook_delivery',
-      target: '>= 2,000 deliveries/s drained from the outbox',
+      target:
+        ">= 2,000 deliveries/s drained from the outbox; another provider's single events, sent while the burst drains, arrive within 5 s (max)",
       async custom() {
         const { drainRate } = await import('./webhook-drain.js');
         return drainRate(ctx, d, 20_000);
       },
-      meets: (m) => m.rps >= 2000 && m.errors === 0,
+      meets: (m) => m.rps >= 2000 && m.errors === 0 && !!m.other_provider && m.other_provider.lost === 0 && m.other_provider.max_ms <= 5000,
     },
   ];
 }

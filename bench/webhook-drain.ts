@@ -1,8 +1,9 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import pino from 'pino';
 import { sql, type Kysely } from 'kysely';
 import { loadConfig } from '../src/config.js';
+import { createAdapters } from '../src/adapters/index.js';
 import { createContainer } from '../src/container.js';
 import { createDb } from '../src/db/database.js';
 import type { DB } from '../src/db/types.js';
@@ -21,9 +22,28 @@ import type { Dataset, Measured } from './scenarios.js';
  * - p50/p99 are per delivery, from the commit to its first arrival.
  * - errors = emitted events that never arrived + requests whose Standard Webhooks signature or
  *   timestamp did not verify. Repeats of a webhook-id (at-least-once) are reported, not errors.
+ * - Fairness: while the burst drains, a second provider sends one event every OTHER_EVERY_MS, each
+ *   in its own transaction; `other_provider` gives their wait from commit to arrival (p50, max) and
+ *   how many never arrived. Without fair claims each waited behind the whole burst.
  */
 /** An idle backend reports its counters to pg_stat_database within 10 s (PGSTAT_IDLE_INTERVAL). */
 const STATS_SETTLE_MS = 11_000;
+const OTHER_EVERY_MS = 200;
+const OTHER_EVENTS_MAX = 2_000;
+const OTHER_SLUG = 'bench-fairness-other';
+
+/** A second provider of the bench database, created once, whose webhooks go to the same receiver. */
+async function otherProvider(db: Kysely<DB>, url: string, signingSecret: string): Promise<string> {
+  const found = await db.selectFrom('providers').select('id').where('slug', '=', OTHER_SLUG).executeTakeFirst();
+  const id = found?.id ?? randomUUID();
+  if (!found)
+    await db
+      .insertInto('providers')
+      .values({ id, name: 'Bench fairness (another provider)', slug: OTHER_SLUG, support_email: 'other@bench.invalid' })
+      .execute();
+  await db.updateTable('providers').set({ webhook_url: url, webhook_signing_secret: signingSecret }).where('id', '=', id).execute();
+  return id;
+}
 
 export async function drainRate(ctx: { db: Kysely<DB> }, d: Dataset, count: number): Promise<Measured> {
   const entered = Date.now();
@@ -35,7 +55,8 @@ export async function drainRate(ctx: { db: Kysely<DB> }, d: Dataset, count: numb
     JOBS_ENABLED: 'false',
   });
   const handle = await createDb({ databaseUrl: config.DATABASE_URL, poolSize: 4 });
-  const { deps } = createContainer(config, handle, systemClock, pino({ level: 'silent' }));
+  const external = await createAdapters({ config, db: handle.db, clock: systemClock });
+  const { deps } = createContainer(config, handle, systemClock, pino({ level: 'silent' }), { adapters: external.adapters });
   const provider = await ctx.db
     .selectFrom('providers')
     .select(['webhook_url', 'webhook_signing_secret'])
@@ -45,6 +66,9 @@ export async function drainRate(ctx: { db: Kysely<DB> }, d: Dataset, count: numb
   const key = Buffer.from(provider.webhook_signing_secret.replace(/^whsec_/, ''), 'base64');
 
   const ours = new Set<string>();
+  /** The other provider's events: emitted at (commit time), and first arrival. */
+  const otherSent = new Map<string, number>();
+  const otherArrived = new Map<string, number>();
   const firstArrival = new Map<string, number>();
   let repeats = 0;
   let foreign = 0;
@@ -56,6 +80,11 @@ export async function drainRate(ctx: { db: Kysely<DB> }, d: Dataset, count: numb
     req.on('end', () => {
       const at = Date.now();
       const id = String(req.headers['webhook-id'] ?? '');
+      if (otherSent.has(id)) {
+        if (!otherArrived.has(id)) otherArrived.set(id, at);
+        res.writeHead(204).end();
+        return;
+      }
       if (!ours.has(id)) {
         foreign++;
         res.writeHead(204).end();
@@ -83,6 +112,7 @@ export async function drainRate(ctx: { db: Kysely<DB> }, d: Dataset, count: numb
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
   await ctx.db.updateTable('providers').set({ webhook_url: url }).where('id', '=', d.provider_id).execute();
+  const otherId = await otherProvider(ctx.db, url, provider.webhook_signing_secret);
   // Transactions of the whole database while it drains (the server's and nobody else's during the
   // scenario): with autocommit statements, about the statements the server sends per delivery.
   const xacts = async () =>
@@ -91,7 +121,7 @@ export async function drainRate(ctx: { db: Kysely<DB> }, d: Dataset, count: numb
         await sql<{ n: string }>`SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()`.execute(
           ctx.db,
         )
-      ).rows[0].n,
+      ).rows[0]!.n,
     );
 
   try {
@@ -99,14 +129,17 @@ export async function drainRate(ctx: { db: Kysely<DB> }, d: Dataset, count: numb
       .selectFrom('subscriptions')
       .select(['id', 'subscriber_id'])
       .where('provider_id', '=', d.provider_id)
-      .limit(count)
+      .limit(count + OTHER_EVENTS_MAX)
       .execute();
+    // The other provider's events go to subscriptions the burst does not touch: deliveries of one
+    // subscription go out in order, and this measures the queue, not that rule.
+    const spare = subs.splice(count);
     const emitStarted = Date.now();
     let xactsBefore = 0;
     let emitted = 0;
     await handle.db.transaction().execute(async (trx) => {
       for (let k = 0; k < count; k++) {
-        const s = subs[k % subs.length];
+        const s = subs[k % subs.length]!;
         const { id } = await deps.webhooks.emit(trx, {
           providerId: d.provider_id,
           type: 'subscription.plan_changed',
@@ -124,6 +157,25 @@ export async function drainRate(ctx: { db: Kysely<DB> }, d: Dataset, count: numb
     });
     const committed = Date.now();
 
+    // The other provider's single events, one at a time, while the burst drains.
+    let draining = true;
+    const others = (async () => {
+      for (let i = 0; draining && i < spare.length; i++) {
+        const s = spare[i]!;
+        const { id } = await handle.db.transaction().execute((trx) =>
+          deps.webhooks.emit(trx, {
+            providerId: otherId,
+            type: 'subscription.plan_changed',
+            subscriptionId: s.id,
+            subscriberId: s.subscriber_id,
+            data: { bench: 'other provider' },
+          }),
+        );
+        otherSent.set(id, Date.now());
+        await new Promise((r) => setTimeout(r, OTHER_EVERY_MS));
+      }
+    })();
+
     let seen = 0;
     let lastChange = Date.now();
     while (firstArrival.size < count) {
@@ -133,6 +185,18 @@ export async function drainRate(ctx: { db: Kysely<DB> }, d: Dataset, count: numb
         lastChange = Date.now();
       } else if (Date.now() - lastChange > 30_000) break; // stalled: report what arrived
     }
+    draining = false;
+    await others;
+    for (let waited = 0; otherArrived.size < otherSent.size && waited < 10_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+    const otherWaits = [...otherSent]
+      .flatMap(([id, sent]) => (otherArrived.has(id) ? [otherArrived.get(id)! - sent] : []))
+      .sort((a, b) => a - b);
+    const otherProviderWait = {
+      events: otherSent.size,
+      p50_ms: otherWaits[Math.floor(otherWaits.length / 2)] ?? 0,
+      max_ms: otherWaits[otherWaits.length - 1] ?? 0,
+      lost: otherSent.size - otherWaits.length,
+    };
     const delivered = firstArrival.size;
     const seconds = Math.max(1, (delivered ? lastArrival : Date.now()) - committed) / 1000;
     await new Promise((r) => setTimeout(r, STATS_SETTLE_MS));
@@ -141,13 +205,15 @@ export async function drainRate(ctx: { db: Kysely<DB> }, d: Dataset, count: numb
     console.error(
       `webhook_delivery: emitted ${count} in one transaction in ${((emitted - emitStarted) / 1000).toFixed(1)} s; ` +
         `${delivered} arrived in ${seconds.toFixed(2)} s after the commit; repeats ${repeats}, bad signatures ${badSignature}, ` +
-        `foreign (earlier scenarios) ${foreign}; database transactions per delivery ${delivered ? (xactsPerDelivery / delivered).toFixed(2) : '-'} (pg_stat_database, the whole database)`,
+        `foreign (earlier scenarios) ${foreign}; another provider's ${otherProviderWait.events} single events meanwhile waited p50 ${otherProviderWait.p50_ms} ms, ` +
+        `max ${otherProviderWait.max_ms} ms (${otherProviderWait.lost} never arrived); database transactions per delivery ${delivered ? (xactsPerDelivery / delivered).toFixed(2) : '-'} (pg_stat_database, the whole database)`,
     );
     return {
       rps: Math.round(delivered / seconds),
       p50_ms: latencies[Math.floor(latencies.length / 2)] ?? 0,
       p99_ms: latencies[Math.floor(latencies.length * 0.99)] ?? 0,
       errors: count - delivered + badSignature,
+      other_provider: otherProviderWait,
     };
   } finally {
     // Put back what was there, null included (the run's own receiver while `npm run bench` runs).
@@ -155,6 +221,7 @@ export async function drainRate(ctx: { db: Kysely<DB> }, d: Dataset, count: numb
     const closed = new Promise<void>((r) => receiver.close(() => r()));
     receiver.closeAllConnections();
     await closed;
+    await external.close();
     await handle.close();
   }
 }

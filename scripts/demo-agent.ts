@@ -122,7 +122,7 @@ async function codeFromOutbox(email: string, since: number): Promise<string> {
         const raw = unQuotedPrintable(readFileSync(path.join(OUTBOX, f), 'utf8'));
         const to = /^To:\s*(.+)$/im.exec(raw)?.[1] ?? '';
         const m = /Verification code:\s*(\d{6})/.exec(raw);
-        if (m && to.toLowerCase().includes(email.toLowerCase())) return m[1];
+        if (m?.[1] && to.toLowerCase().includes(email.toLowerCase())) return m[1];
       }
     }
     await new Promise((r) => setTimeout(r, 250));

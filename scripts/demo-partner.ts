@@ -20,8 +20,12 @@
  * DEMO_RECEIVER_PORT (default 4400), DEMO_TIMEOUT_MS (default 30000, per wait).
  * Exits 0 when every answer was the expected one, 1 on the first unexpected answer (or a webhook
  * that failed verification), 2 when the setup is wrong (no server, no document, webhook URL).
- * The demo uses the document's two free first-line ports and a free second-line unit: run it once
- * per freshly seeded database (a second run finds the ports taken and says so).
+ * It runs after a plain `npm start` too: when the demo provider's webhook URL is not this receiver
+ * (none is set unless DEMO_WEBHOOK_URL was, or `npm run provider:webhook` pointed it here), the flows
+ * run without the webhook checks and say how to turn them on. It picks two spare first-line ports and a
+ * second-line unit that are free now (never the seeded `pending` session's port, nor the walkthrough's
+ * last spare), and at the end cancels what it ordered (as the demo provider's admin, end date today),
+ * which frees them again: run it as often as you like, before or after the README walkthrough.
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { randomBytes } from 'node:crypto';
@@ -46,7 +50,15 @@ interface Envelope {
 interface DemoDoc {
   base_url?: string;
   webhook_url: string | null;
-  providers: { main: { id: string; api_key: string; webhook_secret: string; webhook_signing_secret: string } };
+  providers: {
+    main: {
+      id: string;
+      api_key: string;
+      webhook_secret: string;
+      webhook_signing_secret: string;
+      admin: { email: string; password: string };
+    };
+  };
   plans: { basic: { plan_version_id: string }; fast: { plan_version_id: string } };
   buildings: {
     first_line: { id: string; address: string; location_hash: string; spare_location_hashes: string[] };
@@ -114,7 +126,7 @@ function startReceiver(signingSecret: string) {
         res.writeHead(204).end();
         for (const w of waiters) w();
       } catch (err) {
-        rejected.push(`${req.headers['webhook-id'] ?? '(no id)'}: ${(err as Error).message}`);
+        rejected.push(`${String(req.headers['webhook-id'] ?? '(no id)')}: ${(err as Error).message}`);
         res.writeHead(401).end('signature verification failed');
         for (const w of waiters) w();
       }
@@ -185,7 +197,73 @@ const person = (who: string) => ({
   phone: '030 1234567',
 });
 
-async function cko03(doc: DemoDoc, rx: ReturnType<typeof startReceiver>) {
+type Receiver = ReturnType<typeof startReceiver>;
+
+/** What this run ordered: cancelled at the end so the next run finds the ports and the unit free. */
+const ordered: string[] = [];
+
+interface Picks {
+  ports: [string, string];
+  unitId: string;
+}
+
+/**
+ * Two spare first-line ports whose units are free now, and a free second-line unit. Not the seeded
+ * `pending` session's port (`location_hash`) nor the last spare (the README walkthrough's replay port);
+ * the second-line unit the document names comes last (the walkthrough orders it).
+ */
+async function pickFree(doc: DemoDoc): Promise<Picks> {
+  const storefront = client({ apiKey: doc.providers.main.api_key });
+  const available = async (buildingId: string) => {
+    const r = await answer(storefront.GET('/serviceability/units', { params: { query: { building_id: buildingId } } }));
+    expectStatus(r, 200, 'units of a demo building');
+    return (r.body.units as { unit_id: string; available: boolean }[]).filter((u) => u.available).map((u) => u.unit_id);
+  };
+  const freeUnits = new Set(await available(doc.buildings.first_line.id));
+  const ports: string[] = [];
+  for (const hash of doc.buildings.first_line.spare_location_hashes.slice(0, -1)) {
+    const r = await answer(client().POST('/location/lookup', { body: { location_hash: hash } }));
+    if (r.status === 200 && freeUnits.has(r.body.unit_id)) ports.push(hash);
+    if (ports.length === 2) break;
+  }
+  if (ports.length < 2) {
+    throw new SetupError(
+      `fewer than two spare first-line ports are free (${ports.length}): earlier orders hold them. ` +
+        'Seed a fresh database (stop the server, remove var/db, npm start) to start over.',
+    );
+  }
+  const second = await available(doc.buildings.second_line.id);
+  const unitId = second.find((u) => u !== doc.buildings.second_line.free_unit_id) ?? second[0];
+  if (!unitId) throw new SetupError('no second-line unit is free; seed a fresh database to start over');
+  return { ports: [ports[0]!, ports[1]!], unitId };
+}
+
+/** Cancels this run's subscriptions (end date today, UTC) as the demo provider's admin: their ports and unit are free again. */
+async function cleanUp(doc: DemoDoc) {
+  if (ordered.length === 0) return;
+  const login = await fetch(`${BASE_URL}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(doc.providers.main.admin),
+  });
+  const token = ((await login.json().catch(() => null)) as { access_token?: string } | null)?.access_token;
+  if (!login.ok || !token) {
+    console.log(`  (could not log in as the demo admin to cancel this run's orders: HTTP ${login.status})`);
+    return;
+  }
+  const today = new Date().toISOString().slice(0, 10);
+  for (const id of ordered.splice(0)) {
+    const r = await fetch(`${BASE_URL}/api/v1/subscription/${id}/cancel`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ end_date: today }),
+    });
+    if (!r.ok) console.log(`  (cancelling ${id} answered HTTP ${r.status}: ${await r.text()})`);
+  }
+  ok("cleaned up: this run's subscriptions are cancelled (end date today), their ports and unit free for the next run");
+}
+
+async function cko03(doc: DemoDoc, rx: Receiver | null, picks: Picks) {
   section('CKO-03 marketplace checkout (session → complete)');
   const main = doc.providers.main;
   const open = client();
@@ -196,7 +274,7 @@ async function cko03(doc: DemoDoc, rx: ReturnType<typeof startReceiver>) {
       body: {
         provider_id: main.id,
         plan_version_id: doc.plans.basic.plan_version_id,
-        location_hash: doc.buildings.first_line.location_hash,
+        location_hash: picks.ports[0],
       },
     }),
   );
@@ -232,9 +310,6 @@ async function cko03(doc: DemoDoc, rx: ReturnType<typeof startReceiver>) {
   ok(`patched: partner_reference ${patched.body.partner_reference}, upsell to ${patched.body.plan?.name}`);
 
   const done = await answer(checkout.POST('/external-checkout/complete', { body: { session_id: sessionId, subscriber: person('cko03') } }));
-  if (done.status === 409) {
-    throw new SetupError(`the demo port is taken (${done.body?.detail}); the demo runs once per freshly seeded database`);
-  }
   expectStatus(done, 201, 'complete');
   check(
     done.body.route === 'provision' && typeof done.body.job_id === 'string',
@@ -242,6 +317,7 @@ async function cko03(doc: DemoDoc, rx: ReturnType<typeof startReceiver>) {
     done.body,
   );
   const subscriptionId: string = done.body.subscription_id;
+  ordered.push(subscriptionId);
   ok(`completed: subscription ${subscriptionId}, route ${done.body.route}, job ${done.body.job_id}`);
 
   const status = await answer(open.GET('/external-checkout/sessions/{session_id}/status', { params: { path: { session_id: sessionId } } }));
@@ -253,17 +329,19 @@ async function cko03(doc: DemoDoc, rx: ReturnType<typeof startReceiver>) {
   );
   ok(`status endpoint (no auth): session ${status.body.status}, subscription_status ${status.body.subscription_status}`);
 
-  const events = await rx.waitFor(subscriptionId, ['subscription.activated', 'provisioning.completed']);
-  const order = events.map((e) => e.type);
-  check(
-    order.indexOf('subscription.activated') < order.indexOf('provisioning.completed'),
-    'subscription.activated arrives before provisioning.completed',
-    order,
-  );
-  check(!order.includes('provisioning.failed'), 'no provisioning.failed', order);
-  const completed = events.find((e) => e.type === 'provisioning.completed')!;
-  check(completed.data.job_id === done.body.job_id, 'provisioning.completed names the job', completed.data);
-  ok(`webhooks received and verified: ${order.join(' → ')}`);
+  if (rx) {
+    const events = await rx.waitFor(subscriptionId, ['subscription.activated', 'provisioning.completed']);
+    const order = events.map((e) => e.type);
+    check(
+      order.indexOf('subscription.activated') < order.indexOf('provisioning.completed'),
+      'subscription.activated arrives before provisioning.completed',
+      order,
+    );
+    check(!order.includes('provisioning.failed'), 'no provisioning.failed', order);
+    const completed = events.find((e) => e.type === 'provisioning.completed')!;
+    check(completed.data.job_id === done.body.job_id, 'provisioning.completed names the job', completed.data);
+    ok(`webhooks received and verified: ${order.join(' → ')}`);
+  }
 
   const replay = await answer(
     checkout.POST('/external-checkout/complete', { body: { session_id: sessionId, subscriber: person('cko03') } }),
@@ -273,7 +351,7 @@ async function cko03(doc: DemoDoc, rx: ReturnType<typeof startReceiver>) {
   ok(`completing again is an idempotent replay: "${replay.body.message}"`);
 }
 
-async function cko04(doc: DemoDoc, rx: ReturnType<typeof startReceiver>) {
+async function cko04(doc: DemoDoc, rx: Receiver | null, picks: Picks) {
   section('CKO-04 provider-initiated provisioning (storefront)');
   const storefront = client({ apiKey: doc.providers.main.api_key });
   const first = doc.buildings.first_line;
@@ -300,8 +378,7 @@ async function cko04(doc: DemoDoc, rx: ReturnType<typeof startReceiver>) {
   check(plan, 'the check lists the "fast" plan', chk.body.plans);
   ok(`check: serviceable, ${chk.body.plans.length} plan(s), ordering "${plan.name}" (${plan.monthly_price} ${plan.currency})`);
 
-  const portHash = first.spare_location_hashes[0];
-  check(portHash, 'the demo document lists a spare first-line port');
+  const portHash = picks.ports[1];
   const body = {
     plan_version_id: plan.plan_version_id,
     location_hash: portHash,
@@ -309,11 +386,10 @@ async function cko04(doc: DemoDoc, rx: ReturnType<typeof startReceiver>) {
     mac_address: '02:00:5e:10:00:42',
   };
   const created = await answer(storefront.POST('/provisioning/provider-initiated', { body }));
-  if (created.status === 409)
-    throw new SetupError(`the demo port is taken (${created.body?.detail}); the demo runs once per freshly seeded database`);
   expectStatus(created, 201, 'provider-initiated');
   check(created.body.route === 'provision' && typeof created.body.job_id === 'string', 'route provision with a job_id', created.body);
   const subscriptionId: string = created.body.subscription_id;
+  ordered.push(subscriptionId);
   ok(`provisioned: subscription ${subscriptionId}, route ${created.body.route}, job ${created.body.job_id}`);
 
   const deadline = Date.now() + TIMEOUT_MS;
@@ -338,27 +414,32 @@ async function cko04(doc: DemoDoc, rx: ReturnType<typeof startReceiver>) {
   );
   ok(`same request again: 200 "${again.body.message}"`);
 
-  const events = await rx.waitFor(subscriptionId, ['subscription.activated', 'provisioning.completed']);
-  ok(`webhooks received and verified: ${events.map((e) => e.type).join(' → ')}`);
+  if (rx) {
+    const events = await rx.waitFor(subscriptionId, ['subscription.activated', 'provisioning.completed']);
+    ok(`webhooks received and verified: ${events.map((e) => e.type).join(' → ')}`);
+  }
 
   const install = await answer(
     storefront.POST('/provisioning/provider-initiated', {
       body: {
         plan_version_id: doc.plans.basic.plan_version_id,
         delivery_mode: 'home_drop',
-        unit_id: doc.buildings.second_line.free_unit_id,
+        unit_id: picks.unitId,
         subscriber: person('install'),
       },
     }),
   );
-  if (install.status === 409)
-    throw new SetupError(`the demo unit is taken (${install.body?.detail}); the demo runs once per freshly seeded database`);
   expectStatus(install, 201, 'provider-initiated (second-line unit)');
+  ordered.push(install.body.subscription_id);
   check(
     install.body.route === 'install' && install.body.job_id === null,
     'a second-line unit takes the install path (job_id null)',
     install.body,
   );
+  if (!rx) {
+    ok('second-line unit: route install (PENDING_INSTALL, CPE shipment)');
+    return;
+  }
   const pending = await rx.waitFor(install.body.subscription_id, ['subscription.pending_install']);
   check(
     !pending.some((e) => e.type === 'subscription.activated'),
@@ -371,25 +452,30 @@ async function cko04(doc: DemoDoc, rx: ReturnType<typeof startReceiver>) {
 async function main() {
   const doc = readDemoJson<DemoDoc>(DEMO_JSON);
   BASE_URL = demoBaseUrl(process.env, doc);
-  if (doc.webhook_url !== RECEIVER_URL) {
-    throw new SetupError(
-      `the demo provider's webhook URL is ${doc.webhook_url ?? '(none)'}, but this demo receives at ${RECEIVER_URL}.\n` +
-        `  Seed the database with DEMO_WEBHOOK_URL=${RECEIVER_URL} (e.g. DEMO_WEBHOOK_URL=${RECEIVER_URL} npm start on an empty database),\n` +
-        '  or set DEMO_RECEIVER_PORT to the port of the seeded URL.',
-    );
-  }
+  // After a plain `npm start` no webhook URL is set: the flows still run, without the webhook checks.
+  const webhooks = doc.webhook_url === RECEIVER_URL;
   console.log(
-    `Partner demo against ${BASE_URL}; webhook receiver on ${RECEIVER_URL} (signatures verified with the main provider's signing secret)`,
+    webhooks
+      ? `Partner demo against ${BASE_URL}; webhook receiver on ${RECEIVER_URL} (signatures verified with the main provider's signing secret)`
+      : `Partner demo against ${BASE_URL}; webhooks not checked: the demo provider's webhook URL is ${doc.webhook_url ?? '(none)'}, not ${RECEIVER_URL}.\n` +
+          `  To see them, start on an empty database with DEMO_WEBHOOK_URL=${RECEIVER_URL} npm start, or (server stopped, or on\n` +
+          `  PostgreSQL) npm run provider:webhook -- --provider ${doc.providers.main.id} --url ${RECEIVER_URL}, which updates ${DEMO_JSON} too.`,
   );
-  const rx = startReceiver(doc.providers.main.webhook_signing_secret);
-  await rx.listen();
+  const rx = webhooks ? startReceiver(doc.providers.main.webhook_signing_secret) : null;
+  await rx?.listen();
   try {
-    await cko03(doc, rx);
-    await cko04(doc, rx);
-    if (rx.rejected.length) throw new Unexpected(`webhook(s) failed verification: ${rx.rejected.join('; ')}`);
-    console.log(`\n${green('Demo complete')}: ${rx.events.length} webhook(s) received, every signature verified.`);
+    const picks = await pickFree(doc);
+    await cko03(doc, rx, picks);
+    await cko04(doc, rx, picks);
+    if (rx?.rejected.length) throw new Unexpected(`webhook(s) failed verification: ${rx.rejected.join('; ')}`);
+    section('Clean-up');
+    await cleanUp(doc);
+    console.log(
+      `\n${green('Demo complete')}: ${rx ? `${rx.events.length} webhook(s) received, every signature verified.` : 'webhooks not checked (see above).'}`,
+    );
   } finally {
-    await rx.close();
+    await cleanUp(doc).catch(() => undefined);
+    await rx?.close();
   }
 }
 

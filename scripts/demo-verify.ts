@@ -36,7 +36,7 @@ interface DemoDoc {
 class Fail extends Error {}
 
 function pick(doc: DemoDoc, name: string): DemoCustomer {
-  const [key, index] = name.split('.');
+  const [key = '', index] = name.split('.');
   const entry = Object.hasOwn(doc.customers, key) ? doc.customers[key] : undefined;
   const c = Array.isArray(entry) ? entry[Number(index ?? 0)] : index === undefined ? entry : undefined;
   if (!c?.id || !c.email) {
@@ -67,14 +67,17 @@ async function codeFromOutbox(email: string, before: Set<string>): Promise<strin
   while (Date.now() < deadline) {
     const fresh = existsSync(OUTBOX) ? readdirSync(OUTBOX).filter((f) => f.endsWith('.eml') && !seen.has(f)) : [];
     for (const f of fresh.sort()) {
-      seen.add(f);
       // Parsed rather than grepped: the text part may be quoted-printable, folded or base64.
       const mail = await simpleParser(readFileSync(path.join(OUTBOX, f)));
       const to = [mail.to]
         .flat()
         .flatMap((a) => a?.value ?? [])
         .map((a) => a.address?.toLowerCase());
-      const code = /Verification code:\s*(\d{6})/.exec(mail.text ?? '')?.[1];
+      // A file without recipients or text is one still being written (an outbox filled by something other
+      // than this server's mailer, which renames whole files in): read it again, never skip it for good.
+      if (to.length === 0 || !mail.text) continue;
+      seen.add(f);
+      const code = /Verification code:\s*(\d{6})/.exec(mail.text)?.[1];
       if (code && to.includes(email.toLowerCase())) return code;
     }
     await new Promise((r) => setTimeout(r, 100));

@@ -4,6 +4,10 @@
 // that waited in the outbox for a URL now. No API route changes a provider's webhook endpoint.
 // With NODE_ENV=production the URL must be https and must not resolve to a private, loopback or
 // link-local address; elsewhere http is accepted on loopback only (src/lib/outbound-url.ts).
+// The demo document (DEMO_JSON, default var/demo.json), when it names this provider, is updated too:
+// its `webhook_url` (the main provider's) and the provider's `webhook_signing_secret` after a rotation,
+// so `npm run demo:partner` sees the new endpoint.
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { ConfigError, loadConfig } from '../src/config.js';
@@ -51,9 +55,32 @@ try {
   console.log(r.url ? `webhook URL: ${r.url}` : 'webhook URL removed: deliveries wait in the outbox until one is set');
   if (r.newSecret) console.log(`new signing secret (shown once; the receiver verifies signatures with it): ${r.newSecret}`);
   if (r.url) console.log(`released ${r.released} delivery(ies) that waited for a URL`);
+  const updated = updateDemoDocument(process.env.DEMO_JSON ?? 'var/demo.json', r.providerId, r.url, r.newSecret ?? null);
+  if (updated) console.log(`updated ${updated}`);
 } catch (err) {
   if (err instanceof EndpointError) fail(err.message);
   throw err;
 } finally {
   await handle.close();
+}
+
+/** Keeps the demo document in step with the database; returns its path when it changed. */
+function updateDemoDocument(file: string, providerId: string, url: string | null, newSecret: string | null): string | null {
+  if (!existsSync(file)) return null;
+  let doc: { webhook_url?: string | null; providers?: Record<string, { id?: string; webhook_signing_secret?: string }> };
+  try {
+    doc = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return null;
+  }
+  const entries = Object.entries(doc.providers ?? {}).filter(([, p]) => p?.id === providerId);
+  if (entries.length === 0) return null;
+  for (const [name, p] of entries) {
+    if (name === 'main') doc.webhook_url = url;
+    if (newSecret) p.webhook_signing_secret = newSecret;
+  }
+  const partial = `${file}.partial`;
+  writeFileSync(partial, `${JSON.stringify(doc, null, 2)}\n`, { mode: 0o600 });
+  renameSync(partial, file);
+  return file;
 }

@@ -1,15 +1,17 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type RouteOptions } from 'fastify';
 import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
+import { trustProxyOption } from './lib/trust-proxy.js';
 import { createDb, type DbHandle } from './db/database.js';
 import { migrate } from './db/migrate.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createContainer, type Deps, type DepsOverrides, type Services } from './container.js';
+import { createAdapters, type AdaptersHandle, type SimulatorServer } from './adapters/index.js';
 import { genReqId } from './plugins/request-id.js';
-import { withNextStep } from './lib/error-next-steps.js';
+import { withNextStep } from './lib/errors.catalogue.js';
 import { registerDocs } from './plugins/docs.js';
 import { registerPageHeaders } from './plugins/page-headers.js';
-import { registerLandingPage } from './plugins/landing-page.js';
+import { registerLandingPage } from './surfaces/pages/landing.page.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
 import { registerIdempotencyStore } from './plugins/idempotency.js';
 import { agentSurface } from './surfaces/agent/index.js';
@@ -18,6 +20,8 @@ import { partnerNotFound } from './plugins/error-handlers.js';
 import { registerBenchFloors } from './plugins/bench-floors.js';
 import { requestSerializer } from './plugins/log-redaction.js';
 import { textSafeValidatorCompiler } from './plugins/text-input.js';
+import { DEFAULT_BODY_LIMIT, registerJsonBody } from './plugins/json-body.js';
+import { registerUnmatched } from './plugins/unmatched.js';
 import { logContextMixin, registerLogContext } from './ops/log-context.js';
 import { registerHealth } from './ops/health.js';
 import { registerMetrics } from './ops/metrics.js';
@@ -30,6 +34,8 @@ declare module 'fastify' {
     /** Every service, built once by the container: what routes and plugins call. */
     services: Services;
     config: Config;
+    /** The simulator server this app started for the switch and billing adapters (null in production or with their URLs set). */
+    simulators: SimulatorServer | null;
     /** Every route as registered (both mounts), for the authorization matrix and the docs checks. */
     routeTable: { method: string; url: string; hidden: boolean; options: RouteOptions }[];
   }
@@ -67,47 +73,77 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
         : {
             level: config.LOG_LEVEL,
             redact: { paths: REDACT, censor: '[redacted]' },
-            serializers: { req: requestSerializer as never },
+            serializers: { req: requestSerializer },
             mixin: logContextMixin,
             ...(opts.logStream ? { stream: opts.logStream } : {}),
           },
     genReqId,
     requestIdHeader: false,
-    trustProxy: config.TRUST_PROXY,
+    trustProxy: trustProxyOption(config.TRUST_PROXY),
     // Router-level failures (an over-long or malformed path) answer in the surface's shape too.
     frameworkErrors: (err, request, res) => {
       const reply = res as unknown as FastifyReply;
       const message = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is too long' : 'Malformed request URL';
       if (request.url.startsWith('/agent')) {
-        return reply
+        reply
           .code(400)
           .send({ error: { code: 'bad_request', message: withNextStep('bad_request', message), request_id: String(request.id) } });
-      }
-      return reply.code(400).send({ detail: message });
+      } else reply.code(400).send({ detail: message });
     },
-    bodyLimit: 1_048_576,
+    // Most bodies are a few hundred bytes; the routes that take more declare their own bodyLimit.
+    bodyLimit: DEFAULT_BODY_LIMIT,
+    // The longest path token the documents allow (a rollback link's, 300): the router and the documents agree.
+    routerOptions: { maxParamLength: 300 },
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(textSafeValidatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  registerJsonBody(app);
 
   const ownsDb = !opts.dbHandle;
   const dbHandle =
     opts.dbHandle ??
     (await createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, embeddedDir: config.EMBEDDED_DB_DIR }));
   if (opts.migrate !== false) await migrate(dbHandle);
-  const { deps, services } = createContainer(config, dbHandle, opts.clock ?? systemClock, app.log, opts);
+  const clock = opts.clock ?? systemClock;
+  // The switch and billing adapters (and outside production their simulator server, closed with the app).
+  const external: AdaptersHandle = opts.adapters
+    ? { adapters: opts.adapters, simulators: null, close: async () => undefined }
+    : await createAdapters({ config, db: dbHandle.db, clock });
+  try {
+    return await assemble(app, config, opts, dbHandle, ownsDb, external);
+  } catch (err) {
+    await external.close();
+    throw err;
+  }
+}
+
+async function assemble(
+  app: FastifyInstance,
+  config: Config,
+  opts: BuildOptions,
+  dbHandle: DbHandle,
+  ownsDb: boolean,
+  external: AdaptersHandle,
+): Promise<FastifyInstance> {
+  const { deps, services } = createContainer(config, dbHandle, opts.clock ?? systemClock, app.log, {
+    ...opts,
+    adapters: external.adapters,
+  });
   app.decorate('deps', deps);
   app.decorate('services', services);
   app.decorate('config', config);
+  app.decorate('simulators', external.simulators);
   const routeTable: FastifyInstance['routeTable'] = [];
   app.decorate('routeTable', routeTable);
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
       if (method === 'HEAD') continue;
       // `options` is the route's own object: the hooks of nested scopes that run after this one change it in place.
-      routeTable.push({ method, url: route.url, hidden: Boolean((route.schema as { hide?: boolean } | undefined)?.hide), options: route });
+      routeTable.push({ method, url: route.url, hidden: Boolean(route.schema?.hide), options: route });
     }
   });
+
+  registerUnmatched(app);
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', String(request.id));
@@ -148,6 +184,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     // A job still running after 5 s is handed back to the queue, so shutdown stays within 10 s.
     await deps.jobs.stop({ releaseAfterMs: 5_000 });
     await deps.mailer.close();
+    await external.close();
     if (ownsDb) await dbHandle.close();
   });
   return app;

@@ -6,53 +6,54 @@ import type { Adapters } from './adapters/types.js';
 import type { JobQueue } from './jobs/types.js';
 import type { Mailer } from './mail/types.js';
 import type { Webhooks } from './webhooks/types.js';
-import { createAdapters } from './adapters/index.js';
-import { applyFaultSpec } from './adapters/fault-spec.js';
 import { createJobQueue } from './jobs/queue.js';
 import { createScheduler, type Scheduler } from './jobs/scheduler.js';
 import { createMailer } from './mail/mailer.js';
 import { registerMailJobs } from './mail/mail.jobs.js';
 import { createWebhooks } from './webhooks/outbox.js';
 import { registerWebhookJobs } from './webhooks/webhook.jobs.js';
-import { createAuthService } from './modules/auth/auth.service.js';
-import { createPasswordService } from './modules/auth/password.service.js';
-import { createBillingRunService } from './modules/billing/billing-run.service.js';
-import { createDunningService } from './modules/billing/dunning.service.js';
-import { createPayPageService } from './modules/billing/pay-page.service.js';
-import { registerBillingJobs } from './modules/billing/billing.jobs.js';
-import { createCancellationService } from './modules/cancellation/cancellation.service.js';
-import { registerCancellationJobs } from './modules/cancellation/cancellation.jobs.js';
-import { createCheckoutService } from './modules/checkout/checkout.service.js';
-import { createSandboxCheckoutService } from './modules/checkout/sandbox.service.js';
-import { createCustomerChangeService } from './modules/subscribers/subscriber-changes.service.js';
-import { createCustomerOwnershipService } from './modules/subscribers/ownership.service.js';
-import { createCustomerReadService } from './modules/subscribers/profile.service.js';
-import { createInvoiceCopyService } from './modules/subscribers/invoice-copy.service.js';
-import { createCustomerSearchService } from './modules/subscribers/search.service.js';
-import { createIdempotencyService } from './modules/idempotency/idempotency.service.js';
-import { createBookingService } from './modules/install/booking.service.js';
-import { createLocationsService } from './modules/locations/locations.service.js';
-import { registerRetentionJobs } from './modules/maintenance/retention.jobs.js';
-import { createNotesService } from './modules/notes/notes.service.js';
-import { createPlanChangeService } from './modules/plan-change/plan-change.service.js';
-import { createRollbackService } from './modules/rollback/rollback.service.js';
-import { registerPlanChangeJobs } from './modules/plan-change/plan-change.jobs.js';
-import { createProbeService } from './modules/probe/probe.service.js';
-import { createCompletionService } from './modules/provisioning/completion.service.js';
-import { createConfirmInstallService } from './modules/provisioning/confirm-install.service.js';
-import { createProvisioningService } from './modules/provisioning/provisioning.service.js';
-import { registerProvisioningJobs } from './modules/provisioning/provisioning.jobs.js';
-import { createRateLimitCounter } from './modules/rate-limit/rate-limit.service.js';
-import { createServiceabilityService } from './modules/serviceability/serviceability.service.js';
-import { createStaffService } from './modules/staff/staff.service.js';
-import { createBillingDayService } from './modules/subscribers/billing-day.service.js';
-import { createCreditNoteService } from './modules/subscribers/credit-notes.service.js';
-import { createPaymentMethodService } from './modules/subscribers/payment-method.service.js';
-import { createSubscriberPasswordService } from './modules/subscribers/subscriber-password.service.js';
-import { createSubscriberService } from './modules/subscribers/account.service.js';
-import { createSubscriptionStatusService } from './modules/subscription-status/subscription-status.service.js';
-import { createTicketsService } from './modules/tickets/tickets.service.js';
-import { createVerificationService } from './modules/verification/verification.service.js';
+import { createApiKeyService, createAuthService, createPasswordService } from './modules/auth/index.js';
+import {
+  createBillingRunService,
+  createCardEventsService,
+  createDunningService,
+  createPayPageService,
+  registerBillingJobs,
+} from './modules/billing/index.js';
+import { createCancellationService, registerCancellationJobs } from './modules/cancellation/index.js';
+import { createCheckoutService, createCompletionService, createSandboxCheckoutService } from './modules/checkout/index.js';
+import { createIdempotencyService } from './modules/idempotency/index.js';
+import { createBookingService, createShippingService } from './modules/install/index.js';
+import { createIntegrationsService } from './modules/integrations/index.js';
+import { createInventoryImportService } from './modules/inventory/index.js';
+import { createLocationsService } from './modules/locations/index.js';
+import { registerRetentionJobs } from './modules/maintenance/index.js';
+import { createNotesService } from './modules/notes/index.js';
+import { createPlanChangeService, registerPlanChangeJobs } from './modules/plan-change/index.js';
+import { createPlansService } from './modules/plans/index.js';
+import { createProbeService } from './modules/probe/index.js';
+import { createProviderAdminService } from './modules/providers/index.js';
+import { createConfirmInstallService, createProvisioningService, registerProvisioningJobs } from './modules/provisioning/index.js';
+import { createRateLimitCounter } from './modules/rate-limit/index.js';
+import { createRecentChanges, createRollbackService } from './modules/rollback/index.js';
+import { createServiceabilityService } from './modules/serviceability/index.js';
+import { createStaffService } from './modules/staff/index.js';
+import {
+  createBillingDayService,
+  createCreditNoteService,
+  createInvoiceCopyService,
+  createPaymentMethodService,
+  createSubscriberChangeService,
+  createSubscriberOwnershipService,
+  createSubscriberPasswordService,
+  createSubscriberReadService,
+  createSubscriberSearchService,
+  createSubscriberService,
+} from './modules/subscribers/index.js';
+import { createSubscriptionStatusService } from './modules/subscription-status/index.js';
+import { createTicketsService } from './modules/tickets/index.js';
+import { createVerificationService } from './modules/verification/index.js';
+import { createStripeEventVerifier } from './adapters/stripe.events.js';
 
 /**
  * The infrastructure every service, job handler and test may be given: the database, the clock,
@@ -76,6 +77,9 @@ export interface Deps {
 /** Parts a test (or a script) may supply instead of the defaults. */
 export type DepsOverrides = Partial<Pick<Deps, 'clock' | 'adapters' | 'mailer'>>;
 
+/** The container's parts built before it: the adapters (createAdapters starts their simulator server, async). */
+type ContainerParts = DepsOverrides & Pick<Deps, 'adapters'>;
+
 /**
  * Every service, built once (the partner routes are mounted twice and share these). Routes and
  * plugins reach the business rules only through this object (`app.services.planChange`).
@@ -87,23 +91,31 @@ function createServices(deps: Deps) {
   const checkout = createCheckoutService(deps);
   const completion = createCompletionService({ ...deps, provisioning });
   const planChange = createPlanChangeService(deps);
+  const auth = createAuthService({
+    ...deps,
+    jwtSecret: config.jwtSecret,
+    jwtTtlSeconds: config.JWT_TTL_SECONDS,
+    adminToken: config.ADMIN_TOKEN,
+  });
+  const integrations = createIntegrationsService(deps);
   return {
-    auth: createAuthService({ ...deps, jwtSecret: config.jwtSecret, jwtTtlSeconds: config.JWT_TTL_SECONDS }),
+    auth,
     passwords: createPasswordService(deps),
     idempotency: createIdempotencyService(deps),
     rateLimitCounter: createRateLimitCounter(deps),
     probe: createProbeService(deps),
     // the /agent surface
-    verification: createVerificationService(deps),
-    customerOwnership: createCustomerOwnershipService(deps),
-    customerSearch: createCustomerSearchService(deps),
-    customerReads: createCustomerReadService(deps),
-    customerChanges: createCustomerChangeService(deps),
+    verification: createVerificationService({ ...deps, smsSenderFor: integrations.smsSenderFor }),
+    subscriberOwnership: createSubscriberOwnershipService(deps),
+    subscriberSearch: createSubscriberSearchService(deps),
+    subscriberReads: createSubscriberReadService(deps),
+    subscriberChanges: createSubscriberChangeService(deps),
     invoiceCopies: createInvoiceCopyService(deps),
     notes: createNotesService(deps),
     tickets: createTicketsService(deps),
     planChange,
     rollback: createRollbackService({ ...deps, planChange }),
+    recentChanges: createRecentChanges(deps),
     // the partner surface
     serviceability: createServiceabilityService(deps),
     locations: createLocationsService(deps),
@@ -114,14 +126,31 @@ function createServices(deps: Deps) {
     confirmInstall: createConfirmInstallService(deps),
     completion,
     booking: createBookingService(deps),
+    shipping: createShippingService(deps),
     subscribers,
     subscriberPasswords: createSubscriberPasswordService(deps),
     creditNotes: createCreditNoteService({ ...deps, subscribers }),
     billingDays: createBillingDayService(deps),
     paymentMethods: createPaymentMethodService({ ...deps, subscribers }),
     payPage: createPayPageService(deps),
+    cardEvents: createCardEventsService({
+      ...deps,
+      verifyEvent: config.STRIPE_WEBHOOK_SECRET ? createStripeEventVerifier(config.STRIPE_WEBHOOK_SECRET) : null,
+    }),
     cancellation: createCancellationService(deps),
     staff: createStaffService(deps),
+    // the operator's toolkit (npm run ops, /api/v1/admin)
+    apiKeys: createApiKeyService({ ...deps, forgetApiKey: auth.forgetApiKey }),
+    providerAdmin: createProviderAdminService({
+      ...deps,
+      forgetAllApiKeys: auth.forgetAllApiKeys,
+      // Tests stand loopback receivers in for the outside world (TEST_ALLOW_LOOPBACK, test runner only).
+      productionUrls: config.NODE_ENV === 'production' && !config.TEST_ALLOW_LOOPBACK,
+    }),
+    plans: createPlansService(deps),
+    inventory: createInventoryImportService(deps),
+    // a provider's card-processor connection and SMS gateway (operator CLI, admin routes)
+    integrations,
     // the scheduled runs
     billingRun: createBillingRunService(deps),
     dunning: createDunningService(deps),
@@ -147,7 +176,7 @@ export function createContainer(
   dbHandle: DbHandle,
   clock: Clock,
   log: FastifyBaseLogger,
-  overrides: DepsOverrides = {},
+  overrides: ContainerParts,
 ): { deps: Deps; services: Services } {
   const db = dbHandle.db;
   const jobs = createJobQueue({ db, clock, log, config });
@@ -161,9 +190,8 @@ export function createContainer(
     scheduler: createScheduler({ db, jobs, clock, log }),
     mailer: overrides.mailer ?? createMailer({ config, log, jobs }),
     webhooks: createWebhooks({ jobs, clock }),
-    adapters: overrides.adapters ?? createAdapters({ db, clock }),
+    adapters: overrides.adapters,
   };
-  if (!overrides.adapters) applyFaultSpec(deps.adapters, config.SIMULATOR_FAULTS);
   const services = createServices(deps);
   registerJobHandlers(deps, services);
   return { deps, services };

@@ -3,6 +3,17 @@ import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type BuildOptions } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import type { Db } from './db/database.js';
+import { holdsDemoDataset } from './demo/seed.js';
+
+/** A ConfigError (a refused setting or database) as its lines on stderr and exit code 1; anything else is rethrown. */
+export function exitOnConfigError(err: unknown): never {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`${err.message}\n`);
+    process.exit(1);
+  }
+  throw err;
+}
 
 /** The configuration, or one readable line on stderr and exit code 1. */
 export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
@@ -12,11 +23,7 @@ export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
     void config.jwtSecret;
     return config;
   } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      process.exit(1);
-    }
-    throw err;
+    return exitOnConfigError(err);
   }
 }
 
@@ -31,10 +38,32 @@ export interface StartedServer {
   baseUrl: string;
 }
 
-/** Builds the app, listens, and closes gracefully on SIGTERM/SIGINT. The only place that listens. */
+/**
+ * What a production start refuses once the database is open (config.ts refuses the settings before):
+ * a database loaded with the demo dataset, whose demo_state keeps every demo key and password in clear.
+ */
+export async function databaseRefusals(config: Pick<Config, 'NODE_ENV'>, db: Db): Promise<string[]> {
+  if (config.NODE_ENV !== 'production') return [];
+  return (await holdsDemoDataset(db))
+    ? [
+        'DATABASE_URL: this database holds the demo dataset (its keys and passwords are kept in clear in demo_state); ' +
+          'production needs a database that never held it: create an empty one (npm run migrate) and set up providers with the operator tools',
+      ]
+    : [];
+}
+
+/**
+ * Builds the app, listens, and closes gracefully on SIGTERM/SIGINT. The only place that listens.
+ * Throws ConfigError (after closing the app, before listening) when databaseRefusals refuses the database.
+ */
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<StartedServer> {
   const { beforeListen, ...buildOpts } = opts;
   const app = await buildApp(config, buildOpts);
+  const refused = await databaseRefusals(config, app.deps.db);
+  if (refused.length) {
+    await app.close();
+    throw new ConfigError(refused.map((line) => `invalid configuration: ${line}`).join('\n'));
+  }
   closeOnSignals(app);
   await beforeListen?.(app);
   await app.listen({ port: config.PORT, host: config.HOST });
@@ -72,5 +101,5 @@ function closeOnSignals(app: FastifyInstance) {
 
 // `tsx src/server.ts` (npm run dev) serves without the demo; `npm start` goes through scripts/start.ts.
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await startServer(loadConfigOrExit());
+  await startServer(loadConfigOrExit()).catch(exitOnConfigError);
 }

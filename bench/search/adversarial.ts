@@ -43,9 +43,9 @@ export async function adversarialSearch(
   const round = (x: number) => Math.round(x * 10) / 10;
   return {
     rps: round(times.length / ((performance.now() - started) / 1000)),
-    p50_ms: round(at(0.5)),
-    p99_ms: round(at(0.99)),
-    max_ms: round(sorted[sorted.length - 1]),
+    p50_ms: round(at(0.5)!),
+    p99_ms: round(at(0.99)!),
+    max_ms: round(sorted[sorted.length - 1]!),
     errors,
     slowest: [...times]
       .sort((a, b) => b.ms - a.ms)

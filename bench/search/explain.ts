@@ -11,7 +11,7 @@ import { planSearch, structuredProbes, type Probe } from '../../src/modules/subs
 import { chooseDriver, searchSql } from '../../src/modules/subscribers/search-words.repository.js';
 import { ownedWithSessionSql } from '../../src/modules/subscribers/profile.repository.js';
 import { previewSnapshotSql } from '../../src/modules/plan-change/plan-change.repository.js';
-import { sessionTokenHash } from '../../src/modules/verification/verification.service.js';
+import { sessionTokenHash } from '../../src/modules/verified-sessions/index.js';
 import type { DB } from '../../src/db/types.js';
 import type { Dataset } from '../scenarios.js';
 
@@ -103,7 +103,7 @@ const preview = previewSnapshotSql({
   providerId: d.provider_id,
   subscriptionId: s.subscription_id,
   subscriberId: s.customer_id,
-  planVersionId: d.plan_version_ids[2],
+  planVersionId: d.plan_version_ids[2]!,
   today,
   month: `${today.slice(0, 7)}-01`,
   perSubscription: false,

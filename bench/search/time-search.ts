@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { createDb } from '../../src/db/database.js';
-import { createCustomerSearchService } from '../../src/modules/subscribers/search.service.js';
+import { createSubscriberSearchService } from '../../src/modules/subscribers/search.service.js';
 import type { Dataset } from '../scenarios.js';
 
 const { values: args } = parseArgs({
@@ -30,8 +30,9 @@ if (!url) throw new Error('DATABASE_URL is required');
 const d = JSON.parse(readFileSync(args.dataset, 'utf8')) as Dataset;
 const handle = await createDb({ databaseUrl: url, poolSize: 1 });
 // The server's time bound on a search, and a logger that stays quiet.
-const search = createCustomerSearchService({
+const search = createSubscriberSearchService({
   db: handle.db,
+  dbHandle: handle,
   config: loadConfig({ ...process.env, NODE_ENV: 'test' }),
   log: pino({ level: 'silent' }),
 });
@@ -80,7 +81,7 @@ const row = (name: string, ms: number[], found: number, counts: number[]) => {
   const s = [...ms].sort((a, b) => a - b);
   const f = (x: number) => x.toFixed(2).padStart(8);
   const mc = [...counts].sort((a, b) => a - b);
-  return `${name.padEnd(16)} n=${String(ms.length).padStart(5)} p50${f(pct(s, 50))} p95${f(pct(s, 95))} p99${f(pct(s, 99))} max${f(s[s.length - 1])} mean${f(s.reduce((a, b) => a + b, 0) / s.length)}  found ${((found / ms.length) * 100).toFixed(2)}%  match_count p50 ${pct(mc, 50)} max ${mc[mc.length - 1]}`;
+  return `${name.padEnd(16)} n=${String(ms.length).padStart(5)} p50${f(pct(s, 50)!)} p95${f(pct(s, 95)!)} p99${f(pct(s, 99)!)} max${f(s[s.length - 1]!)} mean${f(s.reduce((a, b) => a + b, 0) / s.length)}  found ${((found / ms.length) * 100).toFixed(2)}%  match_count p50 ${pct(mc, 50)} max ${mc[mc.length - 1]}`;
 };
 for (const [cls, c] of byClass) {
   console.log(row(cls, c.ms, c.found, c.counts));

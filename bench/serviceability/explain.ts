@@ -62,7 +62,7 @@ async function explain(title: string, why: string, text: string, values: unknown
   await client.query(text, values);
   const r = await client.query(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, values);
   header(title, why);
-  out.push(...r.rows.map((row: Record<string, string>) => row['QUERY PLAN']));
+  out.push(...r.rows.map((row: { 'QUERY PLAN': string }) => row['QUERY PLAN']));
 }
 
 const P = d.provider_id;

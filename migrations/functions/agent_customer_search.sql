@@ -1,7 +1,8 @@
 -- The /agent customer search (search.query.ts builds the probes, search.repository.ts calls it).
 -- Phone, email and customer number match whole; name words whole, with one typo in 5+ letters
 -- (agent_search_name_keys); service-location words by prefix; invoice-address words whole
--- (decisions.md, Safety: search). Answers one row per match and service location, page order.
+-- (decisions.md, Safety: search). Names and streets are folded (agent_search_fold, _fold_street:
+-- decisions.md "Spellings the search folds"); the address probe's key is folded here. Answers one row per match and service location, page order.
 CREATE OR REPLACE FUNCTION agent_customer_search(p_provider uuid, p_kinds text[], p_keys text[], p_houses text[], p_names text[], p_tokens text[], p_limit integer, p_cap integer) RETURNS TABLE(id uuid, first_name text, last_name text, email text, phone text, customer_number text, match_count bigint, subscription_status text, street text, house_number text, postal_code text, city text, unit_label text)
     LANGUAGE plpgsql STABLE PARALLEL SAFE
     SET plan_cache_mode TO 'force_generic_plan'
@@ -26,7 +27,9 @@ DECLARE
 BEGIN
   FOR i IN 1 .. coalesce(array_length(p_kinds, 1), 0) LOOP
     k := p_kinds[i];
-    lo := CASE WHEN k IN ('phone', 'number') THEN p_keys[i] ELSE lower(p_keys[i]) END;
+    lo := CASE WHEN k IN ('phone', 'number') THEN p_keys[i]
+               WHEN k = 'address' THEN agent_search_fold_street(p_keys[i])
+               ELSE lower(p_keys[i]) END;
     hi := lo || chr(1114111);  -- above every string that starts with lo (byte order)
     hn := replace(lower(p_houses[i]), ' ', '');
     nw := string_to_array(lower(p_names[i]), ' ');
@@ -77,8 +80,8 @@ BEGIN
                   WHERE NOT ((length(t) >= 3 AND agent_search_word_prefix(b.postal_code, t)) OR agent_search_word_prefix(b.city, t))) AS rest
           FROM buildings b
           WHERE b.provider_id = p_provider
-            AND lower(coalesce(b.street, '') || ' ' || coalesce(b.house_number, '')) COLLATE "C" >= lo
-            AND lower(coalesce(b.street, '') || ' ' || coalesce(b.house_number, '')) COLLATE "C" < hi
+            AND agent_search_fold_street(coalesce(b.street, '') || ' ' || coalesce(b.house_number, '')) COLLATE "C" >= lo
+            AND agent_search_fold_street(coalesce(b.street, '') || ' ' || coalesce(b.house_number, '')) COLLATE "C" < hi
             AND agent_search_number_matches(b.house_number, hn)
         ),
         sub AS (
@@ -106,8 +109,8 @@ BEGIN
           SELECT v.id FROM (
             SELECT s.id, s.invoice_postal_code, s.invoice_city FROM subscribers s
             WHERE s.provider_id = p_provider AND s.invoice_street IS NOT NULL AND s.invoice_house_number IS NOT NULL
-              AND lower(s.invoice_street || ' ' || s.invoice_house_number) COLLATE "C" >= lo
-              AND lower(s.invoice_street || ' ' || s.invoice_house_number) COLLATE "C" < hi
+              AND agent_search_fold_street(s.invoice_street || ' ' || s.invoice_house_number) COLLATE "C" >= lo
+              AND agent_search_fold_street(s.invoice_street || ' ' || s.invoice_house_number) COLLATE "C" < hi
               AND agent_search_number_matches(s.invoice_house_number, hn)
             OFFSET 0) v
           WHERE (agent_search_word_names_invoice(t1, NULL, v.invoice_postal_code, v.invoice_city, NULL, NULL)

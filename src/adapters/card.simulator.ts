@@ -1,7 +1,7 @@
 import type { Clock } from '../lib/clock.js';
 import { randomAlnum } from '../lib/ids.js';
 import { createFaults, simulateCall, type SimFaultControl } from './faults.js';
-import { CardRequestError, type CardProcessor, type SavedCard } from './types.js';
+import { CardRequestError, type CardProcessor, type ChargeStatus, type PaymentState, type SavedCard } from './types.js';
 
 /** Test card numbers the simulator knows (any other Luhn-valid number is a working card). */
 export const TEST_CARDS = {
@@ -11,6 +11,8 @@ export const TEST_CARDS = {
   declined: '4000000000000002',
   /** Saves, but every charge on it is declined. */
   chargeDeclined: '4000000000000341',
+  /** Stripe's "always authenticate" card: saves, but every off-session charge answers requires_action (3-D Secure). */
+  authenticationRequired: '4000002760003184',
 } as const;
 
 /**
@@ -26,8 +28,15 @@ interface ChargeRecord {
   currency: string;
   idempotencyKey: string;
   payment_intent_id: string;
-  status: 'succeeded' | 'declined';
+  status: ChargeStatus;
   created_at: Date;
+}
+
+interface PaymentRecord {
+  account: string;
+  state: PaymentState;
+  client_secret: string;
+  idempotencyKey: string;
 }
 
 interface CardSetupRecord {
@@ -41,18 +50,36 @@ interface CardSetupRecord {
 
 export interface CardProcessorSimulator extends CardProcessor {
   readonly faults: SimFaultControl;
+  /** Set by createAdapters once the simulator's server runs (see CardProcessor.browserUrl). */
+  browserUrl: string | null;
   /** Every charge the processor took (an idempotent replay adds none), declined ones included. */
   readonly charges: readonly ChargeRecord[];
   /** Setups of an account, oldest first. */
   setups(account: string): CardSetupRecord[];
   /** Cards saved on an account, with the subscriber each belongs to. */
   savedCards(account: string): (SavedCard & { subscriberId: string })[];
+  /**
+   * The browser's side (what Stripe.js does with Stripe): pays a payment created with createPayment by a
+   * test card number, given the payment's client secret. Reached through the simulator's own server
+   * (card.simulator-routes.ts), never through this server's routes.
+   */
+  confirmPayment(req: { paymentIntentId: string; clientSecret: string; cardNumber: string }): Promise<PaymentState>;
 }
 
 interface StoredCard {
   card: SavedCard;
   subscriberId: string;
-  declinesCharges: boolean;
+  chargeOutcome: ChargeStatus;
+}
+
+/** What an off-session charge on a card of this number answers. */
+const chargeOutcomeOf = (number: string): ChargeStatus =>
+  number === TEST_CARDS.chargeDeclined ? 'declined' : number === TEST_CARDS.authenticationRequired ? 'requires_action' : 'succeeded';
+
+function cardNumberProblem(number: string): CardRequestError | null {
+  if (!/^\d{12,19}$/.test(number) || !luhnValid(number)) return new CardRequestError('incorrect_number', 'The card number is incorrect');
+  if (number === TEST_CARDS.declined) return new CardRequestError('card_declined', 'The card was declined');
+  return null;
 }
 
 function luhnValid(digits: string): boolean {
@@ -86,10 +113,12 @@ export function createCardSimulator({ clock, timeoutMs }: { clock: Clock; timeou
   const cards = new Map<string, Map<string, StoredCard>>(); // account -> payment_method_id -> card
   const charges: ChargeRecord[] = [];
   const byKey = new Map<string, ChargeRecord>(); // `${account}\n${idempotencyKey}`
+  const payments = new Map<string, PaymentRecord>();
+  const paymentsByKey = new Map<string, PaymentRecord>();
 
   function accountCards(account: string) {
     let m = cards.get(account);
-    if (!m) cards.set(account, (m = new Map()));
+    if (!m) cards.set(account, (m = new Map<string, StoredCard>()));
     return m;
   }
 
@@ -100,6 +129,9 @@ export function createCardSimulator({ clock, timeoutMs }: { clock: Clock; timeou
 
   return {
     faults: faults.control,
+    kind: 'simulator',
+    takesCardNumbers: true,
+    browserUrl: null,
     get charges() {
       return charges;
     },
@@ -130,9 +162,8 @@ export function createCardSimulator({ clock, timeoutMs }: { clock: Clock; timeou
         // Confirming twice (a retried request) answers the card saved the first time.
         if (setup.status === 'succeeded') return { ...accountCards(req.account).get(setup.payment_method_id!)!.card };
         const number = (req.cardNumber ?? TEST_CARDS.succeeds).replace(/[\s-]/g, '');
-        if (!/^\d{12,19}$/.test(number) || !luhnValid(number))
-          throw new CardRequestError('incorrect_number', 'The card number is incorrect');
-        if (number === TEST_CARDS.declined) throw new CardRequestError('card_declined', 'The card was declined');
+        const problem = cardNumberProblem(number);
+        if (problem) throw problem;
         const card: SavedCard = {
           payment_method_id: `pm_${randomAlnum(24)}`,
           brand: brandOf(number),
@@ -143,7 +174,7 @@ export function createCardSimulator({ clock, timeoutMs }: { clock: Clock; timeou
         accountCards(req.account).set(card.payment_method_id, {
           card,
           subscriberId: setup.subscriberId,
-          declinesCharges: number === TEST_CARDS.chargeDeclined,
+          chargeOutcome: chargeOutcomeOf(number),
         });
         setup.status = 'succeeded';
         setup.payment_method_id = card.payment_method_id;
@@ -172,9 +203,10 @@ export function createCardSimulator({ clock, timeoutMs }: { clock: Clock; timeou
         }
 
         const stored = accountCards(req.account).get(req.paymentMethodId);
-        let declines: boolean;
-        if (stored) declines = stored.declinesCharges;
-        else if (req.paymentMethodId.startsWith('pm_')) declines = req.paymentMethodId.includes(DECLINING_PAYMENT_METHOD_MARKER);
+        let status: ChargeStatus;
+        if (stored) status = stored.chargeOutcome;
+        else if (req.paymentMethodId.startsWith('pm_'))
+          status = req.paymentMethodId.includes(DECLINING_PAYMENT_METHOD_MARKER) ? 'declined' : 'succeeded';
         else throw new CardRequestError('payment_method_not_found', 'No such payment method on this account');
 
         const record: ChargeRecord = {
@@ -184,13 +216,63 @@ export function createCardSimulator({ clock, timeoutMs }: { clock: Clock; timeou
           currency,
           idempotencyKey: req.idempotencyKey,
           payment_intent_id: `pi_${randomAlnum(24)}`,
-          status: declines ? 'declined' : 'succeeded',
+          status,
           created_at: clock.now(),
         };
         charges.push(record);
         byKey.set(key, record);
         return { payment_intent_id: record.payment_intent_id, status: record.status };
       });
+    },
+
+    createPayment(req) {
+      return simulateCall('card', faults, async () => {
+        requireString('account', req?.account);
+        requireString('idempotencyKey', req.idempotencyKey, 255);
+        if (!Number.isSafeInteger(req.amountCents) || req.amountCents <= 0)
+          throw new CardRequestError('invalid_request', 'amountCents must be a positive integer');
+        const key = `${req.account}\n${req.idempotencyKey}`;
+        const prior = paymentsByKey.get(key);
+        if (prior) return { payment_intent_id: prior.state.payment_intent_id, client_secret: prior.client_secret };
+        const id = `pi_${randomAlnum(24)}`;
+        const record: PaymentRecord = {
+          account: req.account,
+          idempotencyKey: req.idempotencyKey,
+          client_secret: `${id}_secret_${randomAlnum(32)}`,
+          state: {
+            payment_intent_id: id,
+            status: 'requires_payment_method',
+            amount_cents: req.amountCents,
+            currency: req.currency.toUpperCase(),
+            invoice_id: req.invoiceId,
+          },
+        };
+        payments.set(id, record);
+        paymentsByKey.set(key, record);
+        return { payment_intent_id: id, client_secret: record.client_secret };
+      });
+    },
+
+    getPayment(req) {
+      return simulateCall('card', faults, async () => {
+        const p = payments.get(req?.paymentIntentId);
+        if (!p || p.account !== req.account) throw new CardRequestError('payment_not_found', 'No such payment on this account');
+        return { ...p.state };
+      });
+    },
+
+    async confirmPayment(req) {
+      const p = payments.get(req?.paymentIntentId);
+      if (!p || typeof req.clientSecret !== 'string' || req.clientSecret !== p.client_secret)
+        throw new CardRequestError('payment_not_found', 'No such payment');
+      if (p.state.status === 'succeeded') return { ...p.state };
+      const number = String(req.cardNumber ?? '').replace(/[\s-]/g, '');
+      const problem = cardNumberProblem(number);
+      if (problem) throw problem;
+      // On-session, the cardholder is present: a 3-D Secure card authenticates here and pays.
+      if (number === TEST_CARDS.chargeDeclined) throw new CardRequestError('card_declined', 'The card was declined');
+      p.state.status = 'succeeded';
+      return { ...p.state };
     },
 
     setups(account) {

@@ -14,6 +14,6 @@ export function applyFaultSpec(adapters: Adapters, spec: string | undefined) {
   for (const part of spec.split(',')) {
     const [system, rest] = part.split('=') as [keyof typeof SYSTEMS, string];
     const [mode, delay] = rest.split(':');
-    adapters[SYSTEMS[system]].faults.set(mode as FaultMode, delay ? { delayMs: Number(delay) } : {});
+    adapters[SYSTEMS[system]]?.faults.set(mode as FaultMode, delay ? { delayMs: Number(delay) } : {});
   }
 }

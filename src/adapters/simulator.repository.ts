@@ -3,6 +3,7 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { SimSwitchPorts } from '../db/types.js';
 import type { Executor } from '../db/executor.js';
+import { firstRow } from '../lib/present.js';
 
 export type SwitchPortRow = Selectable<SimSwitchPorts>;
 export type SwitchAction = 'provision_port' | 'captive_portal' | 'reset_port' | 'update_bandwidth';
@@ -83,7 +84,7 @@ export async function claimAndApply(
         operations = sim_switch_ports.operations + 1
     )
     SELECT EXISTS (SELECT 1 FROM loc) AS known, EXISTS (SELECT 1 FROM claim) AS claimed`.execute(db);
-  return r.rows[0];
+  return firstRow(r.rows);
 }
 
 export function listCreditNoteRows(db: Executor, subscriberId: string) {

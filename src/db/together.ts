@@ -16,7 +16,7 @@ export type Write = OperationNodeSource & Compilable;
 // Any schema: a Transaction is a Kysely.
 export async function executeTogether(ex: Kysely<any>, writes: Write[]): Promise<void> {
   if (writes.length === 0) return;
-  if (writes.length === 1) {
+  if (writes.length === 1 && writes[0]) {
     await ex.executeQuery(writes[0].compile());
     return;
   }

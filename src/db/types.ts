@@ -29,12 +29,14 @@ export type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
 export interface ApiKeys {
   created_at: Generated<Timestamp>;
+  expires_at: Timestamp | null;
   features: Generated<string[]>;
   id: string;
   key_hash: Buffer;
   name: Generated<string>;
   prefix: string;
   provider_id: string;
+  replaced_by: string | null;
   revoked_at: Timestamp | null;
 }
 
@@ -80,8 +82,16 @@ export interface Buildings {
   postal_code: string | null;
   provider_id: string;
   province: string | null;
+  ref: string | null;
   region: string | null;
   street: string | null;
+}
+
+export interface CardProcessorEvents {
+  account: string | null;
+  id: string;
+  received_at: Generated<Timestamp>;
+  type: string;
 }
 
 export interface CheckoutSessions {
@@ -121,6 +131,7 @@ export interface CoverageAddresses {
 export interface CredentialFailures {
   failed_at: Timestamp;
   id: string;
+  network: string | null;
   subject: string;
 }
 
@@ -171,13 +182,16 @@ export interface InstallJobs {
   booking_ends_at: Timestamp | null;
   booking_invite_sent_at: Timestamp | null;
   booking_starts_at: Timestamp | null;
+  carrier: string | null;
   created_at: Generated<Timestamp>;
   id: string;
   kind: string;
   move_in_date: string | null;
   provider_id: string;
+  shipped_at: Timestamp | null;
   status: string;
   subscription_id: string;
+  tracking_reference: string | null;
   unit_id: string | null;
   updated_at: Generated<Timestamp>;
 }
@@ -343,6 +357,15 @@ export interface Providers {
   webhook_url: string | null;
 }
 
+export interface ProviderSmsGateways {
+  account_sid: string;
+  auth_token_sealed: Buffer;
+  kind: Generated<string>;
+  provider_id: string;
+  sender: string;
+  updated_at: Generated<Timestamp>;
+}
+
 export interface RateLimitBuckets {
   bucket: string;
   hits: number;
@@ -363,6 +386,7 @@ export interface RollbackLinks {
   expires_at: Timestamp;
   id: string;
   kind: string;
+  mailed_to: string | null;
   plan_change_id: string | null;
   provider_id: string;
   restore: Json | null;
@@ -581,6 +605,7 @@ export interface DB {
   billing_documents: BillingDocuments;
   building_calendars: BuildingCalendars;
   buildings: Buildings;
+  card_processor_events: CardProcessorEvents;
   checkout_sessions: CheckoutSessions;
   coverage_addresses: CoverageAddresses;
   credential_failures: CredentialFailures;
@@ -599,6 +624,7 @@ export interface DB {
   plan_changes: PlanChanges;
   plan_versions: PlanVersions;
   plans: Plans;
+  provider_sms_gateways: ProviderSmsGateways;
   providers: Providers;
   rate_limit_buckets: RateLimitBuckets;
   regions: Regions;

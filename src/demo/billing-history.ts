@@ -2,14 +2,17 @@ import type { Insertable } from 'kysely';
 import type { DB } from '../db/types.js';
 import { addDays, addMonths, monthStart } from '../lib/dates.js';
 import { newId, randomAlnum } from '../lib/ids.js';
-import { monthLabel, PAYMENT_TERM_DAYS } from '../modules/billing/billing.calendar.js';
-import { creditNoteNumber, externalDocumentId, invoiceNumber } from '../modules/billing/invoice-numbers.js';
+import { creditNoteNumber, externalDocumentId, invoiceNumber, monthLabel, PAYMENT_TERM_DAYS } from '../modules/invoices/index.js';
 import type { CustomerRef } from './customer.js';
 import type { Rng } from './random.js';
 import type { Rows, SeedTable } from './rows.js';
 
 /** The first month of the demo's year of history for a subscription: 11 months ago, or its activation month. */
-export const historyStart = (currentMonth: string, activatedAt: Date) => [addMonths(currentMonth, -11), monthStart(activatedAt)].sort()[1];
+export const historyStart = (currentMonth: string, activatedAt: Date) => {
+  const yearAgo = addMonths(currentMonth, -11);
+  const activated = monthStart(activatedAt);
+  return activated > yearAgo ? activated : yearAgo;
+};
 
 /** Monthly invoices, their lines and billing documents, and credit notes, in the billing module's formats. */
 export function createBillingHistory({ rows, rng, now }: { rows: Pick<Rows, SeedTable>; rng: Rng; now: Date }) {

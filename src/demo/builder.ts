@@ -80,8 +80,8 @@ export function createBuilder(now: Date, rng: Rng) {
   }
 
   function customer(s: CustomerSpec): CustomerRef {
-    const subscriberId = newId();
-    const subscriptionId = newId();
+    const subscriberId = s.ids?.subscriber ?? newId();
+    const subscriptionId = s.ids?.subscription ?? newId();
     const phone = s.phone ? uniq.fixedPhone(s.phone, s.country) : uniq.phone(s.country);
     const email = s.email ?? uniq.email(s.first, s.last);
     const number = uniq.customerNumber();

@@ -23,6 +23,8 @@ type CurrentMonth = 'open' | 'paid' | 'none' | 'no_document' | 'no_invoice';
 
 export interface CustomerSpec {
   providerId: string;
+  /** Fixed ids (fixed-ids.ts) instead of fresh ones. */
+  ids?: { subscriber: string; subscription: string };
   first: string;
   last: string;
   country: Country;

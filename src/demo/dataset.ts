@@ -1,6 +1,7 @@
 import { addMonths } from '../lib/dates.js';
-import { calendarPosition, proratedDifferenceCents } from '../modules/plan-change/plan-change.quote.js';
-import { createBuilder, type Builder, type CustomerRef, type CustomerSpec } from './builder.js';
+import { DEMO_FIXED_IDS } from './fixed-ids.js';
+import { calendarPosition, proratedDifferenceCents } from '../modules/plan-change/index.js';
+import { createBuilder, type CustomerRef, type CustomerSpec } from './builder.js';
 import type { DemoBuilding, DemoCustomer, DemoDocument } from './document.js';
 import {
   MAIN_BUILDINGS,
@@ -14,6 +15,7 @@ import {
 import { ALL_FEATURES, addPlan, addProvider, addUser } from './providers.js';
 import { seededRng } from './random.js';
 import { addVolumeCustomers } from './volume.js';
+import { present } from '../lib/present.js';
 
 export interface DatasetOptions {
   now: Date;
@@ -91,6 +93,7 @@ export async function buildDemoDataset(o: DatasetOptions) {
     down: 100,
     up: 20,
     storeProductId: 'nl-basic-100',
+    id: DEMO_FIXED_IDS.plans.basic,
   });
   const fast = addPlan(b, main.id, {
     name: 'Fibre Fast 500',
@@ -99,6 +102,7 @@ export async function buildDemoDataset(o: DatasetOptions) {
     down: 500,
     up: 100,
     storeProductId: 'nl-fast-500',
+    id: DEMO_FIXED_IDS.plans.fast,
   });
   const faster = addPlan(b, main.id, {
     name: 'Fibre Faster 1000',
@@ -107,6 +111,7 @@ export async function buildDemoDataset(o: DatasetOptions) {
     down: 1000,
     up: 300,
     storeProductId: 'nl-faster-1000',
+    id: DEMO_FIXED_IDS.plans.faster,
   });
   const otherPlan = addPlan(b, other.id, {
     name: 'Kiez Fibre 300',
@@ -137,7 +142,7 @@ export async function buildDemoDataset(o: DatasetOptions) {
   const second = built.get('second_line')!;
   const reserved = new Set<string>();
   const take = (bl: BuiltBuilding, index: number) => {
-    const u = bl.units[index];
+    const u = present(bl.units[index], `unit ${index} of a demo building`);
     reserved.add(u.id);
     return u;
   };
@@ -153,14 +158,14 @@ export async function buildDemoDataset(o: DatasetOptions) {
   };
   const known = portAt(0);
   const firstFree = take(first, 1);
-  const spare = [portAt(2), portAt(3), portAt(4)];
+  const spare = [portAt(2), portAt(3), portAt(4)] as const;
   const suiteOnlyUnit = take(first, 5);
   const moreSpares = [14, 15, 16, 17].map(portAt);
-  const freeUnits: Record<string, BuiltBuilding['units'][number]> = {};
-  for (const key of ['second_line', 'third_line', 'unclassified']) {
+  const lastUnit = (key: string) => {
     const bl = built.get(key)!;
-    freeUnits[key] = take(bl, bl.units.length - 1); // the top floor's last unit stays free
-  }
+    return take(bl, bl.units.length - 1); // the top floor's last unit stays free
+  };
+  const freeUnits = { second_line: lastUnit('second_line'), third_line: lastUnit('third_line'), unclassified: lastUnit('unclassified') };
 
   // Named customers ----------------------------------------------------------------------------
   const base = (
@@ -188,7 +193,10 @@ export async function buildDemoDataset(o: DatasetOptions) {
   });
 
   const invoiced = b.customer(
-    base('Helga', 'Brandt', '0151 24681357', take(first, 6), { operatorNotes: 'internal: asked twice about a static IP' }),
+    base('Helga', 'Brandt', '0151 24681357', take(first, 6), {
+      operatorNotes: 'internal: asked twice about a static IP',
+      ids: { subscriber: DEMO_FIXED_IDS.invoiced.customer, subscription: DEMO_FIXED_IDS.invoiced.subscription },
+    }),
   );
   b.statusEvents(invoiced, 2);
   // not_invoiced and missing_invoice were activated today, after this month's billing date: the
@@ -269,15 +277,16 @@ export async function buildDemoDataset(o: DatasetOptions) {
     created_at: new Date(now.getTime() - 5 * DAY),
     updated_at: new Date(now.getTime() - 2 * DAY),
   });
-  const ambiguous = [3, 17].map((i, n) =>
+  const ambiguousAt = (i: number, n: number) =>
     b.customer(
       base('Anna', 'Schmidt', n === 0 ? '0152 33445566' : '+49 30 66778899', take(second, i), {
         building: second,
         plan: n === 0 ? basic.ref : fast.ref,
         card: n === 0,
       }),
-    ),
-  );
+    );
+  const ambiguous = [ambiguousAt(3, 0), ambiguousAt(17, 1)] as const;
+  const otherUnit = present(otherB.built.units[0], "the first unit of the other provider's building");
   const otherCustomer = b.customer({
     providerId: other.id,
     first: 'Kurt',
@@ -285,7 +294,7 @@ export async function buildDemoDataset(o: DatasetOptions) {
     phone: '0170 9988776',
     country: 'DE',
     building: otherB.built,
-    unit: otherB.built.units[0],
+    unit: otherUnit,
     plan: otherPlan.ref,
     status: 'ACTIVE',
     serviceBilled: true,
@@ -381,7 +390,7 @@ export async function buildDemoDataset(o: DatasetOptions) {
     if (bl === second) occupiedUnitId = refs.find((r) => r.spec.status === 'ACTIVE')?.unit_id ?? null;
   }
   occupiedUnitId ??= ambiguous[0].unit_id;
-  reserved.add(otherB.built.units[0].id);
+  reserved.add(otherUnit.id);
   const otherFree = take(otherB.built, 1);
   const otherPort = b.port(other.id, otherB.built, otherFree.id);
   addVolumeCustomers(b, {
@@ -474,7 +483,7 @@ export async function buildDemoDataset(o: DatasetOptions) {
     address: bl.address,
     line_type: bl.spec.lineType,
     region: bl.spec.region,
-    time_zone: REGION_TIME_ZONES[bl.spec.region],
+    time_zone: present(REGION_TIME_ZONES[bl.spec.region], `the time zone of ${bl.spec.region}`),
     structured: {
       street: bl.spec.street,
       house_number: bl.spec.houseNumber,
@@ -530,5 +539,5 @@ export async function buildDemoDataset(o: DatasetOptions) {
     checkout_sessions: sessions,
     counts: {},
   };
-  return { rows: b.rows, document, builder: b as Builder };
+  return { rows: b.rows, document, builder: b };
 }

@@ -1,5 +1,5 @@
 // The JSON document `npm run seed:demo -- --json` prints and `npm start` writes to var/demo.json.
-// Its keys are fixed by shared/spec/demo-dataset.md; the extra keys here only add to them.
+// Its keys are fixed by docs/demo-dataset.md; the extra keys here only add to them.
 
 export interface DemoCustomer {
   id: string;

@@ -1,6 +1,7 @@
 import { parsePhoneNumber } from 'awesome-phonenumber';
 import { customerNumber } from '../lib/ids.js';
 import type { Rng } from './random.js';
+import { present } from '../lib/present.js';
 
 // Names of the volume customers. The named demo customers use surnames that are NOT in these
 // lists, so a search for a named customer finds exactly the customer the document names.
@@ -148,7 +149,7 @@ const FOLD: Record<string, string> = { ä: 'ae', ö: 'oe', ü: 'ue', ß: 'ss', �
 const emailLocal = (s: string) =>
   s
     .toLowerCase()
-    .replace(/[äöüßéèôç]/g, (c) => FOLD[c])
+    .replace(/[äöüßéèôç]/g, (c) => present(FOLD[c], `the folding of ${c}`))
     .replace(/[^a-z0-9]+/g, '');
 
 const DE_MOBILE = ['151', '152', '157', '160', '162', '170', '171', '172', '175', '176', '177', '178', '179'];

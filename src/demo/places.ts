@@ -1,7 +1,7 @@
 import type { Insertable } from 'kysely';
 import type { DB } from '../db/types.js';
 import { newId, randomAlnum, randomToken } from '../lib/ids.js';
-import { coverageColumns } from '../modules/serviceability/address-normalize.js';
+import { coverageColumns } from '../modules/serviceability/index.js';
 import type { Country } from './people.js';
 
 type LineType = 'first_line' | 'second_line' | 'third_line' | null;

@@ -4,7 +4,7 @@ import { hashPassword, newPrefixedSecret } from '../lib/crypto.js';
 import { formatCents } from '../lib/money.js';
 import { newId, randomToken } from '../lib/ids.js';
 import { newSigningSecret } from '../webhooks/endpoint.js';
-import type { Feature } from '../modules/auth/auth.service.js';
+import type { Feature } from '../modules/auth/index.js';
 import type { Builder, PlanRef } from './builder.js';
 import type { Credentials, DemoPlan } from './document.js';
 
@@ -56,10 +56,10 @@ export function addProvider(b: Builder, p: ProviderSpec) {
 export function addPlan(
   b: Builder,
   providerId: string,
-  o: { name: string; priceCents: number; currency: string; down: number; up: number; storeProductId: string },
+  o: { name: string; priceCents: number; currency: string; down: number; up: number; storeProductId: string; id?: string },
 ): { ref: PlanRef; doc: DemoPlan } {
   const planId = newId();
-  const id = newId();
+  const id = o.id ?? newId();
   b.rows.plans.push({ id: planId, provider_id: providerId, name: o.name, description: `${o.down}/${o.up} Mbit/s fibre` });
   b.rows.plan_versions.push({
     id,

@@ -1,3 +1,4 @@
+import { present } from '../lib/present.js';
 // The demo's *shape* (names, phones, months, amounts) comes from a seeded generator, so every load
 // looks the same and a test can rely on it; ids and secrets come from crypto and differ per load.
 
@@ -23,7 +24,7 @@ export function seededRng(seed: number): Rng {
   return {
     next,
     int: (min, max) => min + Math.floor(next() * (max - min + 1)),
-    pick: (items) => items[Math.floor(next() * items.length)],
+    pick: (items) => present(items[Math.floor(next() * items.length)], 'an item to pick'),
     chance: (p) => next() < p,
   };
 }

@@ -54,7 +54,7 @@ export async function insertRows(trx: Transaction<DB>, rows: Pick<Rows, SeedTabl
     for (let i = 0; i < list.length; i += chunk) {
       await trx
         .insertInto(table)
-        .values(list.slice(i, i + chunk) as never)
+        .values(list.slice(i, i + chunk))
         .execute();
     }
   }

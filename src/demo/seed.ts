@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
-import { sandboxCheckoutUrl } from '../modules/checkout/checkout.service.js';
+import { sandboxCheckoutUrl } from '../modules/checkout/index.js';
 import { buildDemoDataset } from './dataset.js';
 import type { DemoDocument } from './document.js';
 import { insertRows, lockDemo } from './rows.js';
@@ -59,9 +59,30 @@ export async function loadDemo({ db, clock, config }: DemoDeps, opts: { occupanc
   });
 }
 
+/** Whether the database was ever loaded with the demo dataset (its document, secrets in clear, is in demo_state). */
+export async function holdsDemoDataset(db: Db): Promise<boolean> {
+  return (await db.selectFrom('demo_state').select('id').limit(1).executeTakeFirst()) !== undefined;
+}
+
+/**
+ * The stored document, with each demo provider's webhook endpoint as the database has it now: a later
+ * `npm run provider:webhook` changes the URL (and may rotate the signing secret), and the document
+ * `npm start` writes must say so rather than what the seed chose.
+ */
 export async function readDemoDocument(db: Db): Promise<DemoDocument | null> {
   const row = await db.selectFrom('demo_state').select('document').where('id', '=', 1).executeTakeFirst();
-  return row ? fromStoredForm(row.document) : null;
+  if (!row) return null;
+  const doc = fromStoredForm(row.document);
+  const ids = Object.values(doc.providers).map((p) => p.id);
+  const now = await db.selectFrom('providers').select(['id', 'webhook_url', 'webhook_signing_secret']).where('id', 'in', ids).execute();
+  const byId = new Map(now.map((p) => [p.id, p]));
+  const main = byId.get(doc.providers.main.id);
+  if (main) doc.webhook_url = main.webhook_url;
+  for (const p of Object.values(doc.providers) as { id: string; webhook_signing_secret?: string }[]) {
+    const current = byId.get(p.id)?.webhook_signing_secret;
+    if (current && 'webhook_signing_secret' in p) p.webhook_signing_secret = current;
+  }
+  return doc;
 }
 
 // jsonb reorders object keys; the document is kept as one JSON string inside the jsonb value so a

@@ -45,7 +45,11 @@ export interface EnsureDemoDeps {
  * DEMO_SEED=false or NODE_ENV=production), a database holding the demo keeps it, and in both
  * cases the document is written to var/demo.json. A database with other data is left alone.
  */
-export async function ensureDemo(deps: EnsureDemoDeps, file = DEMO_DOCUMENT_FILE): Promise<DemoAtStart> {
+export async function ensureDemo(
+  deps: EnsureDemoDeps,
+  file = DEMO_DOCUMENT_FILE,
+  progress: (line: string) => void = () => undefined,
+): Promise<DemoAtStart> {
   const { config } = deps;
   if (config.NODE_ENV === 'production') return { document: null, note: 'NODE_ENV=production: the demo dataset is never loaded' };
   let document = await readDemoDocument(deps.db);
@@ -53,8 +57,10 @@ export async function ensureDemo(deps: EnsureDemoDeps, file = DEMO_DOCUMENT_FILE
   if (!document) {
     if (!config.DEMO_SEED) return { document: null, note: 'DEMO_SEED=false: demo dataset not loaded' };
     if (!(await isDatabaseEmpty(deps.db))) return { document: null, note: 'the database holds other data: demo dataset not loaded' };
+    progress('Loading the demo dataset into the empty database (about 300 customers with a year of history) ...');
     const load = await loadDemo(deps);
     document = load.document;
+    progress(`Demo dataset loaded in ${(load.ms / 1000).toFixed(1)} s: ${demoCounts(document.counts)}`);
     note = `demo dataset loaded in ${(load.ms / 1000).toFixed(1)} s; document written to ${file}`;
   }
   document = await writeDemoDocument(document, config.publicBaseUrl, file);
@@ -73,4 +79,19 @@ export async function writeDemoDocument(document: DemoDocument, baseUrl: string,
   await writeFile(file, `${JSON.stringify(current, null, 2)}\n`, { mode: 0o600 });
   await chmod(file, 0o600);
   return current;
+}
+
+/** The counts a person recognises, then the total: "4 providers, 312 subscribers, ... (9,876 rows)". */
+function demoCounts(counts: Record<string, number>): string {
+  const named: [string, string][] = [
+    ['providers', 'providers'],
+    ['subscribers', 'subscribers'],
+    ['subscriptions', 'subscriptions'],
+    ['invoices', 'invoices'],
+    ['buildings', 'buildings'],
+    ['units', 'units'],
+  ];
+  const parts = named.flatMap(([t, label]) => (counts[t] === undefined ? [] : [`${counts[t].toLocaleString('en-US')} ${label}`]));
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  return `${parts.join(', ')} (${total.toLocaleString('en-US')} rows in ${Object.keys(counts).length} tables)`;
 }

@@ -1,6 +1,7 @@
 import { newId } from '../lib/ids.js';
 import type { Builder, CustomerRef, PlanRef, SubStatus } from './builder.js';
 import { personName } from './people.js';
+import { present } from '../lib/present.js';
 import type { BuiltBuilding } from './places.js';
 
 /**
@@ -21,6 +22,8 @@ export function addVolumeCustomers(
   const { rng } = b;
   const refs: CustomerRef[] = [];
   const spec = o.building.spec;
+  const plan0 = present(o.plans[0], 'a plan for volume customers');
+  const plan1 = present(o.plans[1], 'a second plan for volume customers');
   const firstLine = spec.lineType === 'first_line';
   for (const unit of o.building.units) {
     if (o.reserved.has(unit.id) || !rng.chance(o.occupancy)) continue;
@@ -39,7 +42,7 @@ export function addVolumeCustomers(
       country: spec.country,
       building: o.building,
       unit,
-      plan: rng.pick([o.plans[0], o.plans[0], o.plans[1], o.plans[1], o.plans[2] ?? o.plans[0]]),
+      plan: rng.pick([plan0, plan0, plan1, plan1, o.plans[2] ?? plan0]),
       status,
       serviceBilled,
       activatedAt: new Date(b.now.getTime() - rng.int(40, 720) * 86_400_000 - rng.int(0, 86_399) * 1000),

@@ -19,6 +19,7 @@ export const money = (cents: number, currency: string) => `${formatCents(cents)}
  * print as garbage, so they become '?'. Line breaks in data become spaces.
  */
 function printable(s: unknown): string {
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- any cell value, printed as String() writes it
   return String(s ?? '')
     .replace(/[\r\n\t]+/g, ' ')
     .replace(/\u2192/g, '->')
@@ -50,7 +51,7 @@ export function renderPdf(spec: PageSpec, draw: (doc: Doc) => void): Promise<Buf
     lang: 'en',
     displayTitle: true,
     bufferPages: false,
-  } as ConstructorParameters<typeof PDFDocument>[0]);
+  });
   const chunks: Buffer[] = [];
   return new Promise<Buffer>((resolve, reject) => {
     doc.on('data', (c: Buffer) => chunks.push(c));

@@ -28,7 +28,7 @@ export function createBatcher<I, O>(run: (items: I[]) => Promise<(O | Error)[]>,
       batch.forEach((w, i) => {
         const r = results[i];
         if (r instanceof Error) w.reject(r);
-        else w.resolve(r);
+        else w.resolve(r as O); // one result per item: the length is checked above
       });
     } catch (err) {
       for (const w of batch) w.reject(err);

@@ -152,7 +152,7 @@ export function createJobQueue({ db, clock, log, config, heartbeatMs }: QueueDep
       FROM jsonb_to_recordset(${batch}::jsonb) AS v(id uuid, token text, result jsonb, at timestamptz)
       WHERE jobs.id = v.id AND jobs.locked_by = v.token
         -- "still running", as a CASE so the plan is a primary-key lookup whatever the statistics
-        -- say (a plain status = 'running' lets the planner walk jobs_lease_idx; migration 1350).
+        -- say (a plain status = 'running' lets the planner walk jobs_lease_idx of the baseline).
         AND CASE jobs.status WHEN 'running' THEN true ELSE false END
       RETURNING jobs.id`.execute(db);
     const done = new Set(r.rows.map((row) => row.id));

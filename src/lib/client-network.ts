@@ -7,13 +7,13 @@ import { isIPv6 } from 'node:net';
  */
 export function clientNetwork(ip: string): string {
   if (!isIPv6(ip)) return ip;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped) return mapped[1];
-  const bare = ip.toLowerCase().split('%')[0];
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip)?.[1];
+  if (mapped) return mapped;
+  const [bare = ''] = ip.toLowerCase().split('%');
   const groups = (part: string) => (part ? part.split(':').flatMap((g) => (g.includes('.') ? ['0', '0'] : [g])) : []);
-  const [head, tail] = bare.split('::');
+  const [head = '', tail] = bare.split('::');
   const h = groups(head);
-  const all = tail === undefined ? h : [...h, ...Array(8 - h.length - groups(tail).length).fill('0'), ...groups(tail)];
+  const all = tail === undefined ? h : [...h, ...Array<string>(8 - h.length - groups(tail).length).fill('0'), ...groups(tail)];
   return `${all
     .slice(0, 4)
     .map((g) => parseInt(g, 16).toString(16))

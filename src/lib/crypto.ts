@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual, webcrypto } from 'node:crypto';
 import { hash as argonHash, verify as argonVerify } from '@node-rs/argon2';
 import { randomAlnum, randomToken } from './ids.js';
+import { group } from './present.js';
 
 export const sha256 = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
 
@@ -28,7 +29,7 @@ const PREFIXED_RE = /^(sk|whs)_([a-z0-9]{8})_([A-Za-z0-9_-]{32,})$/;
 export function parsePrefixedSecret(value: string, kind: 'sk' | 'whs'): { prefix: string } | null {
   const m = PREFIXED_RE.exec(value);
   if (!m || m[1] !== kind) return null;
-  return { prefix: m[2] };
+  return { prefix: group(m, 2) };
 }
 
 export const hashPassword = (password: string): Promise<string> => argonHash(password);

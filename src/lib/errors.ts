@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'too_many_attempts'
   | 'customer_not_found'
   | 'not_found'
+  | 'method_not_allowed'
   | 'confirmation_required'
   | 'plan_change_limit'
   | 'subscription_not_active'
@@ -35,7 +36,9 @@ export type ErrorCode =
   | 'portal_account_missing'
   | 'quote_invalid'
   | 'quote_expired'
-  | 'quote_changed';
+  | 'quote_changed'
+  | 'quote_required'
+  | 'billing_escalation';
 
 export interface ValidationDetail {
   field: string;
@@ -60,7 +63,14 @@ export class AppError extends Error {
     readonly status: number,
     readonly code: ErrorCode,
     message: string,
-    readonly extra: { detail?: unknown; details?: ValidationDetail[]; headers?: Record<string, string>; next?: NextStep } = {},
+    readonly extra: {
+      detail?: unknown;
+      details?: ValidationDetail[];
+      headers?: Record<string, string>;
+      next?: NextStep;
+      /** /agent: extra fields of the error object (e.g. plan_change_limit's next_change_at). */
+      fields?: Record<string, string>;
+    } = {},
   ) {
     super(message);
     this.name = 'AppError';

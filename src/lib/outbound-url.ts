@@ -35,8 +35,8 @@ LOOPBACK.addAddress('::1', 'ipv6');
 
 /** An IPv4 address written as IPv6 (::ffff:10.0.0.1) is judged as the IPv4 one. */
 function normalise(address: string): { address: string; family: 'ipv4' | 'ipv6' } {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return { address: mapped[1], family: 'ipv4' };
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+  if (mapped) return { address: mapped, family: 'ipv4' };
   return { address, family: isIP(address) === 6 ? 'ipv6' : 'ipv4' };
 }
 
@@ -55,6 +55,12 @@ const resolveAll: Resolve = async (host) => (await lookup(host, { all: true, ver
 
 const hostOf = (u: URL) => u.hostname.replace(/^\[|\]$/g, '').toLowerCase();
 const isLocalhostName = (host: string) => host === 'localhost' || host.endsWith('.localhost');
+
+/** Whether a URL's host is this machine: localhost names or a loopback address (no lookup). */
+export function isLoopbackUrl(url: URL): boolean {
+  const host = hostOf(url);
+  return isLocalhostName(host) || (isIP(host) !== 0 && isLoopbackAddress(host));
+}
 
 /**
  * Whether a webhook or checkout URL may be used; the reason when not (null: fine).

@@ -1,3 +1,4 @@
+import { present } from './present.js';
 // Wall-clock time in an IANA time zone, through Node's ICU (Intl): no date library needed.
 // Billing stays in UTC (lib/dates.ts); installation appointments are local to the building.
 
@@ -48,7 +49,8 @@ interface WallClock {
 function wallClock(zone: string, at: Date): WallClock {
   const p: Record<string, number> = {};
   for (const part of formatter(zone).formatToParts(at)) if (part.type !== 'literal') p[part.type] = Number(part.value);
-  return { year: p.year, month: p.month, day: p.day, hour: p.hour, minute: p.minute, second: p.second };
+  const get = (type: string) => present(p[type], `the ${type} of a formatted date`);
+  return { year: get('year'), month: get('month'), day: get('day'), hour: get('hour'), minute: get('minute'), second: get('second') };
 }
 
 /** The zone's offset from UTC at an instant, in ms (e.g. +3,600,000 for CET). */
@@ -80,7 +82,7 @@ export const weekdayOf = (date: string): number => new Date(`${date}T00:00:00.00
  * is read with the offset before the change, so it lands one hour later on the clock.
  */
 export function zonedInstant(zone: string, date: string, hour: number): Date {
-  const [y, m, d] = date.split('-').map(Number);
+  const [y = NaN, m = NaN, d = NaN] = date.split('-').map(Number);
   const naive = Date.UTC(y, m - 1, d, hour);
   const DAY = 86_400_000;
   const before = naive - offsetMs(zone, new Date(naive - DAY));

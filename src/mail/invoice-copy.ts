@@ -16,6 +16,8 @@ export interface InvoiceCopyRequest {
   invoiceId: string;
   /** Default: the subscriber's invoice email, else the contract email. */
   to?: string;
+  /** The day the copy was asked for (YYYY-MM-DD): an open invoice due before it is overdue, not "pay by" a past date. */
+  today?: string;
 }
 
 /** Enqueues the copy in the caller's transaction; sent by the worker (tests: jobs.drain()). */
@@ -26,7 +28,7 @@ export async function enqueueInvoiceCopy(
 ) {
   return jobs.enqueue(executor, {
     kind: INVOICE_COPY_JOB,
-    payload: { invoice_id: req.invoiceId, ...(req.to ? { to: req.to } : {}) },
+    payload: { invoice_id: req.invoiceId, ...(req.to ? { to: req.to } : {}), ...(req.today ? { today: req.today } : {}) },
     providerId: req.providerId ?? null,
     maxAttempts: 10,
   });
@@ -52,6 +54,7 @@ export async function sendInvoiceCopy(
       totalCents: input.totalCents ?? 0,
       currency: input.currency,
       status: input.status,
+      today: req.today,
       pdf,
     },
   );

@@ -34,9 +34,12 @@ export function registerMailJobs({ jobs, mailer, db, config }: MailJobsDeps) {
   jobs.register(INVOICE_COPY_JOB, {
     concurrency: INVOICE_COPY_SLOTS,
     async run(job) {
-      const { invoice_id: invoiceId, to } = job.payload as { invoice_id?: unknown; to?: unknown };
+      const { invoice_id: invoiceId, to, today } = job.payload as { invoice_id?: unknown; to?: unknown; today?: unknown };
       if (typeof invoiceId !== 'string') throw new PermanentJobError('mail.invoice_copy payload lacks invoice_id');
-      const sent = await sendInvoiceCopy({ db, mailer, config }, { invoiceId, to: typeof to === 'string' ? to : undefined });
+      const sent = await sendInvoiceCopy(
+        { db, mailer, config },
+        { invoiceId, to: typeof to === 'string' ? to : undefined, today: typeof today === 'string' ? today : undefined },
+      );
       if (!sent) throw new PermanentJobError(`invoice ${invoiceId} not found`);
       return sent;
     },

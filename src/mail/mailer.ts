@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { FastifyBaseLogger } from 'fastify';
@@ -66,8 +66,13 @@ export function createMailer({ config, log, jobs }: MailerDeps): Mailer {
     });
     if (!config.SMTP_URL) {
       await mkdir(config.MAIL_OUTBOX_DIR, { recursive: true });
-      const file = path.join(config.MAIL_OUTBOX_DIR, `${new Date().toISOString().replace(/[:.]/g, '-')}-${msg.tag}-${randomToken(4)}.eml`);
-      await writeFile(file, (info as unknown as { message: Buffer }).message);
+      const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${msg.tag}-${randomToken(4)}.eml`;
+      const file = path.join(config.MAIL_OUTBOX_DIR, name);
+      // Written under a name no reader looks at (a dot file, not .eml), then renamed: a reader polling the
+      // folder (demo:verify, demo:agent, grep) sees a mail whole or not at all, never a file being written.
+      const partial = path.join(config.MAIL_OUTBOX_DIR, `.${name}.partial`);
+      await writeFile(partial, (info as unknown as { message: Buffer }).message);
+      await rename(partial, file);
       log.info({ mail: msg.tag, to: msg.to, file }, 'mail written to outbox folder');
     } else {
       log.info({ mail: msg.tag, to: msg.to }, 'mail sent');

@@ -6,6 +6,7 @@ import { formatLocal } from '../lib/zoned-time.js';
 import { oneLine, render, type Block, type MailBrand } from './layout.js';
 import { bookingUrl, paymentUrl, setPasswordUrl } from './links.js';
 import type { MailAttachment } from './types.js';
+import { group } from '../lib/present.js';
 
 export { type MailBrand } from './layout.js';
 export * from './links.js';
@@ -28,6 +29,7 @@ const MAIL_TAGS = {
   passwordReset: 'password_reset',
   activation: 'account_activation',
   staffInvite: 'staff_invite',
+  staffInviteRefused: 'staff_invite_refused',
   invoiceCopy: 'invoice_copy',
   installationBooking: 'installation_booking',
   paymentLink: 'payment_link',
@@ -116,6 +118,35 @@ export function staffInviteMail(
   ]);
 }
 
+/**
+ * The platform as a mail's sender, from MAIL_FROM ("Name <address>" or a bare address): for mails that
+ * speak for no provider, such as the refused staff invitation, which must show nothing of the
+ * inviting provider but its name.
+ */
+export function platformBrand(mailFrom: string): MailBrand {
+  const m = /^\s*"?([^"<]*?)"?\s*<([^<>\s]+)>\s*$/.exec(mailFrom);
+  if (m) return { name: group(m, 1).trim() || group(m, 2), supportEmail: group(m, 2) };
+  return { name: mailFrom.trim(), supportEmail: mailFrom.trim() };
+}
+
+/**
+ * To an address that already has a login (logins are one per email, across providers) and that a
+ * provider admin tried to invite as staff: nothing was created. Names the provider, nothing else of it.
+ */
+export function staffInviteRefusedMail(ctx: MailContext, i: { providerName: string }): MailContent {
+  const provider = oneLine(i.providerName, 100);
+  return mail(ctx, MAIL_TAGS.staffInviteRefused, 'A staff invitation was not created', 'A staff invitation was not created', [
+    { kind: 'p', text: greeting(null) },
+    {
+      kind: 'p',
+      text:
+        `${provider} tried to invite this address to its provider dashboard. This address already has a login with us, and a ` +
+        'login belongs to one account only, so no invitation was created and nothing about your login changed.',
+    },
+    { kind: 'p', text: 'If you expected the invitation, ask them to invite another address of yours. Otherwise there is nothing to do.' },
+  ]);
+}
+
 export interface InvoiceCopyInput {
   firstName?: string | null;
   invoiceNumber: string;
@@ -123,14 +154,22 @@ export interface InvoiceCopyInput {
   dueDate: string;
   totalCents: number;
   currency: string;
-  status?: 'draft' | 'open' | 'paid' | 'void' | string;
+  /** 'draft', 'open', 'paid' or 'void'; another status is printed as it is. */
+  status?: string;
+  /** The day the copy was asked for: an unpaid invoice due before it is overdue. */
+  today?: string;
   /** The invoice PDF (renderInvoicePdf), attached as invoice-<number>.pdf. */
   pdf: Buffer;
 }
 
 /** A copy of an invoice with its PDF attached (send with mailer.send: enqueue carries no attachments). */
 export function invoiceCopyMail(ctx: MailContext, i: InvoiceCopyInput): MailContent & { attachments: MailAttachment[] } {
-  const state = i.status === 'paid' ? 'This invoice is paid; no action is needed.' : `Please pay by ${i.dueDate}.`;
+  const state =
+    i.status === 'paid'
+      ? 'This invoice is paid; no action is needed.'
+      : i.today && i.dueDate < i.today
+        ? `This invoice was due on ${i.dueDate} and is overdue: please pay it as soon as possible.`
+        : `Please pay by ${i.dueDate}.`;
   const content = mail(ctx, MAIL_TAGS.invoiceCopy, `Your invoice ${oneLine(i.invoiceNumber, 60)}`, `Invoice ${i.invoiceNumber}`, [
     { kind: 'p', text: greeting(i.firstName) },
     { kind: 'p', text: `as requested, here is a copy of your ${ctx.brand.name} invoice. The PDF is attached to this message.` },
@@ -224,13 +263,27 @@ export function paymentLinkMail(
 export interface TicketNotificationInput {
   ticketId: string;
   subject: string;
-  priority: 'low' | 'normal' | 'high' | string;
+  /** 'low', 'normal' or 'high'; another priority is printed as it is. */
+  priority: string;
   queue: string;
   contactEmail: string;
   customer?: { name: string; customerNumber?: string | null } | null;
   /** The customer-facing article (ai_summary + ai_diagnosis). */
   article: string;
   source?: string;
+  /**
+   * Whether the caller proved who they are (a live verified session for this customer) when the
+   * ticket was opened; the mail says it plainly either way, so staff never take the ticket's text
+   * (written from what the caller said) as a verified customer's request (issue 30 §6).
+   */
+  callerVerified?: boolean;
+}
+
+/** The plain sentence the notification opens with about the caller's identity. */
+function callerVerifiedLine(verified: boolean): string {
+  return verified
+    ? 'Caller verified: yes. The caller confirmed a one-time code sent to the contact on file for this customer.'
+    : 'Caller verified: NO. The caller did not prove who they are: treat the name, the request and every claim in this ticket as unconfirmed, and verify before changing the account or sharing its data.';
 }
 
 /**
@@ -247,6 +300,7 @@ export function ticketNotificationMail(ctx: MailContext, i: TicketNotificationIn
   if (i.customer)
     rows.push(['Customer', i.customer.customerNumber ? `${i.customer.name} (${i.customer.customerNumber})` : i.customer.name]);
   if (i.source) rows.push(['Opened by', i.source === 'ai_agent' ? 'AI support agent' : i.source]);
+  if (i.callerVerified !== undefined) rows.push(['Caller verified', i.callerVerified ? 'yes' : 'NO (unconfirmed identity)']);
   const prio = i.priority === 'high' ? '[high] ' : '';
   const content = mail(
     ctx,
@@ -255,6 +309,7 @@ export function ticketNotificationMail(ctx: MailContext, i: TicketNotificationIn
     `New ticket in the ${i.queue} queue`,
     [
       { kind: 'p', text: `A new ticket was opened and routed to the ${i.queue} queue.` },
+      ...(i.callerVerified === undefined ? [] : [{ kind: 'p' as const, text: callerVerifiedLine(i.callerVerified) }]),
       { kind: 'facts', rows },
       { kind: 'p', text: `Subject: ${oneLine(i.subject, 300)}` },
       { kind: 'quote', text: i.article },

@@ -11,7 +11,8 @@ export interface HealthDeps {
   migrationsDir?: string;
 }
 
-type Check = 'ok' | 'disabled' | string;
+/** 'ok', 'disabled', or what went wrong. */
+type Check = string;
 
 /**
  * GET /healthz: the process answers (a liveness probe; touches nothing). GET /readyz: this process

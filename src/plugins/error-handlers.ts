@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { AppError, RateLimitError, type ErrorCode, type NextStep, type ValidationDetail } from '../lib/errors.js';
-import { withNextStep } from '../lib/error-next-steps.js';
+import { withNextStep } from '../lib/errors.catalogue.js';
 
 // Connection-level database failures: the request fails cleanly with 503 and the pool recovers.
 const DB_UNAVAILABLE = new Set([
@@ -27,12 +27,13 @@ interface Normalised {
   details?: ValidationDetail[];
   headers?: Record<string, string>;
   next?: NextStep;
+  fields?: Record<string, string>;
 }
 
 function validationDetails(err: FastifyError): ValidationDetail[] {
   const context = err.validationContext ?? 'body';
   if (hasZodFastifySchemaValidationErrors(err)) {
-    return err.validation.map((v) => {
+    return err.validation.map((v: { instancePath: string; message?: string }) => {
       const path = v.instancePath.replace(/^\//, '').replaceAll('/', '.');
       return { field: path || context, message: v.message ?? 'is invalid' };
     });
@@ -51,7 +52,7 @@ export function normaliseError(err: unknown, request: FastifyRequest): Normalise
     return { status: err.status, code: err.code, message: err.message, ...err.extra };
   }
   const e = err as FastifyError & { code?: string };
-  if (e && (e as FastifyError).validation) {
+  if (e && e.validation) {
     const details = validationDetails(e);
     return { status: 400, code: 'validation_error', message: 'Request validation failed', details };
   }
@@ -105,35 +106,52 @@ const AGENT_OPERATIONS: Record<NextStep['operation'], string> = {
   customerSearch: 'GET /agent/customers/search',
 };
 
+/** The /agent envelope's `message` of a normalised error: its text, the operation it names, then the code's next step. */
+export function agentMessage(n: { code: ErrorCode; message: string; next?: NextStep }): string {
+  return withNextStep(n.code, n.next ? `${n.message}; ${n.next.say} ${AGENT_OPERATIONS[n.next.operation]}` : n.message);
+}
+
 /** /agent: every error is `{error: {code, message, request_id, details?}}`; `message` ends with the code's next step. */
 export function useAgentErrors(app: FastifyInstance) {
   app.setErrorHandler((err, request, reply) => {
     if (err instanceof RateLimitError) return sendRateLimit(err, reply);
     const n = normaliseError(err, request);
     if (n.headers) reply.headers(n.headers);
-    const message = n.next ? `${n.message}; ${n.next.say} ${AGENT_OPERATIONS[n.next.operation]}` : n.message;
     return plain(reply)
       .code(n.status)
       .send({
         error: {
           code: n.code,
-          message: withNextStep(n.code, message),
+          message: agentMessage(n),
           request_id: String(request.id),
           ...(n.details ? { details: n.details } : {}),
+          ...n.fields,
         },
       });
   });
-  app.setNotFoundHandler((request, reply) =>
-    plain(reply)
-      .code(404)
-      .send({
-        error: {
-          code: 'not_found',
-          message: withNextStep('not_found', `Route ${request.method} ${request.url.split('?')[0]} not found`),
-          request_id: String(request.id),
-        },
-      }),
-  );
+  app.setNotFoundHandler((request, reply) => unmatchedAnswer(request, reply, []));
+}
+
+/**
+ * The answer to a request that matches no route, in its surface's shape: 404, or 405 with `Allow`
+ * when the path exists with other methods (`allow`, from plugins/unmatched.ts).
+ */
+export function unmatchedAnswer(request: FastifyRequest, reply: FastifyReply, allow: string[]) {
+  const path = request.url.split('?')[0]!;
+  const agent = path === '/agent' || path.startsWith('/agent/');
+  if (allow.length) reply.header('allow', allow.join(', '));
+  const status = allow.length ? 405 : 404;
+  if (!agent)
+    return plain(reply)
+      .code(status)
+      .send({ detail: allow.length ? 'Method Not Allowed' : 'Not Found' });
+  const code: ErrorCode = allow.length ? 'method_not_allowed' : 'not_found';
+  const message = allow.length
+    ? `Method ${request.method} not allowed on ${path}; allowed: ${allow.join(', ')}`
+    : `Route ${request.method} ${path} not found`;
+  return plain(reply)
+    .code(status)
+    .send({ error: { code, message: withNextStep(code, message), request_id: String(request.id) } });
 }
 
 /** Partner surface: `{detail}`; validation answers 422 with "<field>: <what is wrong>". */
@@ -155,5 +173,5 @@ export function usePartnerErrors(app: FastifyInstance) {
 }
 
 export function partnerNotFound(app: FastifyInstance) {
-  app.setNotFoundHandler((request, reply) => plain(reply).code(404).send({ detail: 'Not Found' }));
+  app.setNotFoundHandler((request, reply) => unmatchedAnswer(request, reply, []));
 }

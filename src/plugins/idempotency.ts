@@ -1,14 +1,28 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sha256 } from '../lib/crypto.js';
 import { AppError } from '../lib/errors.js';
+import { z } from 'zod';
 
 declare module 'fastify' {
   interface FastifyRequest {
     idempotency?: { scope: string; key: string };
   }
+  interface FastifyContextConfig {
+    /** The route this one is an alias of: one operation, so one fingerprint (plan-change aliases). */
+    aliasOf?: string;
+  }
 }
 
 const KEY_RE = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * The Idempotency-Key request header of a route with the `idempotent` hook: one schema, the text (and
+ * example) each route gives it.
+ */
+export function idempotencyKeyHeader(description: string, example?: string) {
+  const key = z.string().min(1).max(255).optional().describe(description);
+  return z.looseObject({ 'idempotency-key': example === undefined ? key : key.meta({ example }) });
+}
 
 function scopeOf(request: FastifyRequest): string | null {
   if (request.apiKey) return `key:${request.apiKey.prefix}`;
@@ -18,9 +32,10 @@ function scopeOf(request: FastifyRequest): string | null {
 }
 
 // The partner routers are mounted at `/` and again under `/api/v1`: one route, so one fingerprint
-// (a retry through the other mount replays instead of answering 422).
+// (a retry through the other mount, or through an alias path, replays instead of answering 422).
 const MIRROR_PREFIX = /^\/api\/v1(?=\/)/;
-const routeOf = (request: FastifyRequest) => (request.routeOptions.url ?? request.url).replace(MIRROR_PREFIX, '');
+const routeOf = (request: FastifyRequest) =>
+  (request.routeOptions.config?.aliasOf ?? request.routeOptions.url ?? request.url).replace(MIRROR_PREFIX, '');
 
 /**
  * Idempotency-Key (decisions.md): same key + same request within 24 h replays the stored status
@@ -34,7 +49,8 @@ export async function idempotent(request: FastifyRequest, reply: FastifyReply): 
   const raw = request.headers['idempotency-key'];
   if (raw === undefined) return;
   const key = Array.isArray(raw) ? raw[0] : raw;
-  if (!KEY_RE.test(key)) throw new AppError(400, 'bad_request', 'Idempotency-Key must be 1 to 255 printable ASCII characters');
+  if (key === undefined || !KEY_RE.test(key))
+    throw new AppError(400, 'bad_request', 'Idempotency-Key must be 1 to 255 printable ASCII characters');
   const scope = scopeOf(request);
   if (!scope) return;
   const fingerprint = sha256(

@@ -7,15 +7,27 @@
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { z } from 'zod';
 import type { ErrorCode } from '../lib/errors.js';
-import { NEXT_STEPS, withNextStep } from '../lib/error-next-steps.js';
+import { ERRORS, withNextStep } from '../lib/errors.catalogue.js';
 import { routeCredentials, type Scheme } from './route-contract.js';
 
 /** An /agent error an operation can answer: a code (sent with its usual message) or a code with the message of this case. */
-type AgentErrorCase = ErrorCode | { code: ErrorCode; message: string; details?: { field: string; message: string }[] };
+export type AgentErrorCase = ErrorCode | { code: ErrorCode; message: string; details?: { field: string; message: string }[] };
 /** A partner error: a name for the case and what `detail` says (a string, or the nested object of a 410; an HTML page's text). */
 interface PartnerErrorCase {
   name: string;
   detail: unknown;
+}
+
+/** The error statuses a route declares, each with the /agent codes it lists (null: any code, or none: a partner body). */
+type DeclaredErrors = Record<string, string[] | null>;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** What the route's error responses declare (set with its examples); the tests hold every answer to it. */
+    declaredErrors?: DeclaredErrors;
+    /** /agent: codes a route answers only to its MCP tool, by status (not in the HTTP document). */
+    toolOnlyErrors?: Record<string, string[]>;
+  }
 }
 
 /** An operation's examples by status: the body of a 2xx; the cases of an error status. */
@@ -24,31 +36,10 @@ export type ExampleMap = Record<string, OperationExamples>;
 
 const EXAMPLE_REQUEST_ID = 'req_Xb3kZ8cW1q0bJvA2';
 
-/** The message each /agent code usually carries (the one its most common source throws). */
-const USUAL_MESSAGE: Partial<Record<ErrorCode, string>> = {
-  validation_error: 'Request validation failed',
-  bad_request: 'Malformed JSON body',
-  invalid_api_key: 'The API key is missing, invalid, or its account is disabled',
-  feature_not_enabled: 'This API key does not have the agent_api_access feature',
-  verification_required: 'This call needs X-Verified-Session: verify the caller with POST /agent/verify/issue and POST /agent/verify/check',
-  session_invalid: 'The verified session is unknown or has expired (sessions last 15 minutes); verify the caller again',
-  session_customer_mismatch: 'The verified session belongs to another customer; verify this customer first',
-  customer_not_found: 'No customer with this id for your provider account; find the customer_id with GET /agent/customers/search',
-  idempotency_key_reused: 'This Idempotency-Key was already used with a different request',
-  idempotency_in_progress: 'A request with this Idempotency-Key is still in progress; retry shortly',
-  quote_invalid:
-    'The quote_token is not a quote of this change (altered, forged, or issued for another customer, subscription or plan): preview again and confirm the new quote with the customer',
-  quote_expired: 'The quote_token is older than 15 minutes: preview again and confirm the new quote with the customer',
-  quote_changed:
-    'The quoted change no longer holds (the price moved since the preview); nothing was applied: preview again and confirm the new quote with the customer',
-  internal_error: 'Internal server error',
-  service_unavailable: 'Service temporarily unavailable, retry shortly',
-};
-
 const VALIDATION_DETAILS = [{ field: 'customer_id', message: 'must be a UUID' }];
 
 function agentErrorBody(c: AgentErrorCase) {
-  const { code, message, details } = typeof c === 'string' ? { code: c, message: USUAL_MESSAGE[c], details: undefined } : c;
+  const { code, message, details } = typeof c === 'string' ? { code: c, message: ERRORS[c].usual, details: undefined } : c;
   if (message === undefined) throw new Error(`openapi examples: give the message of ${code} (no usual one)`);
   const d = details ?? (code === 'validation_error' ? VALIDATION_DETAILS : undefined);
   return { error: { code, message: withNextStep(code, message), request_id: EXAMPLE_REQUEST_ID, ...(d ? { details: d } : {}) } };
@@ -77,10 +68,46 @@ const PARTNER_CREDENTIAL_CASES: Partial<Record<Scheme, Partial<Record<number, Pa
       { name: 'forbidden', detail: 'Not permitted for this account' },
     ],
   },
+  adminToken: {
+    401: [{ name: 'not_authenticated', detail: 'Not authenticated' }],
+    403: [
+      { name: 'invalid_credentials', detail: 'Invalid credentials' },
+      { name: 'forbidden', detail: 'Only the platform operator may do this' },
+    ],
+  },
 };
+
+// What a route with a JSON body answers before its handler (plugins/json-body.ts, route-contract.ts).
+const BODY_CASES: Record<number, { agent: AgentErrorCase; partner: PartnerErrorCase }> = {
+  400: {
+    agent: { code: 'bad_request', message: 'Malformed JSON body' },
+    partner: { name: 'malformed_json', detail: 'Malformed JSON body' },
+  },
+  413: {
+    agent: { code: 'bad_request', message: 'Request body is too large' },
+    partner: { name: 'body_too_large', detail: 'Request body is too large' },
+  },
+};
+
+/** A partner route's first validated field (params, then query, then body), for its generic 422 example. */
+function firstField(route: RouteOptions): string {
+  const schema = route.schema as Record<string, unknown> | undefined;
+  for (const part of ['params', 'querystring', 'body']) {
+    const s = schema?.[part];
+    if (s instanceof z.ZodObject) {
+      const key = Object.keys(s.shape)[0];
+      if (key) return key;
+    }
+  }
+  return 'body';
+}
 
 function defaultCases(route: RouteOptions, status: number, agent: boolean): unknown[] | undefined {
   if (agent && status === 500) return ['internal_error'];
+  const body = BODY_CASES[status];
+  if (body) return [agent ? body.agent : body.partner];
+  if (!agent && status === 415) return [{ name: 'unsupported_content_type', detail: 'Unsupported content type; send application/json' }];
+  if (!agent && status === 422) return [{ name: 'validation_failed', detail: `${firstField(route)}: Invalid input` }];
   const table = agent ? AGENT_CREDENTIAL_CASES : PARTNER_CREDENTIAL_CASES;
   const cases = routeCredentials(route).flatMap((c) => {
     const own = (table[c.scheme]?.[status] ?? []) as unknown[];
@@ -114,7 +141,7 @@ function named(
     cases.map((c) => {
       if (agent) {
         const value = agentErrorBody(c as AgentErrorCase);
-        const step = NEXT_STEPS[value.error.code];
+        const step = ERRORS[value.error.code].next;
         return [value.error.code, { summary: `${value.error.code}: ${step.action.replace('_', ' ')}, ${step.text}`, value }];
       }
       const p = c as PartnerErrorCase;
@@ -136,6 +163,7 @@ function applyExamples(route: RouteOptions, map: ExampleMap) {
   const agent = route.url === '/agent' || route.url.startsWith('/agent/');
   const own = map[schema.operationId] ?? {};
   const response = { ...schema.response };
+  const declared: DeclaredErrors = {};
   for (const [key, s] of Object.entries(response)) {
     const status = Number(key);
     if (status < 400) {
@@ -145,8 +173,10 @@ function applyExamples(route: RouteOptions, map: ExampleMap) {
     // A 429 is the limiter's standard body unless the route says otherwise (a login lockout answers {detail}).
     const cases = (own[status] as unknown[] | undefined) ?? defaultCases(route, status, agent);
     if (cases || status === 429) response[key] = annotate(s, { 'x-examples': named(status, cases, agent, isText(s)) });
+    declared[key] = agent && cases ? cases.map((c) => (typeof c === 'string' ? c : (c as { code: string }).code)) : null;
   }
   schema.response = response;
+  route.config = { ...(route.config ?? {}), declaredErrors: declared };
 }
 
 /** Applies `map` to every route registered in this scope from now on (after the route contract added its statuses). */

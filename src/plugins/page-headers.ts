@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import helmet, { type FastifyHelmetOptions } from '@fastify/helmet';
 
-// The HTML pages a person opens (booking, payment, sandbox checkout): decisions.md "HTML pages".
+// The HTML pages a person opens (src/surfaces/pages/): decisions.md "HTML pages".
 // Nothing loads from elsewhere, nothing may frame them, and a token in their URL never leaves in a
 // Referer. Their styles are inline <style> blocks (values in them are escaped or pattern-checked);
 // a page with a script names it by hash (pageHelmet({ scripts })).
@@ -15,14 +15,20 @@ const PAGE_DIRECTIVES = {
 };
 
 /** The route option `helmet` of an HTML page; `scripts` are the CSP hashes of its inline scripts. */
-export function pageHelmet(o: { scripts?: string[]; connectSelf?: boolean } = {}) {
+export function pageHelmet(
+  o: { scripts?: string[]; connectSelf?: boolean; connect?: string[]; frames?: string[]; forms?: string[]; images?: string[] } = {},
+) {
+  const connect = [...(o.connectSelf ? ["'self'"] : []), ...(o.connect ?? [])];
   return {
     contentSecurityPolicy: {
       useDefaults: false,
       directives: {
         ...PAGE_DIRECTIVES,
         ...(o.scripts?.length ? { scriptSrc: o.scripts } : {}),
-        ...(o.connectSelf ? { connectSrc: ["'self'"] } : {}),
+        ...(connect.length ? { connectSrc: connect } : {}),
+        ...(o.frames?.length ? { frameSrc: o.frames } : {}),
+        ...(o.forms?.length ? { formAction: ["'self'", ...o.forms] } : {}),
+        ...(o.images?.length ? { imgSrc: ["'self'", 'data:', ...o.images] } : {}),
       },
     },
     referrerPolicy: { policy: 'no-referrer' as const },

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type { FastifyBaseLogger } from 'fastify';
 import { Redis } from 'ioredis';
-import type { RateLimitCounter } from '../modules/rate-limit/rate-limit.service.js';
+import type { RateLimitCounter } from '../modules/rate-limit/index.js';
 
 /**
  * The rate-limit stores: memory (one process), Postgres or Redis (buckets shared by every process).

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
-import type { RateLimitCounter } from '../modules/rate-limit/rate-limit.service.js';
+import type { RateLimitCounter } from '../modules/rate-limit/index.js';
 import { clientNetwork } from '../lib/client-network.js';
 import { RateLimitError } from '../lib/errors.js';
 import { createRateLimitStore, type RateLimitStoreKind } from './rate-limit-store.js';
@@ -85,10 +85,10 @@ export interface RateLimitOptions {
 export async function registerRateLimit(app: FastifyInstance, opts: RateLimitOptions) {
   if (!opts.enabled) return;
   const store = await createRateLimitStore({ ...opts, log: app.log });
-  app.addHook('onClose', store.close);
+  app.addHook('onClose', () => store.close());
   await app.register(rateLimit, {
     global: false,
-    store: store.Store as never,
+    store: store.Store,
     // The rate-limit store being unreachable must not take the API down with it.
     skipOnError: true,
     // The documents: no X-RateLimit-* headers; Retry-After is kept (it is not an X- header).

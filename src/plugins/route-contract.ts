@@ -2,11 +2,12 @@
 // operation's `security` and 401/403 responses, its rate limit a 429 response. Derived once, when the
 // route is registered, so the document cannot drift from the hooks (test/foundation/openapi-contract.test.ts
 // walks the routes and holds the two together).
+import { DEFAULT_BODY_LIMIT } from './json-body.js';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { z } from 'zod';
 
 /** A credential check, as the OpenAPI security scheme (plugins/docs.ts) names it. */
-export type Scheme = 'apiKey' | 'verifiedSession' | 'webhookSecret' | 'bearer';
+export type Scheme = 'apiKey' | 'verifiedSession' | 'webhookSecret' | 'bearer' | 'adminToken';
 
 export interface Credential {
   scheme: Scheme;
@@ -73,9 +74,18 @@ export function perMinuteOf(config: unknown): number | null {
   return Math.round((rl.max * 60_000) / windowMs);
 }
 
-const PartnerError = z.object({ detail: z.string() });
-const AgentError = z.object({ error: z.object({ code: z.string(), message: z.string(), request_id: z.string() }) });
-const RateLimited = z.object({ statusCode: z.literal(429), error: z.string(), message: z.string() });
+const PartnerError = z.object({ detail: z.string().describe('What went wrong') });
+const AgentError = z.object({
+  error: z
+    .object({
+      code: z.string().describe('Stable machine-readable code; branch on this'),
+      message: z.string().describe('Human-readable explanation, safe to relay'),
+      request_id: z.string().describe('Equals the x-request-id response header'),
+    })
+    .describe('What went wrong'),
+});
+/** The limiter's 429 body (plugins/rate-limit.ts), the same on both surfaces: the one schema of it, described per route. */
+export const RateLimited = z.object({ statusCode: z.literal(429), error: z.string(), message: z.string() });
 
 /**
  * The onRoute hook (registered before the surfaces): sets `security` from the credential hooks (a
@@ -103,6 +113,26 @@ export function deriveRouteContract(route: RouteOptions) {
     response['429'] ??= RateLimited.describe(
       `Rate limit exceeded: ${perMinute} requests per minute per API key (per client IP without a valid key); retry after Retry-After seconds`,
     );
+  }
+  // Every route that takes a JSON body can answer these before its handler (plugins/json-body.ts):
+  // declared so a client generated from the document knows them (issue 30 §5). A partner route of a
+  // method that may carry a body parses one even without a body schema (a DELETE with a malformed
+  // body answers 400), and answers 415 for a content type it does not take.
+  const methods = [route.method].flat() as string[];
+  const takesJson = !!schema.body && ['POST', 'PUT', 'PATCH'].some((m) => methods.includes(m));
+  const partnerBody = !agent && ['POST', 'PUT', 'PATCH', 'DELETE'].some((m) => methods.includes(m));
+  if (takesJson || partnerBody) {
+    const code = agent ? ' (code bad_request)' : '';
+    response['400'] ??= errorBody.describe(
+      `\`Malformed JSON body\` (not JSON, or nested deeper than 64 levels), a JSON content type with an empty body, or an unusable Idempotency-Key${code}`,
+    );
+    response['413'] ??= errorBody.describe(`Request body is too large (at most ${route.bodyLimit ?? DEFAULT_BODY_LIMIT} bytes)${code}`);
+  }
+  if (partnerBody)
+    response['415'] ??= errorBody.describe('The Content-Type is not one this operation takes (JSON unless it says otherwise)');
+  // A partner route validates its params, query and body before its handler: 422 "<field>: <what is wrong>".
+  if (!agent && (schema.params || schema.querystring || schema.body)) {
+    response['422'] ??= errorBody.describe('Request validation failed: `<field>: <what is wrong>`');
   }
   schema.response = response;
 }

@@ -1,3 +1,4 @@
+import { present } from '../lib/present.js';
 /**
  * The Standard Webhooks retry schedule: the first attempt at once, then these delays after each
  * failed attempt; after the last one fails the delivery is marked failed (10 attempts in all).
@@ -33,7 +34,7 @@ export const RETRY_AFTER_STATUSES = new Set([429, 502, 504]);
  */
 export function nextRetryDelayMs(attempt: number, retryAfterMs: number | null = null, random: () => number = Math.random): number | null {
   if (attempt >= WEBHOOK_MAX_ATTEMPTS) return null;
-  const step = WEBHOOK_RETRY_DELAYS_MS[attempt - 1];
+  const step = present(WEBHOOK_RETRY_DELAYS_MS[attempt - 1], `the delay after attempt ${attempt}`);
   const jitter = Math.floor(random() * Math.min(step * WEBHOOK_JITTER_FRACTION, WEBHOOK_JITTER_CAP_MS));
   const scheduled = step + jitter;
   if (retryAfterMs === null) return scheduled;

@@ -81,12 +81,13 @@ const guardedLookup: LookupFunction = (hostname, options, callback) => {
   dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
     if (err) return callback(err, '', 4);
     const internal = addresses.find((a) => isInternalAddress(a.address));
-    if (internal || addresses.length === 0) {
+    const [first] = addresses;
+    if (internal || !first) {
       const e = Object.assign(new Error(`webhook host ${hostname} resolves to an internal address; not sent`), { code: 'EINTERNAL' });
       return callback(e, '', 4);
     }
     if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: typeof addresses) => void)(null, addresses);
-    callback(null, addresses[0].address, addresses[0].family);
+    callback(null, first.address, first.family);
   });
 };
 const GUARDED_OPTIONS = { ...AGENT_OPTIONS, lookup: guardedLookup };

@@ -119,9 +119,9 @@ export function createWebhookDelivery({ db, clock, log, config, jobs, random = M
     const subscriptionId = d.subscription_id!;
     return db.transaction().execute(async (trx) => {
       const older = await lockOlderPending(trx, subscriptionId, d.seq);
-      if (older.length === 0) return null;
+      const [pred] = older;
+      if (!pred) return null;
       const now = clock.now().getTime();
-      const pred = older[0];
       const predDue = Math.max(now, pred.next_attempt_at?.getTime() ?? now);
       const runAt = new Date(Math.min(predDue + ORDER_RECHECK_AFTER_MS, now + ORDER_RECHECK_MAX_MS));
       await setBlocked(trx, d.id, pred.id, runAt);

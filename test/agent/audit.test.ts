@@ -133,7 +133,7 @@ describe('audit trail of /agent writes', () => {
     const r = await kit.call('POST', '/agent/verify/check', { payload: { customer_id: d.id, code: bad } });
     expectError(r, 401, 'invalid_code');
     const [row] = await kit.t.db.selectFrom('verification_codes').select('attempts').where('subscriber_id', '=', d.id).execute();
-    expect(row.attempts).toBe(1);
+    expect(row!.attempts).toBe(1);
     const [a] = await kit.t.db
       .selectFrom('audit_entries')
       .selectAll()

@@ -1,5 +1,8 @@
 // The /agent test kit: an app wired to a real SMTP sink, a request helper that records every
 // response body (for the leak scan), seeded customers, and the verify-by-real-mail flow.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import {
@@ -71,7 +74,7 @@ export async function setupAgent(opts: { env?: Record<string, string>; now?: str
       } catch {
         body = r.body;
       }
-      return { status: r.statusCode, body, headers: r.headers as Record<string, unknown>, raw: r.body };
+      return { status: r.statusCode, body, headers: r.headers, raw: r.body };
     },
     async close() {
       await t.close();
@@ -154,11 +157,12 @@ export async function codeFromMail(kit: AgentKit, email: string, skip = 0): Prom
   const mine = () => kit.sink.messages.filter((m) => m.to.includes(email.toLowerCase()) && m.tag === 'verification_code');
   await kit.sink.waitFor((m) => m.to.includes(email.toLowerCase()) && m.tag === 'verification_code' && mine().length > skip);
   const list = mine();
-  const message = list[list.length - 1];
+  const message = list[list.length - 1]!;
   const m = /(\d{6})/.exec(message.text.split('Verification code:')[1] ?? '');
   if (!m) throw new Error(`no code in mail: ${message.text}`);
-  kit.mailedSecrets.add(m[1]);
-  return { code: m[1], message };
+  const code = m[1]!;
+  kit.mailedSecrets.add(code);
+  return { code, message };
 }
 
 /** verify/issue → the code from the real mail → verify/check: the session token. */
@@ -218,4 +222,19 @@ export async function expectNoLeaks(kit: AgentKit) {
   }
   expect(kit.recorded.length).toBeGreaterThan(0);
   expect(leaks).toEqual([]);
+}
+
+/** The kit's app listening on a free port of 127.0.0.1 (once), as an HTTP client reaches it. */
+export async function listenUrl(kit: AgentKit): Promise<string> {
+  if (!kit.t.app.server.listening) await kit.t.app.listen({ port: 0, host: '127.0.0.1' });
+  return `http://127.0.0.1:${(kit.t.app.server.address() as AddressInfo).port}`;
+}
+
+/** The official MCP client, connected to the kit's POST /agent/mcp with `apiKey` (the main provider's by default). */
+export async function connectMcp(kit: AgentKit, name: string, apiKey: string = kit.main.apiKey): Promise<Client> {
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${await listenUrl(kit)}/agent/mcp`), { requestInit: { headers: { 'x-api-key': apiKey } } }),
+  );
+  return client;
 }

@@ -2,15 +2,13 @@
 // listening server: the agent document's section-1 conversation as tool calls, and the rules of
 // the HTTP surface holding for tools (errors by code, confirmation, one change a day, audit,
 // provider scoping, rate-limit buckets shared with HTTP).
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { AddressInfo } from 'node:net';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOLS } from '../../src/surfaces/agent/mcp.tools.js';
 import { agentOperations } from '../../src/surfaces/agent/mcp.catalogue.js';
 import { createPlanVersion } from '../helpers/factories.js';
 import { setMonthRecords } from '../plan-change/fixtures.js';
-import { codeFromMail, expectNoLeaks, seedCustomer, setupAgent, type AgentKit } from './helpers.js';
+import { codeFromMail, connectMcp, expectNoLeaks, listenUrl, seedCustomer, setupAgent, type AgentKit } from './helpers.js';
 
 let kit: AgentKit;
 let url: string;
@@ -18,8 +16,7 @@ const clients: Client[] = [];
 
 beforeAll(async () => {
   kit = await setupAgent();
-  await kit.t.app.listen({ port: 0, host: '127.0.0.1' });
-  url = `http://127.0.0.1:${(kit.t.app.server.address() as AddressInfo).port}`;
+  url = await listenUrl(kit);
 });
 afterAll(async () => {
   for (const c of clients) await c.close();
@@ -27,8 +24,7 @@ afterAll(async () => {
 });
 
 async function connect(key: string = kit.main.apiKey) {
-  const client = new Client({ name: 'netsvc-test-agent', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/agent/mcp`), { requestInit: { headers: { 'x-api-key': key } } }));
+  const client = await connectMcp(kit, 'netsvc-test-agent', key);
   clients.push(client);
   return client;
 }
@@ -87,7 +83,10 @@ describe('MCP tools: listing', () => {
       'issue_verification_code',
       'list_customer_tickets',
       'list_payments',
+      'list_plan_options',
+      'list_recent_changes',
       'preview_plan_change',
+      'resend_change_confirmation',
       'resend_invoice',
       'search_customers',
       'send_portal_link',
@@ -102,6 +101,7 @@ describe('MCP tools: listing', () => {
     expect(byName.apply_plan_change!.inputSchema.required?.sort()).toEqual([
       'customer_id',
       'plan_version_id',
+      'quote_token',
       'subscription_id',
       'verified_session',
     ]);
@@ -148,28 +148,32 @@ describe('MCP tools: listing', () => {
   });
 });
 
-describe('MCP tools: the seam with the routes', () => {
-  // The tools below name their route's body fields one by one when they call the service. When a
-  // route's body gains a field (e.g. the plan change's quote_token), its tool lists the argument at
-  // once (derived), and this test fails until the tool passes it on as the route does.
-  it("the tools that pick body fields know every field of their route's body", () => {
-    const ops = Object.fromEntries(agentOperations(kit.t.app).map((o) => [o.operationId, o]));
-    const keys = (id: string) => Object.keys((ops[id]!.body as unknown as { shape: object }).shape).sort();
-    expect({
-      issueVerificationCode: keys('issueVerificationCode'),
-      checkVerificationCode: keys('checkVerificationCode'),
-      previewPlanChange: keys('previewPlanChange'),
-      applyPlanChange: keys('applyPlanChange'),
-      sendPortalLink: keys('sendPortalLink'),
-      addCustomerNote: keys('addCustomerNote'),
-    }).toEqual({
-      issueVerificationCode: ['channel', 'customer_id'],
-      checkVerificationCode: ['code', 'customer_id'],
-      previewPlanChange: ['plan_version_id', 'subscription_id'],
-      applyPlanChange: ['confirm', 'plan_version_id', 'quote_token', 'subscription_id'],
-      sendPortalLink: ['action'],
-      addCustomerNote: ['note'],
-    });
+describe('MCP tools: one pipeline with the routes', () => {
+  // A tool call is a request to its route (mcp.call.ts): every hook of the route, and of the app
+  // around it, holds for the tool without a second edit. The metrics hook is one: the route's series
+  // counts the tool call as it counts an HTTP call.
+  it("a tool call runs as a request to its route: the route's hooks see it", async () => {
+    const client = await connect();
+    const c = await seedCustomer(kit, { lastName: 'Pipeline' });
+    const series =
+      'netsvc_http_request_duration_seconds_count{method="GET",route="/agent/customers/:customerId/billing-summary",status_class="4xx"}';
+    const count = async () => {
+      const text = (await kit.t.app.inject({ method: 'GET', url: '/metrics' })).body;
+      const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+      return line ? Number(line.slice(series.length + 1)) : 0;
+    };
+    const before = await count();
+    expectToolError(await call(client, 'get_billing_summary', { customer_id: c.id }), 'verification_required');
+    expect(await count()).toBe(before + 1);
+  });
+
+  it("the route answers in the tool's words: a path parameter is named as the argument in validation details", async () => {
+    const client = await connect();
+    const c = await seedCustomer(kit, { lastName: 'Argnames' });
+    const session = await verifyByTools(client, c);
+    const bad = await call(client, 'resend_change_confirmation', { customer_id: c.id, verified_session: session, change_id: 'not-a-uuid' });
+    expectToolError(bad, 'validation_error');
+    expect(bad.data.error.details).toEqual([expect.objectContaining({ field: 'change_id' })]);
   });
 });
 
@@ -219,6 +223,9 @@ describe('MCP tools: the section-1 conversation', () => {
     expect(await changes()).toHaveLength(0);
     expectToolError(await call(client, 'apply_plan_change', body), 'confirmation_required');
     expectToolError(await call(client, 'apply_plan_change', { ...body, confirm: false }), 'confirmation_required');
+    // the tool applies only a quoted price: confirm alone is refused (issue 31 §2)
+    const unquoted = await call(client, 'apply_plan_change', { ...body, confirm: true });
+    expectToolError(unquoted, 'quote_required');
     expect(await changes()).toHaveLength(0);
     // confirm with the quote: a token not of this quote is refused, the preview's own applies exactly it
     const quoteToken = (quote.data as { quote_token: string }).quote_token;
@@ -231,6 +238,7 @@ describe('MCP tools: the section-1 conversation', () => {
       subscription_id: c.subscriptionId,
       new_plan: { plan_version_id: faster.id },
       one_time_adjustment: { type: 'next_invoice_line', amount: '5.00' },
+      quote_matched: true,
     });
     expect(await changes()).toHaveLength(1);
     const sub = await kit.t.db
@@ -243,7 +251,7 @@ describe('MCP tools: the section-1 conversation', () => {
     expect(audit.map((a) => ({ actor_type: a.actor_type, actor: a.actor, provider_id: a.provider_id }))).toEqual([
       { actor_type: 'api_key', actor: kit.main.keyPrefix, provider_id: kit.main.id },
     ]);
-    const back = await call(client, 'apply_plan_change', { ...body, plan_version_id: c.plan.id, confirm: true });
+    const back = await call(client, 'preview_plan_change', { ...body, plan_version_id: c.plan.id });
     expectToolError(back, 'plan_change_limit');
 
     // 5. escalate by ticket, as the verified caller
@@ -350,6 +358,8 @@ describe('MCP tools: the section-1 conversation', () => {
       ai_summary: 'x',
     });
     expectToolError(deep, 'validation_error');
+    // an id that a URL would resolve as a path segment ('..') is still only an unknown id
+    expectToolError(await call(client, 'get_customer_profile', { customer_id: '..' }), 'customer_not_found');
     expect(deep.data.error.details.map((d: { field: string }) => d.field).sort()).toEqual(['customer_id', 'priority']);
   });
 
@@ -362,12 +372,7 @@ describe('MCP tools: rate limits', () => {
   it("a tool call counts in its HTTP route's bucket of the same API key: spent over HTTP, the tool answers rate_limited, and back", async () => {
     const limited = await setupAgent({ env: { RATE_LIMIT_ENABLED: 'true' } });
     try {
-      await limited.t.app.listen({ port: 0, host: '127.0.0.1' });
-      const base = `http://127.0.0.1:${(limited.t.app.server.address() as AddressInfo).port}`;
-      const client = new Client({ name: 'limited', version: '1' });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(`${base}/agent/mcp`), { requestInit: { headers: { 'x-api-key': limited.main.apiKey } } }),
-      );
+      const client = await connectMcp(limited, 'limited');
       clients.push(client);
       // agent.verify_check: 30 a minute per key. 29 over HTTP, the 30th as a tool, then both refused.
       const body = { customer_id: '3f1c9a52-5c1e-4a57-9b1e-7d2f0c8e4b11', code: '000000' };

@@ -155,7 +155,7 @@ describe('GET /agent/customers/{customerId} (profile)', () => {
       rec.stop();
     }
     expect(rec.seen).toHaveLength(1);
-    expect(rec.seen[0].trimStart()).toMatch(/^select /i);
+    expect(rec.seen[0]!.trimStart()).toMatch(/^select /i);
   });
 
   it('takes the customer id in upper case like any UUID', async () => {
@@ -208,6 +208,7 @@ describe('GET …/billing-summary', () => {
       last_payment: {
         invoice_id: paidNew.id,
         invoice_number: paidNew.invoiceNumber,
+        invoice_date: '2026-10-01',
         amount: '42.50',
         currency: 'EUR',
         paid_at: '2026-10-02T08:00:00.000Z',

@@ -118,7 +118,7 @@ describe.skipIf(!usingPostgres())('search: a search stops at its time bound and 
   it('leaves the connection usable, with the timeout local to the search transaction', async () => {
     for (let i = 0; i < 3; i++) expect((await search('Hans Hamburg')).body.incomplete).toBe(true);
     const setting = await sql<{ v: string }>`SELECT current_setting('statement_timeout') AS v`.execute(kit.t.db);
-    expect(setting.rows[0].v).toBe('0');
+    expect(setting.rows[0]!.v).toBe('0');
     const r = await kit.t.db.selectFrom('subscribers').select('id').where('id', '=', anna.id).execute();
     expect(r).toHaveLength(1);
   });

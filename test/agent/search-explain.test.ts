@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/lib/ids.js';
 import { planSearch } from '../../src/modules/subscribers/search.query.js';
-import { searchCustomers, searchSql } from '../../src/modules/subscribers/search.repository.js';
+import { searchSubscribers, searchSql } from '../../src/modules/subscribers/search.repository.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createPlanVersion, createProvider } from '../helpers/factories.js';
 
@@ -67,13 +67,13 @@ afterAll(() => t.close());
 
 async function explain(q: string, fuzzy = false): Promise<string> {
   const compiled = searchSql(providerId, planSearch(q, ['DE']), 25, fuzzy).compile(t.db);
-  const r = await t.db.executeQuery<{ 'QUERY PLAN': string }>({ ...compiled, sql: `EXPLAIN ${compiled.sql}` } as never);
+  const r = await t.db.executeQuery<{ 'QUERY PLAN': string }>({ ...compiled, sql: `EXPLAIN ${compiled.sql}` });
   return r.rows.map((row) => row['QUERY PLAN']).join('\n');
 }
 
 const noop = async () => {};
 const found = async (q: string, fuzzy = false) =>
-  (await searchCustomers(t.db, providerId, planSearch(q, ['DE']), 25, fuzzy, 1000, noop)).total;
+  (await searchSubscribers(t.db, providerId, planSearch(q, ['DE']), 25, fuzzy, 1000, noop)).total;
 
 describe('customer search uses its indexes (EXPLAIN, a few thousand customers)', () => {
   it('has the data it claims', async () => {
@@ -136,11 +136,11 @@ describe('customer search uses its indexes (EXPLAIN, a few thousand customers)',
     const r = await sql<{
       reloptions: string[] | null;
     }>`SELECT reloptions FROM pg_class WHERE relname = 'subscribers_search_name_keys_idx'`.execute(t.db);
-    expect(r.rows[0].reloptions).toContain('fastupdate=off');
+    expect(r.rows[0]!.reloptions).toContain('fastupdate=off');
   });
 
   it('counts every match while returning at most `limit`', async () => {
-    const r = await searchCustomers(t.db, providerId, planSearch('Anna', ['DE']), 25, false, 1000, noop);
+    const r = await searchSubscribers(t.db, providerId, planSearch('Anna', ['DE']), 25, false, 1000, noop);
     expect(r.rows).toHaveLength(25);
     const annas = await t.db
       .selectFrom('subscribers')
@@ -154,7 +154,7 @@ describe('customer search uses its indexes (EXPLAIN, a few thousand customers)',
   });
 
   it('an unknown provider sees nothing (scoping is inside every index range)', async () => {
-    const r = await searchCustomers(t.db, newId(), planSearch('Anna', ['DE']), 25, false, 1000, noop);
+    const r = await searchSubscribers(t.db, newId(), planSearch('Anna', ['DE']), 25, false, 1000, noop);
     expect(r.total).toBe(0);
   });
 });

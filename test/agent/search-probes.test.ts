@@ -1,4 +1,4 @@
-// The first pass of the customer search (agent_customer_search, migrations 1100-1120): the query
+// The first pass of the customer search (agent_customer_search, migrations/functions/): the query
 // read as a name, an address or a name plus its place, answered from index ranges in one
 // statement. Runs on both databases (embedded and real Postgres).
 import { sql } from 'kysely';
@@ -169,19 +169,19 @@ describe('search, first pass: a name is read in either order, word by whole word
       units: ['EG'],
     });
     const plan = await createPlanVersion(db, kit.main.id);
-    const loc = await createLocation(db, kit.main.id, second.id, second.units[0].id);
+    const loc = await createLocation(db, kit.main.id, second.id, second.units[0]!.id);
     await createSubscription(db, {
       providerId: kit.main.id,
       subscriberId: zoe.id,
       planVersionId: plan.id,
       buildingId: second.id,
-      unitId: second.units[0].id,
+      unitId: second.units[0]!.id,
       locationId: loc.id,
       status: 'PENDING',
     });
     const r = await search('Zoë Koch');
     expect(r.matches).toHaveLength(1);
-    expect(r.matches[0].service_locations).toEqual([
+    expect(r.matches[0]!.service_locations).toEqual([
       { address: 'Main Street 594, M5V 2T6 Toronto', unit_label: '8C', subscription_status: 'ACTIVE' },
       { address: 'Sonnenweg 9, 10405 Berlin', unit_label: 'EG', subscription_status: 'PENDING' },
     ]);

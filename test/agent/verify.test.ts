@@ -48,9 +48,9 @@ describe('POST /agent/verify/issue (email)', () => {
     expect(message.html).toContain(code);
     const [row] = await codesOf(c.id);
     expect(row).toMatchObject({ channel: 'email', attempts: 0, superseded: false, consumed_at: null, provider_id: kit.main.id });
-    expect(new Date(row.expires_at).toISOString()).toBe('2026-11-16T10:10:00.000Z');
-    expect(Buffer.from(row.code_hash).equals(sha256(code))).toBe(false);
-    expect(Buffer.from(row.code_hash).toString('hex')).not.toContain(Buffer.from(code).toString('hex'));
+    expect(new Date(row!.expires_at).toISOString()).toBe('2026-11-16T10:10:00.000Z');
+    expect(Buffer.from(row!.code_hash).equals(sha256(code))).toBe(false);
+    expect(Buffer.from(row!.code_hash).toString('hex')).not.toContain(Buffer.from(code).toString('hex'));
     const [audit] = await auditOf(c.id, 'agent.verify.issue');
     expect(audit).toMatchObject({
       actor_type: 'api_key',
@@ -59,7 +59,7 @@ describe('POST /agent/verify/issue (email)', () => {
       entity_type: 'customer',
       request_id: r.headers['x-request-id'],
     });
-    expect(JSON.stringify(audit.after)).not.toContain(code);
+    expect(JSON.stringify(audit!.after)).not.toContain(code);
   });
 
   it('a new issue replaces the previous code: the old code answers 401 invalid_code, the new one works', async () => {
@@ -142,7 +142,7 @@ describe('POST /agent/verify/issue (sms)', () => {
     const msg = sms()
       .sms.sent.filter((m) => m.to === '+4915198765432')
       .at(-1)!;
-    const code = /(\d{6})/.exec(msg.text)![1];
+    const code = /(\d{6})/.exec(msg.text)![1]!;
     kit.mailedSecrets.add(code);
     const ok = await check(c.id, code, p.apiKey);
     expect(ok.status).toBe(200);
@@ -179,9 +179,9 @@ describe('POST /agent/verify/check', () => {
     });
     const [session] = await kit.t.db.selectFrom('verified_sessions').selectAll().where('subscriber_id', '=', c.id).execute();
     expect(session).toMatchObject({ provider_id: kit.main.id });
-    expect(Buffer.from(session.token_hash).equals(sha256(r.body.verified_session))).toBe(true);
+    expect(Buffer.from(session!.token_hash).equals(sha256(r.body.verified_session))).toBe(true);
     const [row] = await codesOf(c.id);
-    expect(row.consumed_at).not.toBeNull();
+    expect(row!.consumed_at).not.toBeNull();
     const audits = await auditOf(c.id, 'agent.verify.check');
     expect(audits.at(-1)).toMatchObject({
       actor: kit.main.keyPrefix,
@@ -205,8 +205,8 @@ describe('POST /agent/verify/check', () => {
     expectError(await check(c.id, wrong(code)), 403, 'too_many_attempts');
     expectError(await check(c.id, code), 403, 'too_many_attempts');
     const [row] = await codesOf(c.id);
-    expect(row.attempts).toBe(5);
-    expect(row.consumed_at).toBeNull();
+    expect(row!.attempts).toBe(5);
+    expect(row!.consumed_at).toBeNull();
     expect(await kit.t.db.selectFrom('verified_sessions').select('id').where('subscriber_id', '=', c.id).execute()).toHaveLength(0);
     // A new code starts over.
     await issue(c.id);
@@ -223,7 +223,7 @@ describe('POST /agent/verify/check', () => {
     expect(results.filter((r) => r.status === 401 && r.body.error.code === 'invalid_code')).toHaveLength(4);
     expect(results.filter((r) => r.status === 403 && r.body.error.code === 'too_many_attempts')).toHaveLength(16);
     const [row] = await codesOf(c.id);
-    expect(row.attempts).toBe(5);
+    expect(row!.attempts).toBe(5);
     expectError(await check(c.id, code), 403, 'too_many_attempts');
   });
 
@@ -264,7 +264,7 @@ describe('POST /agent/verify/check', () => {
     await issue(c.id);
     const { code } = await codeFromMail(kit, c.email);
     expectError(await check(c.id, code, kit.other.apiKey), 404, 'customer_not_found');
-    expect((await codesOf(c.id))[0].attempts).toBe(0);
+    expect((await codesOf(c.id))[0]!.attempts).toBe(0);
   });
 
   it('rejects a code that is not 6 digits with 400 validation_error', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../../src/lib/crypto.js';
 import { newId } from '../../src/lib/ids.js';
+import { maskEmail } from '../../src/lib/mask.js';
 import { invoicePdf } from '../../src/documents/index.js';
 import { INVOICE_COPY_JOB } from '../../src/mail/invoice-copy.js';
 import { createInvoice, createUser } from '../helpers/factories.js';
@@ -28,7 +29,7 @@ const audits = (entityId: string, action: string) =>
 async function mailedToken(to: string, tag: string) {
   await kit.t.deps.jobs.drain();
   const m = await kit.sink.waitFor((x) => x.to.includes(to.toLowerCase()) && x.tag === tag);
-  const token = decodeURIComponent(/set-password\?token=([^\s"<&]+)/.exec(m.text)![1]);
+  const token = decodeURIComponent(/set-password\?token=([^\s"<&]+)/.exec(m.text)![1]!);
   kit.mailedSecrets.add(token);
   return { token, message: m };
 }
@@ -47,6 +48,7 @@ describe('PATCH /agent/customers/{id}/contact', () => {
       contact: { first_name: 'Paula', last_name: 'Patched', email: c.email, phone: '0151 2020 3030' },
       changed_fields: ['last_name', 'phone'],
       applied_at: '2026-11-16T10:00:00.000Z',
+      confirmation_sent_to_masked: maskEmail(c.email),
     });
     const row = await subscriber(c.id);
     expect(row).toMatchObject({
@@ -146,7 +148,7 @@ describe('POST /agent/customers/{id}/password-reset', () => {
     const { token } = await mailedToken(c.user!.email, 'password_reset');
     const [link] = await kit.t.db.selectFrom('link_tokens').selectAll().where('user_id', '=', c.user!.id).execute();
     expect(link).toMatchObject({ purpose: 'password_reset', subscriber_id: c.id, used_at: null });
-    expect(Buffer.from(link.token_hash).equals(sha256(token))).toBe(true);
+    expect(Buffer.from(link!.token_hash).equals(sha256(token))).toBe(true);
     expect(await audits(c.id, 'agent.portal_link.password_reset')).toHaveLength(1);
     const set = await kit.t.app.inject({ method: 'POST', url: '/auth/set-password', payload: { token, password: 'a brand new password' } });
     expect(set.statusCode).toBe(200);
@@ -217,7 +219,7 @@ describe('POST /agent/customers/{id}/password-reset', () => {
     ).toBe(200);
     expect((await kit.call('GET', `/agent/customers/${c.id}`, { session: c.session })).body.portal_account).toBe('active');
     const [a] = await audits(c.id, 'agent.portal_link.resend_activation');
-    expect(a.after).toMatchObject({ link_purpose: 'activation', login_created: true });
+    expect(a!.after).toMatchObject({ link_purpose: 'activation', login_created: true });
   });
 
   it('resend_activation without a login, when the email already belongs to another login: 409 conflict, nothing created', async () => {
@@ -262,7 +264,7 @@ describe('POST /agent/customers/{id}/invoices/{invoiceId}/resend', () => {
     const m = await kit.sink.waitFor((x) => x.to.includes('ap@customer.example') && x.tag === 'invoice_copy');
     expect(m.attachments).toHaveLength(1);
     expect(m.attachments[0]).toMatchObject({ contentType: 'application/pdf', filename: `invoice-${inv.invoiceNumber}.pdf` });
-    const pdf = await pdfText(m.attachments[0].content);
+    const pdf = await pdfText(m.attachments[0]!.content);
     expect(pdf.text).toContain(inv.invoiceNumber);
     expect(pdf.text).toContain('45.99');
     expect(pdf.text).toContain('Fibre 250');
@@ -304,9 +306,9 @@ describe('POST /agent/customers/{id}/invoices/{invoiceId}/resend', () => {
       expect(r.status).toBe(202);
       await kit.t.deps.jobs.drain();
       const m = await kit.sink.waitFor((x) => x.to.includes('copy@customer.example') && x.tag === 'invoice_copy');
-      const text = (await pdfText(m.attachments[0].content)).text;
+      const text = (await pdfText(m.attachments[0]!.content)).text;
       for (const s of ['Hafenstraße 9', '24103 Kiel', 'Lindenweg 4a', '10115 Berlin', 'DE']) expect(text).toContain(s);
-      expect(m.attachments[0].content.equals((await invoicePdf(kit.t.db, inv.id))!)).toBe(true);
+      expect(m.attachments[0]!.content.equals((await invoicePdf(kit.t.db, inv.id))!)).toBe(true);
     } finally {
       await kit.t.db
         .updateTable('providers')

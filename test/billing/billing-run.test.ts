@@ -41,16 +41,16 @@ describe('billing.monthly run', () => {
       subscriber_id: c.subscriber.id,
       provider_id: c.provider.id,
     });
-    expect(inv.invoice_number).toMatch(/^INV-202611-[A-Z0-9]{8}$/);
-    expect(await linesOf(inv.id)).toEqual([{ position: 1, kind: 'subscription', description: 'Fast, November 2026', amount_cents: 3000 }]);
+    expect(inv!.invoice_number).toMatch(/^INV-202611-[A-Z0-9]{8}$/);
+    expect(await linesOf(inv!.id)).toEqual([{ position: 1, kind: 'subscription', description: 'Fast, November 2026', amount_cents: 3000 }]);
     const doc = await t.db
       .selectFrom('billing_documents')
       .selectAll()
       .where('subscription_id', '=', c.subscription.id)
       .executeTakeFirstOrThrow();
-    expect(doc).toMatchObject({ period_start: '2026-11-01', invoice_id: inv.id });
+    expect(doc).toMatchObject({ period_start: '2026-11-01', invoice_id: inv!.id });
     expect(doc.external_document_id).toMatch(/^bdoc_/);
-    const collect = (await jobsOf(t, 'billing.collect')).filter((j) => j.payload.invoice_id === inv.id);
+    const collect = (await jobsOf(t, 'billing.collect')).filter((j) => j.payload.invoice_id === inv!.id);
     expect(collect).toHaveLength(1);
     expect(await simulatorsOf(t.deps.adapters).billingSystem.getNextInvoiceSendDate(c.subscription.id)).toBe('2026-12-01');
   });
@@ -168,7 +168,7 @@ describe('billing.monthly run', () => {
     expect(await invoicesOf(c.subscription.id)).toHaveLength(1); // November was already invoiced
     t.clock.set('2026-12-01T00:10:00Z');
     await run.runMonthly();
-    const dec = (await invoicesOf(c.subscription.id))[1];
+    const dec = (await invoicesOf(c.subscription.id))[1]!;
     expect(dec).toMatchObject({ period_start: '2026-12-01', invoice_date: '2026-12-01', total_cents: 3500, status: 'open' });
     expect(await linesOf(dec.id)).toEqual([
       { position: 1, kind: 'subscription', description: 'Fast, December 2026', amount_cents: 3000 },
@@ -191,7 +191,7 @@ describe('billing.monthly run', () => {
     // the next month has nothing pending any more
     t.clock.set('2027-01-01T00:10:00Z');
     await run.runMonthly();
-    const jan = (await invoicesOf(c.subscription.id))[2];
+    const jan = (await invoicesOf(c.subscription.id))[2]!;
     expect(await linesOf(jan.id)).toEqual([{ position: 1, kind: 'subscription', description: 'Fast, January 2027', amount_cents: 3000 }]);
   });
 
@@ -213,7 +213,7 @@ describe('billing.monthly run', () => {
     });
     await run.runMonthly();
     const [nov] = await invoicesOf(c.subscription.id);
-    expect((await linesOf(nov.id)).map((l) => l.kind)).toEqual(['subscription']);
+    expect((await linesOf(nov!.id)).map((l) => l.kind)).toEqual(['subscription']);
     expect((await t.db.selectFrom('pending_adjustments').select('status').where('id', '=', a.id).executeTakeFirstOrThrow()).status).toBe(
       'pending',
     );
@@ -226,7 +226,7 @@ describe('billing.monthly run', () => {
     });
     t.clock.set('2026-12-01T09:00:00Z');
     await run.runMonthly();
-    const dec = (await invoicesOf(c.subscription.id))[1];
+    const dec = (await invoicesOf(c.subscription.id))[1]!;
     expect(await linesOf(dec.id)).toEqual([
       { position: 1, kind: 'subscription', description: 'Fast, December 2026', amount_cents: 3000 },
       { position: 2, kind: 'correction', description: 'Correction carried from earlier plan changes', amount_cents: 55 },
@@ -265,7 +265,7 @@ describe('billing.monthly run', () => {
     expect((await t.db.selectFrom('credit_notes').select('state').where('id', '=', exact.id).executeTakeFirstOrThrow()).state).toBe(
       'applied',
     );
-    expect((await jobsOf(t, 'billing.collect')).filter((j) => j.payload.invoice_id === inv.id)).toHaveLength(0);
+    expect((await jobsOf(t, 'billing.collect')).filter((j) => j.payload.invoice_id === inv!.id)).toHaveLength(0);
   });
 
   it('never invoices provider-billed subscriptions, subscriptions not installed yet, or a month that started after its billing day', async () => {
@@ -308,7 +308,7 @@ describe('billing.monthly run', () => {
       .execute();
     t.clock.set('2026-12-01T08:00:00Z');
     await run.runMonthly();
-    const dec = (await invoicesOf(c.subscription.id))[1];
+    const dec = (await invoicesOf(c.subscription.id))[1]!;
     expect(await linesOf(dec.id)).toEqual([
       { position: 1, kind: 'subscription', description: 'Fast, 1–15 Dec 2026 (until cancellation, pro rata)', amount_cents: 1452 },
     ]);
@@ -321,7 +321,7 @@ describe('billing.monthly run', () => {
     });
     t.clock.set('2027-01-01T08:00:00Z');
     await run.runMonthly();
-    const jan = (await invoicesOf(c.subscription.id))[2];
+    const jan = (await invoicesOf(c.subscription.id))[2]!;
     expect(jan).toMatchObject({ period_start: '2027-01-01', total_cents: 700 });
     expect(await linesOf(jan.id)).toEqual([
       { position: 1, kind: 'plan_change_adjustment', description: 'Plan change Fast → Faster, 10–15 Dec', amount_cents: 700 },

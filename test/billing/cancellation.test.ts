@@ -4,7 +4,7 @@ import { createProvider, createUser, createSubscription } from '../helpers/facto
 import { resetAllFaults, simulatorsOf } from '../../src/adapters/index.js';
 import { newId } from '../../src/lib/ids.js';
 import { bearerFor, customer, insertInvoice, insertPendingAdjustment, jobsOf, mailsTo, tokenIn } from './fixtures.js';
-import { collectFirstPayment } from '../../src/modules/billing/first-payment.service.js';
+import { collectFirstPayment } from '../../src/modules/billing/first-payment.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -45,7 +45,7 @@ describe('POST /api/v1/subscription/{id}/cancel', () => {
     const hooks = await t.db.selectFrom('webhook_deliveries').selectAll().where('subscription_id', '=', c.subscription.id).execute();
     expect(hooks).toHaveLength(1);
     expect(hooks[0]).toMatchObject({ event_type: 'subscription.cancelled', provider_id: c.provider.id, status: 'pending' });
-    expect(hooks[0].payload).toMatchObject({
+    expect(hooks[0]!.payload).toMatchObject({
       type: 'subscription.cancelled',
       provider_id: c.provider.id,
       data: {
@@ -188,7 +188,7 @@ describe('POST /api/v1/subscription/{id}/cancel', () => {
     const c = await customer(t, { status: 'PENDING_INSTALL' });
     const first = await collectFirstPayment(t.deps, c.subscription.id);
     expect(first.outcome).toBe('link_sent');
-    const token = tokenIn((await mailsTo(t, c.user.email))[0].text, '/pay/');
+    const token = tokenIn((await mailsTo(t, c.user.email))[0]!.text, '/pay/');
     expect((await cancel(c.subscription.id, await staffOf(c.provider.id), { end_date: '2026-11-16' })).statusCode).toBe(200);
     expect((await t.db.selectFrom('invoices').select('status').where('id', '=', first.invoiceId!).executeTakeFirstOrThrow()).status).toBe(
       'void',

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, DEFAULT_NOW, type TestApp } from '../helpers/app.js';
 import { resetAllFaults, simulatorsOf, TEST_CARDS } from '../../src/adapters/index.js';
-import { collectInvoice } from '../../src/modules/billing/collection.service.js';
+import { collectInvoice } from '../../src/modules/billing/collection.js';
 import { createDunningService } from '../../src/modules/billing/dunning.service.js';
 import { customer, insertInvoice, jobsOf, mailsTo, tokenIn } from './fixtures.js';
 
@@ -91,7 +91,7 @@ describe('automatic restore on payment', () => {
     expect(await sub(c.subscription.id)).toEqual({ status: 'ACTIVE', suspended_reason: null });
     const prov = (await jobsOf(t, 'provisioning.port')).filter((j) => j.subscription_id === c.subscription.id);
     expect(prov).toHaveLength(1);
-    expect(prov[0].payload).toEqual({ subscription_id: c.subscription.id, reason: 'restore' });
+    expect(prov[0]!.payload).toEqual({ subscription_id: c.subscription.id, reason: 'restore' });
   });
 
   it('a saved card charged by the collection job restores too', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, DEFAULT_NOW, type TestApp } from '../helpers/app.js';
 import { resetAllFaults, simulatorsOf, TEST_CARDS, DECLINING_PAYMENT_METHOD_MARKER } from '../../src/adapters/index.js';
-import { collectFirstPayment } from '../../src/modules/billing/first-payment.service.js';
+import { collectFirstPayment } from '../../src/modules/billing/first-payment.js';
 import { createBillingRunService } from '../../src/modules/billing/billing-run.service.js';
 import { customer, mailsTo, tokenIn, jobsOf } from './fixtures.js';
 import { expectPageHeaders } from '../helpers/page-headers.js';
@@ -47,8 +47,12 @@ describe('collectFirstPayment after install confirmation', () => {
       status: 'paid',
       payment_method: 'card',
     });
-    expect(inv.payment_intent_id).toMatch(/^pi_/);
-    const lines = await t.db.selectFrom('invoice_lines').select(['description', 'amount_cents']).where('invoice_id', '=', inv.id).execute();
+    expect(inv!.payment_intent_id).toMatch(/^pi_/);
+    const lines = await t.db
+      .selectFrom('invoice_lines')
+      .select(['description', 'amount_cents'])
+      .where('invoice_id', '=', inv!.id)
+      .execute();
     expect(lines).toEqual([{ description: 'Fast, 16–30 Nov 2026 (from installation, pro rata)', amount_cents: 1500 }]);
     expect(
       await t.db
@@ -56,7 +60,7 @@ describe('collectFirstPayment after install confirmation', () => {
         .select('invoice_id')
         .where('subscription_id', '=', c.subscription.id)
         .executeTakeFirstOrThrow(),
-    ).toEqual({ invoice_id: inv.id });
+    ).toEqual({ invoice_id: inv!.id });
     const sub = await subscription(c.subscription.id);
     expect(sub.status).toBe('ACTIVE');
     expect(sub.activated_at?.toISOString()).toBe(DEFAULT_NOW);
@@ -84,8 +88,8 @@ describe('collectFirstPayment after install confirmation', () => {
     expect((await subscription(c.subscription.id)).status).toBe('PENDING_INSTALL');
     const [mail] = await mailsTo(t, c.user.email);
     expect(mail).toMatchObject({ tag: 'payment_link', subject: expect.stringContaining('Pay your first invoice') });
-    expect(mail.text).toContain('15.00 EUR');
-    const token = tokenIn(mail.text, '/pay/');
+    expect(mail!.text).toContain('15.00 EUR');
+    const token = tokenIn(mail!.text, '/pay/');
     const link = await t.db.selectFrom('link_tokens').selectAll().where('reference_id', '=', r.invoiceId).executeTakeFirstOrThrow();
     expect(link).toMatchObject({ purpose: 'payment', subscriber_id: c.subscriber.id, used_at: null });
 
@@ -134,7 +138,7 @@ describe('collectFirstPayment after install confirmation', () => {
     expect(twice.body).toContain('already paid');
     expect(
       simulatorsOf(t.deps.adapters).cardProcessor.charges.filter(
-        (x) => x.amountCents === 1500 && x.status === 'succeeded' && x.idempotencyKey.startsWith(`invoice:${inv.id}`),
+        (x) => x.amountCents === 1500 && x.status === 'succeeded' && x.idempotencyKey.startsWith(`invoice:${inv!.id}`),
       ),
     ).toHaveLength(1);
     expect((await t.app.inject({ method: 'GET', url: `/pay/${token}` })).body).toContain('Invoice paid');
@@ -144,20 +148,20 @@ describe('collectFirstPayment after install confirmation', () => {
     const c = await installed({ card: `pm_${DECLINING_PAYMENT_METHOD_MARKER}abc` });
     const r = await collectFirstPayment(t.deps, c.subscription.id);
     expect(r.outcome).toBe('link_sent');
-    expect((await firstInvoices(c.subscription.id))[0].status).toBe('open');
+    expect((await firstInvoices(c.subscription.id))[0]!.status).toBe('open');
     expect(await mailsTo(t, c.user.email)).toHaveLength(1);
   });
 
   it('queues the collection when the card processor is unreachable, and the billing.collect job charges later', async () => {
     const c = await installed({ card: 'pm_laterwhenprocessorisback' });
-    t.deps.adapters.cardProcessor.faults.set('unreachable');
+    simulatorsOf(t.deps.adapters).cardProcessor.faults.set('unreachable');
     const r = await collectFirstPayment(t.deps, c.subscription.id);
     expect(r.outcome).toBe('queued');
     expect((await subscription(c.subscription.id)).status).toBe('PENDING_INSTALL');
-    t.deps.adapters.cardProcessor.faults.reset();
+    simulatorsOf(t.deps.adapters).cardProcessor.faults.reset();
     await t.deps.jobs.drain();
     expect((await subscription(c.subscription.id)).status).toBe('ACTIVE');
-    expect((await firstInvoices(c.subscription.id))[0].status).toBe('paid');
+    expect((await firstInvoices(c.subscription.id))[0]!.status).toBe('paid');
   });
 
   it("inside a caller's transaction writes the invoice and a billing.collect job only (no external call); the job collects after commit", async () => {
@@ -212,22 +216,22 @@ describe('the pay page', () => {
     expect(r.body).toContain('invalid or has expired');
     const c = await installed();
     await collectFirstPayment(t.deps, c.subscription.id);
-    const token = tokenIn((await mailsTo(t, c.user.email))[0].text, '/pay/');
+    const token = tokenIn((await mailsTo(t, c.user.email))[0]!.text, '/pay/');
     t.clock.advance(31 * 86_400_000);
     expect((await t.app.inject({ method: 'GET', url: `/pay/${token}` })).statusCode).toBe(404);
     const post = await t.app.inject({ method: 'POST', url: `/pay/${token}`, payload: { card_number: TEST_CARDS.succeeds } });
     expect(post.statusCode).toBe(404);
-    expect((await firstInvoices(c.subscription.id))[0].status).toBe('open');
+    expect((await firstInvoices(c.subscription.id))[0]!.status).toBe('open');
   });
 
   it('answers 502 (HTML) when the card processor is unreachable, leaving the link usable', async () => {
     const c = await installed();
     await collectFirstPayment(t.deps, c.subscription.id);
-    const token = tokenIn((await mailsTo(t, c.user.email))[0].text, '/pay/');
-    t.deps.adapters.cardProcessor.faults.set('unreachable');
+    const token = tokenIn((await mailsTo(t, c.user.email))[0]!.text, '/pay/');
+    simulatorsOf(t.deps.adapters).cardProcessor.faults.set('unreachable');
     const r = await t.app.inject({ method: 'POST', url: `/pay/${token}`, payload: { card_number: TEST_CARDS.succeeds } });
     expect(r.statusCode).toBe(502);
-    t.deps.adapters.cardProcessor.faults.reset();
+    simulatorsOf(t.deps.adapters).cardProcessor.faults.reset();
     const ok = await t.app.inject({ method: 'POST', url: `/pay/${token}`, payload: { card_number: TEST_CARDS.succeeds } });
     expect(ok.statusCode).toBe(200);
   });

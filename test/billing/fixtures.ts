@@ -42,13 +42,13 @@ export async function customer(
   const user = await createUser(t.db, { password: 'correct horse battery' });
   const sub = await createSubscriber(t.db, provider.id, { userId: user.id, email: user.email, customerNumber: o.customerNumber });
   const building = await createBuilding(t.db, provider.id);
-  const location = await createLocation(t.db, provider.id, building.id, building.units[0].id);
+  const location = await createLocation(t.db, provider.id, building.id, building.units[0]!.id);
   const subscription = await createSubscription(t.db, {
     providerId: provider.id,
     subscriberId: sub.id,
     planVersionId: plan.id,
     buildingId: building.id,
-    unitId: building.units[0].id,
+    unitId: building.units[0]!.id,
     locationId: location.id,
     status: o.status ?? 'ACTIVE',
     serviceBilled: o.serviceBilled ?? true,
@@ -166,7 +166,7 @@ export async function insertPendingAdjustment(
 /** The jobs of a kind, oldest first. */
 export async function jobsOf(t: TestApp, kind: string) {
   const rows = await t.db.selectFrom('jobs').selectAll().where('kind', '=', kind).orderBy('created_at').orderBy('id').execute();
-  return rows.map((r) => ({ ...r, payload: (r.payload ?? {}) as Record<string, unknown>, result: r.result as unknown }));
+  return rows.map((r) => ({ ...r, payload: (r.payload ?? {}) as Record<string, unknown>, result: r.result }));
 }
 
 /** mail.send jobs (payload is the message) to an address. */
@@ -182,5 +182,5 @@ export function tokenIn(text: string, path: '/pay/' | 'token='): string {
   const re = path === '/pay/' ? /\/pay\/([A-Za-z0-9_%-]+)/ : /token=([A-Za-z0-9_%-]+)/;
   const m = re.exec(text);
   if (!m) throw new Error(`no ${path} link in: ${text}`);
-  return decodeURIComponent(m[1]);
+  return decodeURIComponent(m[1]!);
 }

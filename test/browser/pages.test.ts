@@ -7,7 +7,7 @@ import { freePort } from '../helpers/processes.js';
 import { customer, mailsTo, tokenIn } from '../billing/fixtures.js';
 import { createWorld, subscriber } from '../provisioning/fixtures.js';
 import { TEST_CARDS } from '../../src/adapters/index.js';
-import { collectFirstPayment } from '../../src/modules/billing/first-payment.service.js';
+import { collectFirstPayment } from '../../src/modules/billing/first-payment.js';
 
 // The pages a person sees, in a real browser: headless Chromium from the distribution's packages
 // (`apt-get install -y chromium`; .ci/run installs it) driven by playwright-core, against the app
@@ -48,11 +48,11 @@ describe.skipIf(!haveChromium)('pages in a real browser (Chromium)', () => {
       method: 'POST',
       url: '/provisioning/provider-initiated',
       headers: w.hdr,
-      payload: { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.third.units[0].id, subscriber: person },
+      payload: { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.third.units[0]!.id, subscriber: person },
     });
     expect(order.statusCode).toBe(201);
     const [mail] = (await mailsTo(t, person.email)).filter((m) => m.tag === 'installation_booking');
-    const token = /\/booking\/([A-Za-z0-9_-]+)/.exec(mail.text)![1];
+    const token = /\/booking\/([A-Za-z0-9_-]+)/.exec(mail!.text)![1];
 
     const r = await page.goto(`${base}/booking/${token}`);
     expect(r!.status()).toBe(200);
@@ -71,7 +71,7 @@ describe.skipIf(!haveChromium)('pages in a real browser (Chromium)', () => {
     const c = await customer(t, { status: 'PENDING_INSTALL' });
     await collectFirstPayment(t.deps, c.subscription.id);
     const [mail] = await mailsTo(t, c.user.email);
-    const token = tokenIn(mail.text, '/pay/');
+    const token = tokenIn(mail!.text, '/pay/');
 
     await page.goto(`${base}/pay/${token}`);
     expect(await page.locator('h1').textContent()).toBe('Pay your first invoice');
@@ -93,7 +93,7 @@ describe.skipIf(!haveChromium)('pages in a real browser (Chromium)', () => {
   it('an expired payment link shows "Link not valid" (404) and no card form', async () => {
     const c = await customer(t, { status: 'PENDING_INSTALL' });
     const r = await collectFirstPayment(t.deps, c.subscription.id);
-    const token = tokenIn((await mailsTo(t, c.user.email))[0].text, '/pay/');
+    const token = tokenIn((await mailsTo(t, c.user.email))[0]!.text, '/pay/');
     await t.db
       .updateTable('link_tokens')
       .set({ expires_at: new Date(Date.parse(DEFAULT_NOW) - 60_000) })
@@ -110,14 +110,14 @@ describe.skipIf(!haveChromium)('pages in a real browser (Chromium)', () => {
     const p = await createProvider(t.db, { externalCheckoutUrl: `${base}/sandbox/checkout` });
     const plan = await createPlanVersion(t.db, p.id, { name: 'Fibre 500', priceCents: 4999 });
     const b = await createBuilding(t.db, p.id, { lineType: 'first_line', units: ['4B'] });
-    const loc = await createLocation(t.db, p.id, b.id, b.units[0].id);
+    const loc = await createLocation(t.db, p.id, b.id, b.units[0]!.id);
     const created = await t.app.inject({
       method: 'POST',
       url: '/external-checkout/sessions',
       payload: { provider_id: p.id, plan_version_id: plan.id, location_hash: loc.locationHash },
     });
     expect(created.statusCode).toBe(201);
-    const s = created.json() as { session_id: string; checkout_url: string };
+    const s = created.json<{ session_id: string; checkout_url: string }>();
     if (o.createdAgoMs) {
       const at = new Date(Date.parse(DEFAULT_NOW) - o.createdAgoMs);
       await t.db.updateTable('checkout_sessions').set({ created_at: at, updated_at: at }).where('id', '=', s.session_id).execute();

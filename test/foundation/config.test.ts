@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { demoStartEnv } from '../../src/demo/startup.js';
+import { productionEnv } from '../helpers/production.js';
 
 describe('loadConfig', () => {
   it('works with an empty environment: embedded database, port 3000, derived public base URL', () => {
@@ -24,7 +25,7 @@ describe('loadConfig', () => {
 
   it('the sandbox checkout page is off unless SANDBOX=true', () => {
     expect(loadConfig({}).SANDBOX).toBe(false);
-    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) }).SANDBOX).toBe(false);
+    expect(loadConfig(productionEnv()).SANDBOX).toBe(false);
     expect(loadConfig({ SANDBOX: 'true' }).SANDBOX).toBe(true);
   });
 
@@ -57,11 +58,8 @@ describe('loadConfig', () => {
     [{ DEMO_WEBHOOK_URL: 'not a url' }, /^invalid configuration: DEMO_WEBHOOK_URL: /],
     [{ WEBHOOK_UNRESPONSIVE_CONCURRENCY: '0' }, /^invalid configuration: WEBHOOK_UNRESPONSIVE_CONCURRENCY: /],
     [{ WEBHOOK_UNRESPONSIVE_CONCURRENCY: '65' }, /^invalid configuration: WEBHOOK_UNRESPONSIVE_CONCURRENCY: /],
-    [{ NODE_ENV: 'production' }, /^invalid configuration: JWT_SECRET: required when NODE_ENV=production$/],
-    [
-      { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), SANDBOX: 'true' },
-      /^invalid configuration: SANDBOX: must not be true when NODE_ENV=production$/,
-    ],
+    [productionEnv({ JWT_SECRET: '' }), /^invalid configuration: JWT_SECRET: required when NODE_ENV=production$/],
+    [productionEnv({ SANDBOX: 'true' }), /^invalid configuration: SANDBOX: must not be true when NODE_ENV=production$/],
   ])('a wrong value (%o) throws ConfigError with one line naming the variable', (env, message) => {
     let err: unknown;
     try {
@@ -144,7 +142,7 @@ describe('npm start', () => {
     expect(demoStartEnv({ NODE_ENV: 'production' }).env.SANDBOX).toBeUndefined();
     expect(demoStartEnv({ DATABASE_URL: 'postgres://x/y' }).env.SANDBOX).toBeUndefined();
     expect(demoStartEnv({ SANDBOX: 'false' }).env.SANDBOX).toBe('false');
-    expect(() => loadConfig({ ...demoStartEnv({ NODE_ENV: 'production' }).env, JWT_SECRET: 'x'.repeat(32) })).not.toThrow();
+    expect(() => loadConfig(demoStartEnv(productionEnv()).env)).not.toThrow();
   });
 });
 
@@ -169,8 +167,8 @@ describe('documentation of the configuration', () => {
     expect(readFileSync('.env.example', 'utf8')).toMatch(/^JWT_SECRET=$/m);
   });
 
-  it('README.md has a configuration table row and .env.example an entry for every variable', () => {
-    const readme = readFileSync('README.md', 'utf8');
+  it('docs/configuration.md has a configuration table row and .env.example an entry for every variable', () => {
+    const readme = readFileSync('docs/configuration.md', 'utf8');
     const example = readFileSync('.env.example', 'utf8');
     expect(variables.filter((v) => !readme.includes(`| \`${v}\` |`))).toEqual([]);
     expect(variables.filter((v) => !new RegExp(`^${v}=`, 'm').test(example))).toEqual([]);

@@ -141,13 +141,13 @@ describe('plans', () => {
     const [b, f, ff, o] = await Promise.all(
       [doc.plans.basic, doc.plans.fast, doc.plans.faster, doc.plans.other_provider].map((p) => pv(p.plan_version_id)),
     );
-    expect(b.monthly_price_cents).toBeLessThan(f.monthly_price_cents);
-    expect(f.monthly_price_cents).toBeLessThan(ff.monthly_price_cents);
+    expect(b!.monthly_price_cents).toBeLessThan(f!.monthly_price_cents);
+    expect(f!.monthly_price_cents).toBeLessThan(ff!.monthly_price_cents);
     for (const p of [b, f, ff]) {
-      expect(p.provider_id).toBe(doc.providers.main.id);
-      expect(p.store_product_id).toBeTruthy();
+      expect(p!.provider_id).toBe(doc.providers.main.id);
+      expect(p!.store_product_id).toBeTruthy();
     }
-    expect(o.provider_id).toBe(doc.providers.other.id);
+    expect(o!.provider_id).toBe(doc.providers.other.id);
     expect(doc.plans.fast.monthly_price).toMatch(/^\d+\.\d{2}$/);
   });
 });

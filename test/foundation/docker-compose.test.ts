@@ -31,6 +31,15 @@ describe('docker-compose.yml', () => {
     expect(compose.services.app!.healthcheck!.test.join(' ')).toContain('/readyz');
   });
 
+  it("publishes the simulators' port, so the demo pay page's test card form reaches the card simulator from the host", () => {
+    const app = compose.services.app! as Service & { ports: string[] };
+    const env = app.environment!;
+    expect(env.SIMULATOR_HOST).toBe('0.0.0.0');
+    expect(app.ports).toContain(`${env.SIMULATOR_PORT}:${env.SIMULATOR_PORT}`);
+    // The form posts from the host's browser: to the published port on localhost, at the card simulator's mount.
+    expect(env.CARD_SIMULATOR_URL).toBe(`\${CARD_SIMULATOR_URL:-http://localhost:${env.SIMULATOR_PORT}/card}`);
+  });
+
   it('holds no secret: the signing key and the database password come from the environment, required', () => {
     const env = compose.services.app!.environment!;
     expect(env.JWT_SECRET).toMatch(/^\$\{JWT_SECRET:\?[^}]+\}$/);

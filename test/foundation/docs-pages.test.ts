@@ -20,9 +20,9 @@ describe('API explorers (docs pages)', () => {
       expect(csp).toContain("script-src 'self'");
       expect(csp).not.toContain('upgrade-insecure-requests');
       const assets = [...index.body.matchAll(/(?:src|href)="(\.\/[^"]+|[^":]+\.(?:js|css))"/g)].map((m) => m[1]);
-      expect(assets.some((a) => a.endsWith('.js'))).toBe(true);
+      expect(assets.some((a) => a!.endsWith('.js'))).toBe(true);
       for (const asset of assets) {
-        const url = new URL(asset, `http://x${prefix}/`).pathname;
+        const url = new URL(asset!, `http://x${prefix}/`).pathname;
         const r = await t.app.inject({ method: 'GET', url });
         expect(r.statusCode, url).toBe(200);
         expect(r.headers['x-content-type-options']).toBe('nosniff');
@@ -33,9 +33,11 @@ describe('API explorers (docs pages)', () => {
         }
       }
       // Every inline script of the page is allowed by hash (none by 'unsafe-inline').
-      const inline = [...index.body.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].map((m) => m[1]).filter((s) => s.trim());
+      const inline = [...index.body.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)]
+        .map((m) => m[1])
+        .filter((s) => s!.trim());
       const { createHash } = await import('node:crypto');
-      for (const s of inline) expect(csp).toContain(`'sha256-${createHash('sha256').update(s).digest('base64')}'`);
+      for (const s of inline) expect(csp).toContain(`'sha256-${createHash('sha256').update(s!).digest('base64')}'`);
     },
   );
 

@@ -39,13 +39,14 @@ describe('the landing page (GET /)', () => {
     }
   });
 
-  it('is in neither OpenAPI document, and other methods on / answer 404 in the partner shape', async () => {
+  it('is in neither OpenAPI document, and other methods on / answer 405 with Allow in the partner shape', async () => {
     for (const doc of ['/openapi.json', '/agent/openapi.json']) {
       const paths = Object.keys((await t.app.inject({ method: 'GET', url: doc })).json().paths);
       expect(paths).not.toContain('/');
     }
     const post = await t.app.inject({ method: 'POST', url: '/', payload: {} });
-    expect(post.statusCode).toBe(404);
-    expect(post.json()).toEqual({ detail: 'Not Found' });
+    expect(post.statusCode).toBe(405);
+    expect(post.headers.allow).toMatch(/^GET, HEAD/);
+    expect(post.json()).toEqual({ detail: 'Method Not Allowed' });
   });
 });

@@ -47,7 +47,7 @@ describe('npm start serves MCP', () => {
         return r.data;
       };
 
-      expect((await client.listTools()).tools).toHaveLength(15);
+      expect((await client.listTools()).tools).toHaveLength(18);
       const [anna] = doc.customers.ambiguous;
       expect(await ok('search_customers', { q: anna.name })).toMatchObject({ ambiguous: true });
       const one = await ok('search_customers', { q: `${anna.name} ${anna.unit_label}` });
@@ -68,7 +68,9 @@ describe('npm start serves MCP', () => {
       const quote = await ok('preview_plan_change', change);
       expect(quote.new_plan.plan_version_id).toBe(target);
       expect((await tool('apply_plan_change', change)).data.error.code).toBe('confirmation_required');
-      const applied = await ok('apply_plan_change', { ...change, confirm: true });
+      // The tool binds the price: without the preview's quote_token it refuses (issue 31 §2).
+      expect((await tool('apply_plan_change', { ...change, confirm: true })).data.error.code).toBe('quote_required');
+      const applied = await ok('apply_plan_change', { ...change, confirm: true, quote_token: quote.quote_token });
       expect(applied.new_plan).toEqual(quote.new_plan);
       const ticket = await ok('create_ticket', {
         customer_id: anna.id,

@@ -104,13 +104,13 @@ describe('migrator', () => {
       file('ab', 'SELECT p'),
       file('d', 'SELECT ab(p)'),
     ];
-    expect(affectedFunctions(files, [files[0]]).sort()).toEqual(['a', 'b', 'c']);
-    expect(affectedFunctions(files, [files[3]]).sort()).toEqual(['ab', 'd']);
+    expect(affectedFunctions(files, [files[0]!]).sort()).toEqual(['a', 'b', 'c']);
+    expect(affectedFunctions(files, [files[3]!]).sort()).toEqual(['ab', 'd']);
     // A comment that names a function is not a call: e names a in its comment only.
     const commented = [...files, { text: `-- Works like a(p), see a.sql.\n${file('e', 'SELECT p -- not a(p)').text}` }];
-    expect(affectedFunctions(commented, [files[0]]).sort()).toEqual(['a', 'b', 'c']);
+    expect(affectedFunctions(commented, [files[0]!]).sort()).toEqual(['a', 'b', 'c']);
     // '--' inside a string literal starts no comment: f still calls a after it.
     const literal = [...files, file('f', "SELECT regexp_split_to_array(p, '--') || a(p)")];
-    expect(affectedFunctions(literal, [files[0]]).sort()).toEqual(['a', 'b', 'c', 'f']);
+    expect(affectedFunctions(literal, [files[0]!]).sort()).toEqual(['a', 'b', 'c', 'f']);
   });
 });

@@ -24,7 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const isHidden = (o: RouteOptions) => Boolean((o.schema as { hide?: boolean } | undefined)?.hide);
+const isHidden = (o: RouteOptions) => Boolean(o.schema?.hide);
 const openapiPath = (url: string) => url.replace(/:(\w+)/g, '{$1}');
 const docOf = (url: string) => (url === '/agent' || url.startsWith('/agent/') ? docs.agent : docs.partner);
 
@@ -40,13 +40,15 @@ function documentedRoutes() {
 }
 
 describe("every route's OpenAPI operation states what its hooks and limits enforce", () => {
-  it('every route is documented, or hidden on purpose (the landing page, the docs pages, the sandbox pages, the MCP endpoint, health and metrics, and the /api/v1 mirror)', () => {
+  it('every route is documented, or hidden on purpose (the landing page, the docs pages, the sandbox pages, the MCP endpoint, health and metrics, the CORS preflight of the session status, the plan-change aliases, and the /api/v1 mirror)', () => {
     const hidden = t.app.routeTable.filter((r) => isHidden(r.options)).map((r) => r.url);
     const unexplained = hidden.filter(
       (u) =>
         u !== '/' &&
         !u.startsWith('/api/v1/') &&
-        !/^\/((agent\/)?(docs|openapi\.json)|agent\/mcp$|sandbox\/|healthz$|readyz$|metrics$)/.test(u),
+        !/^\/((agent\/)?(docs|openapi\.json)|agent\/mcp$|sandbox\/|healthz$|readyz$|metrics$|subscriptions\/:id\/change-plan(\/preview)?$|external-checkout\/sessions\/:session_id\/status\*$)/.test(
+          u,
+        ),
     );
     expect(unexplained).toEqual([]);
     expect(
@@ -61,14 +63,14 @@ describe("every route's OpenAPI operation states what its hooks and limits enfor
     for (const r of documentedRoutes()) {
       const credentials = routeCredentials(r.options);
       const expected = securityOf(credentials);
-      if (JSON.stringify(r.op.security) !== JSON.stringify(expected))
-        wrong.push(`${r.label}: security ${JSON.stringify(r.op.security)}, hooks check ${JSON.stringify(expected)}`);
+      if (JSON.stringify(r.op!.security) !== JSON.stringify(expected))
+        wrong.push(`${r.label}: security ${JSON.stringify(r.op!.security)}, hooks check ${JSON.stringify(expected)}`);
       for (const c of credentials) {
         for (const status of Object.keys(c.statuses))
-          if (!r.op.responses[status]) wrong.push(`${r.label}: ${c.scheme} answers ${status}, undocumented`);
+          if (!r.op!.responses[status]) wrong.push(`${r.label}: ${c.scheme} answers ${status}, undocumented`);
       }
       const schemes = docOf(r.url).components.securitySchemes;
-      for (const name of (r.op.security ?? []).flatMap((req) => Object.keys(req)))
+      for (const name of (r.op!.security ?? []).flatMap((req) => Object.keys(req)))
         if (!schemes[name]) wrong.push(`${r.label}: no security scheme ${name}`);
     }
     expect(wrong).toEqual([]);
@@ -81,7 +83,7 @@ describe("every route's OpenAPI operation states what its hooks and limits enfor
       const perMinute = perMinuteOf(r.options.config);
       if (perMinute === null) continue;
       limited++;
-      if (!r.op.responses['429']) wrong.push(`${r.label}: limited to ${perMinute}/min, 429 undocumented`);
+      if (!r.op!.responses['429']) wrong.push(`${r.label}: limited to ${perMinute}/min, 429 undocumented`);
     }
     expect(wrong).toEqual([]);
     expect(limited).toBeGreaterThan(40);
@@ -100,9 +102,10 @@ describe("every route's OpenAPI operation states what its hooks and limits enfor
     expect(mirrored).toBeGreaterThan(20);
   });
 
-  it('servers: the partner base and /api/v1 (internal-only paths from the base alone); the agent document its base', () => {
-    expect(docs.partner.servers?.map((s) => s.url)).toEqual(['/', '/api/v1']);
-    expect(docs.agent.servers?.map((s) => s.url)).toEqual(['/']);
+  it('servers: the partner base and /api/v1 (internal-only paths from the base alone); the agent document its base; absolute (PUBLIC_BASE_URL)', () => {
+    const base = t.config.publicBaseUrl.replace(/\/+$/, '');
+    expect(docs.partner.servers?.map((s) => s.url)).toEqual([base, `${base}/api/v1`]);
+    expect(docs.agent.servers?.map((s) => s.url)).toEqual([base]);
     const internal = Object.entries(docs.partner.paths).filter(([p]) => p.startsWith('/api/v1/'));
     expect(internal.length).toBeGreaterThan(0);
     for (const [p, item] of internal) {
@@ -110,7 +113,7 @@ describe("every route's OpenAPI operation states what its hooks and limits enfor
         expect(
           (op as { servers?: { url: string }[] }).servers?.map((s) => s.url),
           p,
-        ).toEqual(['/']);
+        ).toEqual([base]);
     }
   });
 });
@@ -126,8 +129,9 @@ describe('calling every documented route without credentials', () => {
       probed++;
       const status = res.statusCode;
       if (status >= 500) wrong.push(`${r.label}: ${status}`);
-      if (!r.op.responses[String(status)]) wrong.push(`${r.label}: answered ${status}, documents ${Object.keys(r.op.responses).join(',')}`);
-      const security = r.op.security ?? [];
+      if (!r.op!.responses[String(status)])
+        wrong.push(`${r.label}: answered ${status}, documents ${Object.keys(r.op!.responses).join(',')}`);
+      const security = r.op!.security ?? [];
       const needsCredential = security.length > 0 && security.every((req) => Object.keys(req).length > 0);
       // An id checked before the credential (the checkout session's 410 or 404, as the partner document orders) may answer first.
       if (needsCredential && ![401, 403, 404, 410].includes(status))

@@ -5,7 +5,7 @@ import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { EXPORT_ENV, OPENAPI_FILES, renderSpecs } from '../../scripts/export-openapi.js';
-import { NEXT_STEPS, withNextStep } from '../../src/lib/error-next-steps.js';
+import { ERRORS, withNextStep } from '../../src/lib/errors.catalogue.js';
 import type { ErrorCode } from '../../src/lib/errors.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
@@ -90,7 +90,7 @@ describe('the example check itself', () => {
   });
 });
 
-const CODES = Object.keys(NEXT_STEPS) as ErrorCode[];
+const CODES = Object.keys(ERRORS) as ErrorCode[];
 
 describe('/agent error examples', () => {
   const errorResponses = () =>
@@ -119,7 +119,7 @@ describe('/agent error examples', () => {
     const wrong = errorResponses().flatMap(({ where, media }) =>
       Object.entries(media.examples ?? {}).flatMap(([name, e]) => {
         const error = (e.value as { error: { code: ErrorCode; message: string } }).error;
-        const ok = error.code === name && error.message.endsWith(`Next step: ${NEXT_STEPS[error.code].text}.`);
+        const ok = error.code === name && error.message.endsWith(`Next step: ${ERRORS[error.code].next.text}.`);
         return ok ? [] : [{ where, name, error }];
       }),
     );
@@ -140,7 +140,7 @@ describe('/agent error examples', () => {
 
   it('withNextStep appends the step once, after the message', () => {
     expect(withNextStep('session_invalid', 'The verified session has expired.')).toBe(
-      `The verified session has expired. Next step: ${NEXT_STEPS.session_invalid.text}.`,
+      `The verified session has expired. Next step: ${ERRORS.session_invalid.next.text}.`,
     );
   });
 });

@@ -7,6 +7,7 @@ import { registerHealth } from '../../src/ops/health.js';
 import type { OpsRepository } from '../../src/ops/ops.repository.js';
 import { RATE_LIMITS } from '../../src/plugins/rate-limit.js';
 import { sql } from 'kysely';
+import { productionEnv } from '../helpers/production.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createTestDb } from '../helpers/db.js';
 import { createPlanVersion, createProvider, createSubscriber, createSubscription } from '../helpers/factories.js';
@@ -154,7 +155,7 @@ describe('GET /metrics', () => {
 
   it('a job moves the queue depth and its outcome; a mail its send outcome', async () => {
     const before = await scrape();
-    await t.deps.mailer.enqueue(t.db, { to: 'ops@example.test', subject: 'metrics', text: 'hello', tag: 'metrics-test' } as never);
+    await t.deps.mailer.enqueue(t.db, { to: 'ops@example.test', subject: 'metrics', text: 'hello', tag: 'metrics-test' });
     const queued = await scrape();
     expect(series(queued, 'netsvc_jobs_queued', { kind: 'mail.send' })).toBe(
       series(before, 'netsvc_jobs_queued', { kind: 'mail.send' }) + 1,
@@ -254,7 +255,7 @@ describe('GET /metrics', () => {
       [{}, 404],
       [{ METRICS_TOKEN: 'another-metrics-token-0123456789' }, 200],
     ] as const) {
-      const p = await buildTestApp({ env: { NODE_ENV: 'production', ...env } });
+      const p = await buildTestApp({ env: productionEnv(env) });
       try {
         const r = await p.app.inject({
           method: 'GET',

@@ -65,10 +65,10 @@ describe.skipIf(!usingPostgres())('prepared statements (real Postgres)', () => {
     try {
       for (let i = 0; i < 520; i++) {
         const r = await sql<{ n: number }>`SELECT ${i}::int + ${sql.raw(String(i))} AS n`.execute(fresh.db);
-        expect(r.rows[0].n).toBe(2 * i);
+        expect(r.rows[0]!.n).toBe(2 * i);
       }
       const count = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_prepared_statements`.execute(fresh.db);
-      expect(count.rows[0].n).toBe(500);
+      expect(count.rows[0]!.n).toBe(500);
     } finally {
       await fresh.close();
     }

@@ -21,7 +21,7 @@ async function start(env: Record<string, string> = {}): Promise<Started> {
   });
   try {
     const m = await waitForOutput(p, /ready at (http:\/\/\S+)/);
-    return Object.assign(p, { url: m[1] });
+    return Object.assign(p, { url: m[1]! });
   } catch (err) {
     p.child.kill('SIGKILL');
     throw err;
@@ -48,6 +48,20 @@ describe('npm start', () => {
       expect(p.out.stdout).toContain(`${p.url}/docs`);
       expect(p.out.stdout).toContain(`Main provider API key ${key}`);
       expect(p.out.stdout).toMatch(/demo dataset loaded in/);
+      // Issue 28 §4: never silent: progress lines in order before the banner (migrating, loading the demo with counts, listening).
+      const order = [
+        /applying migrations \.\.\./,
+        /Database ready \(migrated\) after \d+\.\d s/,
+        /Loading the demo dataset into the empty database/,
+        /Demo dataset loaded in \d+\.\d s: 4 providers, \d+ subscribers, \d+ subscriptions, [\d,]+ invoices, .* \([\d,]+ rows in \d+ tables\)/,
+        /Listening on /,
+        /netsvc API ready at \S+ \(started in \d+\.\d s\)/,
+      ].map((re) => p.out.stdout.search(re));
+      expect(
+        order.every((at) => at >= 0),
+        JSON.stringify(order),
+      ).toBe(true);
+      expect([...order].sort((a, b) => a - b)).toEqual(order);
       expect(p.out.stdout.match(/^ {2}curl -s .*X-API-Key: sk_/gm)).toHaveLength(2);
 
       const agent = await fetch(`${p.url}/agent/openapi.json`);
@@ -99,7 +113,7 @@ describe('npm start', () => {
   it.skipIf(!embedded)(
     'on the embedded database without JWT_SECRET: signs with one random secret kept next to the database, owner-only',
     () => {
-      const file = path.join(path.dirname(childDb().env.EMBEDDED_DB_DIR), 'jwt-secret');
+      const file = path.join(path.dirname(childDb().env.EMBEDDED_DB_DIR!), 'jwt-secret');
       expect(statSync(file).mode & 0o777).toBe(0o600);
       expect(Buffer.from(readFileSync(file, 'utf8'), 'base64url')).toHaveLength(32);
     },

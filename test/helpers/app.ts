@@ -6,6 +6,7 @@ import type { Deps, Services } from '../../src/container.js';
 import { fixedClock } from '../../src/lib/clock.js';
 import { createTestDb, type TestDb } from './db.js';
 import { captureResponses } from './leaks.js';
+import { holdDeclaredErrors } from './declared-errors.js';
 
 type TestClock = ReturnType<typeof fixedClock>;
 
@@ -25,7 +26,9 @@ export const DEFAULT_NOW = '2026-11-16T10:00:00.000Z';
 
 /**
  * A fully wired app on its own fresh database, with a fixed clock, no background worker
- * (tests run jobs with `deps.jobs.drain()`), no rate limits unless asked, and silent logs.
+ * (tests run jobs with `deps.jobs.drain()`), no rate limits unless asked, and silent logs. Its
+ * switch and billing adapters speak HTTP to a simulator server of its own (`app.simulators`, on
+ * 127.0.0.1 and the same database, closed with the app); `simulatorsOf(deps.adapters)` reaches it.
  */
 export async function buildTestApp(
   opts: { env?: Record<string, string>; now?: string; build?: Omit<BuildOptions, 'dbHandle' | 'clock'> } = {},
@@ -49,6 +52,7 @@ export async function buildTestApp(
   const clock = fixedClock(opts.now ?? DEFAULT_NOW);
   const app = await buildApp(config, { ...opts.build, dbHandle: testDb.handle, clock, migrate: false });
   captureResponses(app);
+  const undeclared = holdDeclaredErrors(app);
   await app.ready();
   return {
     app,
@@ -61,6 +65,8 @@ export async function buildTestApp(
     async close() {
       await app.close();
       await testDb.drop();
+      const answers = undeclared();
+      if (answers.length) throw new Error(`Answers the OpenAPI does not declare:\n${answers.join('\n')}`);
     },
   };
 }

@@ -84,7 +84,7 @@ async function openPooled(): Promise<Idle> {
   const seeds = [];
   for (const { name } of tables) {
     const { rows } = await pglite.query<{ json: string | null }>(`SELECT json_agg(t)::text AS json FROM "${name}" t`);
-    if (rows[0].json) seeds.push({ table: name, json: rows[0].json });
+    if (rows[0]!.json) seeds.push({ table: name, json: rows[0]!.json });
   }
   const b = { tables: tables.map((t) => t.name), seeds };
   // The baseline is taken after one reset, so that what a reset itself rewrites never counts as a change.
@@ -101,7 +101,7 @@ const CALLBACKS = new Set<PropertyKey>(['listen', 'onNotification']);
  * every call once released (a late query of a finished file never reaches the next file's data),
  * and refuses to be patched (a spy on it would outlive the file).
  */
-export async function leaseEmbedded(): Promise<{ pglite: PGlite; release(): Promise<void> }> {
+export async function leaseEmbedded(): Promise<{ pglite: PGlite; release: () => Promise<void> }> {
   const lease = POOLED ? (idle.pop() ?? (await openPooled())) : { pglite: await openTemplate(), baseline: undefined, uses: 0 };
   lease.uses++;
   let released = false;
@@ -131,7 +131,7 @@ export async function leaseEmbedded(): Promise<{ pglite: PGlite; release(): Prom
       if (reusable && baseline && lease.uses < MAX_USES && idle.length < KEEP) {
         await reset(pglite, baseline);
         if ((await catalogHash(pglite)) === baseline.catalogs) {
-          idle.push(lease as Idle);
+          idle.push(lease);
           return;
         }
       }

@@ -3,14 +3,26 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { SERVER_NODE_FLAGS } from '../../src/runtime.js';
 import { createServer } from 'node:net';
 
+// Below Linux's ephemeral range (32768-60999): a port the OS hands out for listen(0) is also one it
+// hands out as the local end of an outgoing connection (a pool's connection to PostgreSQL), so a
+// port probed there and given to a child that binds seconds later can be taken meanwhile (CI once
+// failed on EADDRINUSE that way). Random, so two test files probing at once rarely meet.
+const FIRST = 20_000;
+const LAST = 32_000;
+
+/** A port free on 127.0.0.1 now, outside the range outgoing connections take theirs from. */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  for (;;) {
+    const port = FIRST + Math.floor(Math.random() * (LAST - FIRST));
+    if (await bindable(port)) return port;
+  }
+}
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
   });
 }
 
@@ -45,8 +57,8 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  proc.stdout!.on('data', (d) => (out += d));
-  proc.stderr!.on('data', (d) => (out += d));
+  proc.stdout.on('data', (d) => (out += d));
+  proc.stderr.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {

@@ -20,7 +20,7 @@ export function recordStatements(db: Kysely<any>) {
   let stopped = false;
   return {
     seen,
-    stop() {
+    stop: () => {
       if (stopped) return;
       stopped = true;
       proto.executeQuery = original;

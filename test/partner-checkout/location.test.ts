@@ -28,7 +28,7 @@ async function place(providerId: string, o: { street?: string; houseNumber?: str
     city: 'Berlin',
     units: ['4B'],
   });
-  const loc = await createLocation(t.db, providerId, b.id, b.units[0].id, { port: 'ge-0/0/7' });
+  const loc = await createLocation(t.db, providerId, b.id, b.units[0]!.id, { port: 'ge-0/0/7' });
   const row = await t.db.selectFrom('locations').selectAll().where('id', '=', loc.id).executeTakeFirstOrThrow();
   return { building: b, unit: b.units[0], loc, row };
 }
@@ -50,7 +50,7 @@ describe('POST /location/lookup (no auth)', () => {
         unit_label: '4B',
         location_identifier: x.row.location_identifier,
         building_id: x.building.id,
-        unit_id: x.unit.id,
+        unit_id: x.unit!.id,
       });
       // Never the switch, port, VLAN or the hash itself.
       expect(r.body).not.toContain('ge-0/0/7');
@@ -63,7 +63,7 @@ describe('POST /location/lookup (no auth)', () => {
     const x = await place(p.id);
     const r = await lookup({ location_identifier: x.row.location_identifier });
     expect(r.statusCode).toBe(200);
-    expect(r.json()).toMatchObject({ building_id: x.building.id, unit_id: x.unit.id, location_identifier: x.row.location_identifier });
+    expect(r.json()).toMatchObject({ building_id: x.building.id, unit_id: x.unit!.id, location_identifier: x.row.location_identifier });
   });
 
   it('location_hash wins when both are sent', async () => {
@@ -105,7 +105,7 @@ describe('POST /location/details (dashboard JWT)', () => {
       subscriberId: sub.id,
       planVersionId: plan.id,
       buildingId: x.building.id,
-      unitId: x.unit.id,
+      unitId: x.unit!.id,
       locationId: x.loc.id,
       status: 'SUSPENDED',
     });
@@ -128,7 +128,7 @@ describe('POST /location/details (dashboard JWT)', () => {
         switch_id: 'sw-01',
         vlan_id: x.row.vlan_id,
         building: { building_id: x.building.id, line_type: 'first_line', in_coverage: true },
-        unit: { unit_id: x.unit.id, label: '4B' },
+        unit: { unit_id: x.unit!.id, label: '4B' },
         occupied: true,
         subscription_id: s.id,
         subscription_status: 'SUSPENDED',

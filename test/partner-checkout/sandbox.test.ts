@@ -24,14 +24,14 @@ async function sandboxWorld(url?: string) {
   const p = await createProvider(t.db, { externalCheckoutUrl: url ?? `${t.config.publicBaseUrl}/sandbox/checkout` });
   const plan = await createPlanVersion(t.db, p.id, { name: 'Fibre 500', priceCents: 4999 });
   const b = await createBuilding(t.db, p.id, { lineType: 'first_line', street: 'Hauptstraße', houseNumber: '12a', units: ['4B'] });
-  const loc = await createLocation(t.db, p.id, b.id, b.units[0].id);
+  const loc = await createLocation(t.db, p.id, b.id, b.units[0]!.id);
   const created = await t.app.inject({
     method: 'POST',
     url: '/external-checkout/sessions',
     payload: { provider_id: p.id, plan_version_id: plan.id, location_hash: loc.locationHash },
   });
   expect(created.statusCode).toBe(201);
-  return { p, plan, b, loc, session: created.json() as { session_id: string; checkout_url: string } };
+  return { p, plan, b, loc, session: created.json<{ session_id: string; checkout_url: string }>() };
 }
 const row = (id: string) => t.db.selectFrom('checkout_sessions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 

@@ -71,7 +71,7 @@ describe('autocomplete: one suggestion per display, picked after an early-stoppi
     expect(new Set(s.map((x) => x.display)).size).toBe(15);
     const keys = s.map((x) => searchKey(x.display));
     expect(keys).toEqual([...keys].sort((a, b) => (Buffer.from(a) < Buffer.from(b) ? -1 : 1)));
-    expect(s[0].display).toBe('Ulmenweg 1, 20095 Hamburg');
+    expect(s[0]!.display).toBe('Ulmenweg 1, 20095 Hamburg');
   });
 
   it('the orderable row with a building represents its display, wherever it sits among the duplicates', async () => {
@@ -206,13 +206,13 @@ describe('autocomplete: house-number-first addresses (CA, US) also match street 
       const r = await sql<{
         k: string | null;
       }>`SELECT coverage_street_first_key(${c.search_key}::text, ${c.house_number_norm}::text, ${a.street}::text) AS k`.execute(t.db);
-      expect(r.rows[0].k, a.street).toBe(streetFirst);
+      expect(r.rows[0]!.k, a.street).toBe(streetFirst);
     }
     // A key that does not start with "<number> <street>" has no street-first spelling (left to the fallback).
     const odd = await sql<{
       k: string | null;
     }>`SELECT coverage_street_first_key('12 other street toronto', '12', 'King Street') AS k`.execute(t.db);
-    expect(odd.rows[0].k).toBeNull();
+    expect(odd.rows[0]!.k).toBeNull();
   });
 });
 
@@ -397,7 +397,7 @@ describe('autocomplete plans (EXPLAIN, a few thousand addresses)', () => {
       t.db,
     );
     const ranges = /(SELECT json_agg[\s\S]*?);\s*RETURN/
-      .exec(src.rows[0].body)![1]
+      .exec(src.rows[0]!.body)![1]!
       .replace(/INTO v_rows/, '')
       .replace(/\bp_provider\b/g, '$1')
       .replace(/\bp_key\b/g, '$2')

@@ -345,7 +345,7 @@ describe('GET /serviceability/units', () => {
         subscriberId: sub.id,
         planVersionId: plan.id,
         buildingId: b.id,
-        unitId: b.units[i].id,
+        unitId: b.units[i]!.id,
         status,
       });
     }

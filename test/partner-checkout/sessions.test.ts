@@ -40,7 +40,7 @@ async function world(o: { externalCheckoutUrl?: string | null } = {}) {
     city: 'Berlin',
     units: ['4B', '5C'],
   });
-  const loc = await createLocation(t.db, p.id, building.id, building.units[0].id);
+  const loc = await createLocation(t.db, p.id, building.id, building.units[0]!.id);
   return { p, plan, upsell, building, loc };
 }
 
@@ -89,7 +89,7 @@ describe('POST /external-checkout/sessions', () => {
         provider_id: w.p.id,
         plan_version_id: w.plan.id,
         building_id: w.building.id,
-        unit_id: w.building.units[0].id,
+        unit_id: w.building.units[0]!.id,
         location_id: w.loc.id,
         mac_address: 'AA:BB:CC:DD:EE:01',
         user_id: null,
@@ -102,11 +102,11 @@ describe('POST /external-checkout/sessions', () => {
 
   it('appends session_id with & when the checkout URL already has a query', async () => {
     const w = await world({ externalCheckoutUrl: 'https://shop.example.test/checkout?lang=de' });
-    const r = await createSession({ provider_id: w.p.id, plan_version_id: w.plan.id, unit_id: w.building.units[1].id });
+    const r = await createSession({ provider_id: w.p.id, plan_version_id: w.plan.id, unit_id: w.building.units[1]!.id });
     expect(r.statusCode).toBe(201);
     expect(r.json().checkout_url).toBe(`https://shop.example.test/checkout?lang=de&session_id=${r.json().session_id}`);
     expect(await row(r.json().session_id)).toMatchObject({
-      unit_id: w.building.units[1].id,
+      unit_id: w.building.units[1]!.id,
       building_id: w.building.id,
       location_id: null,
     });
@@ -130,11 +130,11 @@ describe('POST /external-checkout/sessions', () => {
     const o = await world();
     const cases: [object, RegExp][] = [
       [{ provider_id: w.p.id, plan_version_id: o.plan.id, building_id: w.building.id }, /^plan_version_id: /],
-      [{ provider_id: w.p.id, plan_version_id: w.plan.id, unit_id: o.building.units[0].id }, /^unit_id: /],
+      [{ provider_id: w.p.id, plan_version_id: w.plan.id, unit_id: o.building.units[0]!.id }, /^unit_id: /],
       [{ provider_id: w.p.id, plan_version_id: w.plan.id, location_hash: o.loc.locationHash }, /^location_hash: /],
       [{ provider_id: w.p.id, plan_version_id: w.plan.id, building_id: o.building.id }, /^building_id: /],
       [
-        { provider_id: w.p.id, plan_version_id: w.plan.id, location_hash: w.loc.locationHash, unit_id: w.building.units[1].id },
+        { provider_id: w.p.id, plan_version_id: w.plan.id, location_hash: w.loc.locationHash, unit_id: w.building.units[1]!.id },
         /^unit_id: /,
       ],
       [{ provider_id: w.p.id, plan_version_id: w.plan.id }, /^Provide location_hash, unit_id or building_id$/],
@@ -207,7 +207,7 @@ describe('GET /external-checkout/sessions/{id}', () => {
         provider_id: w.p.id,
         plan_version_id: w.plan.id,
         building_id: w.building.id,
-        unit_id: w.building.units[0].id,
+        unit_id: w.building.units[0]!.id,
         partner_reference: null,
         subscription_id: null,
         subscription_status: null,
@@ -224,7 +224,7 @@ describe('GET /external-checkout/sessions/{id}', () => {
           bandwidth: { download_mbps: 250, upload_mbps: 50 },
         },
         units: {
-          unit_id: w.building.units[0].id,
+          unit_id: w.building.units[0]!.id,
           label: '4B',
           floor: null,
           buildings: {

@@ -30,14 +30,14 @@ async function world(
   const p = await createProvider(t.db);
   const plan = await createPlanVersion(t.db, p.id, { down: 500, up: 100 });
   const b = await createBuilding(t.db, p.id, { units: ['1A'] });
-  const loc = o.withPort === false ? null : await createLocation(t.db, p.id, b.id, b.units[0].id);
+  const loc = o.withPort === false ? null : await createLocation(t.db, p.id, b.id, b.units[0]!.id);
   const sub = await createSubscriber(t.db, p.id);
   const s = await createSubscription(t.db, {
     providerId: p.id,
     subscriberId: sub.id,
     planVersionId: plan.id,
     buildingId: b.id,
-    unitId: b.units[0].id,
+    unitId: b.units[0]!.id,
     locationId: loc?.id ?? null,
     status,
     serviceBilled: o.serviceBilled ?? false,

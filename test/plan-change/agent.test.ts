@@ -76,6 +76,7 @@ describe('agent plan-change preview: quote for the rest of the month, nothing wr
       effective_date: '2026-11-16',
       one_time_adjustment: { type: 'next_invoice_line', amount: '5.00', currency: 'EUR', days: 15, days_in_period: 30, due_in_days: 15 },
       proration_factor: 0.5,
+      escalation_required: false,
       quote_token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
     });
     expect(await writeCounts(t.db)).toEqual(before);
@@ -111,14 +112,20 @@ describe('agent plan-change preview: quote for the rest of the month, nothing wr
 
   it('answers one_time_adjustment null with a note in the three billing-record cases, and for a provider-billed subscription', async () => {
     const cases = [
-      { records: 'not_invoiced' as const, note: /not been invoiced yet: the monthly invoice will reflect the new price/ },
+      {
+        records: 'not_invoiced' as const,
+        note: /not been invoiced yet: the monthly invoice will reflect the new price/,
+        escalation: false,
+      },
       {
         records: 'missing_billing_document' as const,
         note: /invoice exists .* billing document is missing\. This is an operator-escalation state/,
+        escalation: true,
       },
       {
         records: 'missing_invoice' as const,
         note: /billing document .* exists but the invoice record is missing\. This is an operator-escalation state/,
+        escalation: true,
       },
     ];
     for (const k of cases) {
@@ -129,6 +136,12 @@ describe('agent plan-change preview: quote for the rest of the month, nothing wr
       const body = r.json();
       expect(body).toMatchObject({ subscription_id: c.subscriptionId, one_time_adjustment: null, proration_factor: null });
       expect(body.note).toMatch(k.note);
+      // An escalation state has no price to bind: no quote token (issue 31 §2).
+      expect({ records: k.records, escalation: body.escalation_required, token: body.quote_token === null }).toEqual({
+        records: k.records,
+        escalation: k.escalation,
+        token: k.escalation,
+      });
       expect(await writeCounts(t.db)).toEqual(before);
     }
     const provider = await verifiedCustomer(w, { records: 'invoiced', serviceBilled: false });
@@ -170,7 +183,7 @@ describe('agent plan-change: a correction under 0.50 is none and is carried into
       kind: 'carried_correction',
       amount_cents: 45,
       status: 'pending',
-      plan_change_id: pc1.id,
+      plan_change_id: pc1!.id,
       folded_into_plan_change_id: null,
     });
     expect(pc1).toMatchObject({ adjustment_type: 'none', adjustment_cents: 0 });
@@ -194,11 +207,11 @@ describe('agent plan-change: a correction under 0.50 is none and is carried into
     expect(rows).toHaveLength(2);
     expect(rows.find((r) => r.kind === 'carried_correction')).toMatchObject({
       status: 'applied',
-      folded_into_plan_change_id: pcs[1].id,
+      folded_into_plan_change_id: pcs[1]!.id,
       applied_invoice_id: null,
     });
     const line = rows.find((r) => r.kind === 'upgrade_line')!;
-    expect(line).toMatchObject({ amount_cents: 50, status: 'pending', plan_change_id: pcs[1].id });
+    expect(line).toMatchObject({ amount_cents: 50, status: 'pending', plan_change_id: pcs[1]!.id });
     expect(line.description).toContain('includes carried correction 0.45 EUR');
   });
 
@@ -269,11 +282,14 @@ describe('agent plan-change apply: confirmation-gated, applied in one transactio
     const [pc] = await changesOf(c.subscriptionId);
     expect(r.json()).toEqual({
       subscription_id: c.subscriptionId,
-      plan_change_id: pc.id,
+      plan_change_id: pc!.id,
       effective_date: '2026-11-16',
       current_plan: plan(w.plans.fast),
       new_plan: plan(w.plans.faster),
       one_time_adjustment: { type: 'next_invoice_line', amount: '5.00', currency: 'EUR', days: 15, days_in_period: 30, due_in_days: 15 },
+      charge_summary:
+        'Nothing was charged today: 5.00 EUR for the rest of this month will be a line on the next monthly invoice. The new monthly price is 49.99 EUR from 2026-11-16.',
+      quote_matched: null,
     });
     expect(pc).toMatchObject({ source: 'agent', actor: w.provider.keyPrefix, adjustment_type: 'next_invoice_line', adjustment_cents: 500 });
     const sub = await t.db
@@ -294,8 +310,8 @@ describe('agent plan-change apply: confirmation-gated, applied in one transactio
         request_id: r.headers['x-request-id'],
       }),
     ]);
-    expect(audit[0].before).toMatchObject({ plan_version_id: w.plans.fast.id });
-    expect(audit[0].after).toMatchObject({
+    expect(audit[0]!.before).toMatchObject({ plan_version_id: w.plans.fast.id });
+    expect(audit[0]!.after).toMatchObject({
       plan_version_id: w.plans.faster.id,
       source: 'agent',
       billing_state: 'invoiced',
@@ -304,7 +320,7 @@ describe('agent plan-change apply: confirmation-gated, applied in one transactio
     const hooks = await t.db.selectFrom('webhook_deliveries').selectAll().where('subscription_id', '=', c.subscriptionId).execute();
     expect(hooks).toHaveLength(1);
     expect(hooks[0]).toMatchObject({ event_type: 'subscription.plan_changed', provider_id: w.provider.id });
-    expect(hooks[0].payload).toMatchObject({ data: { plan_change_id: pc.id, source: 'agent', plan_version_id: w.plans.faster.id } });
+    expect(hooks[0]!.payload).toMatchObject({ data: { plan_change_id: pc!.id, source: 'agent', plan_version_id: w.plans.faster.id } });
   });
 
   it('applies a downgrade as an open credit note issued now', async () => {
@@ -322,13 +338,40 @@ describe('agent plan-change apply: confirmation-gated, applied in one transactio
     expect(notes).toEqual([
       expect.objectContaining({ state: 'open', amount_cents: 500, currency: 'EUR', issued_at: new Date('2026-11-16T10:00:00Z') }),
     ]);
-    expect(notes[0].reason).toContain('Fast → Basic');
+    expect(notes[0]!.reason).toContain('Fast → Basic');
+  });
+
+  it('an escalation state (no amount computed) answers 409 billing_escalation and writes nothing, unless acknowledge_escalation is sent', async () => {
+    for (const records of ['missing_billing_document', 'missing_invoice'] as const) {
+      const c = await verifiedCustomer(w, { records });
+      const before = await writeCounts(t.db);
+      const r = await apply(c, w.plans.faster.id);
+      expect({ records, status: r.statusCode, code: r.json().error?.code }).toEqual({ records, status: 409, code: 'billing_escalation' });
+      expect(r.json().error.message).toMatch(/Next step: .*open a ticket/);
+      expect(await writeCounts(t.db)).toEqual(before);
+      expect(await changesOf(c.subscriptionId)).toHaveLength(0);
+      const ack = await call('plan-change', c, {
+        subscription_id: c.subscriptionId,
+        plan_version_id: w.plans.faster.id,
+        confirm: true,
+        acknowledge_escalation: true,
+      });
+      expect(ack.statusCode).toBe(200);
+      expect(ack.json()).toMatchObject({ one_time_adjustment: null, quote_matched: null });
+      expect(ack.json().charge_summary).toMatch(/^No amount was computed/);
+      expect(await changesOf(c.subscriptionId)).toHaveLength(1);
+    }
   });
 
   it('in the null cases the change applies with no adjustment row and the note', async () => {
     for (const records of ['not_invoiced', 'missing_billing_document', 'missing_invoice'] as const) {
       const c = await verifiedCustomer(w, { records });
-      const r = await apply(c, w.plans.faster.id);
+      const r = await call('plan-change', c, {
+        subscription_id: c.subscriptionId,
+        plan_version_id: w.plans.faster.id,
+        confirm: true,
+        ...(records === 'not_invoiced' ? {} : { acknowledge_escalation: true }),
+      });
       expect(r.statusCode).toBe(200);
       expect(r.json().one_time_adjustment).toBeNull();
       expect(r.json().note).toBeTruthy();
@@ -336,7 +379,7 @@ describe('agent plan-change apply: confirmation-gated, applied in one transactio
       const [pc] = await changesOf(c.subscriptionId);
       expect(pc).toMatchObject({ adjustment_type: null, adjustment_cents: null });
       const [audit] = await t.db.selectFrom('audit_entries').selectAll().where('entity_id', '=', c.subscriptionId).execute();
-      expect(audit.after).toMatchObject({ billing_state: records, one_time_adjustment: null });
+      expect(audit!.after).toMatchObject({ billing_state: records, one_time_adjustment: null });
     }
   });
 
@@ -523,7 +566,7 @@ describe('agent plan-change preview: read-only', () => {
     expect(r.statusCode).toBe(200);
     expect(r.json().one_time_adjustment.type).toBe('next_invoice_line');
     expect(rec.seen).toHaveLength(1);
-    expect(rec.seen[0].trimStart()).toMatch(/^select /i);
+    expect(rec.seen[0]!.trimStart()).toMatch(/^select /i);
   });
 
   it('the one read takes the snapshot only for a live session of this customer: a caller to be refused costs none', async () => {
@@ -584,7 +627,7 @@ describe('agent plan-change: OpenAPI', () => {
     const body = JSON.stringify(pv.responses['200']);
     expect(body).toMatch(/"proration_factor":\{[^}]*"deprecated":true/);
     expect(body).toMatch(/"due_in_days":\{[^}]*"deprecated":true/);
-    expect(Object.keys(ap.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '422', '429', '500']);
+    expect(Object.keys(ap.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '413', '422', '429', '500']);
   });
 });
 

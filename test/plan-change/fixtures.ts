@@ -44,13 +44,13 @@ export async function createCustomer(
 ) {
   const subscriberId = o.subscriberId ?? (await createSubscriber(db, w.provider.id)).id;
   const building = await createBuilding(db, w.provider.id, { units: [`U${randomAlnum(4)}`] });
-  const location = o.port === false ? null : await createLocation(db, w.provider.id, building.id, building.units[0].id);
+  const location = o.port === false ? null : await createLocation(db, w.provider.id, building.id, building.units[0]!.id);
   const sub = await createSubscription(db, {
     providerId: w.provider.id,
     subscriberId,
     planVersionId: o.planVersionId ?? w.plans.fast.id,
     buildingId: building.id,
-    unitId: building.units[0].id,
+    unitId: building.units[0]!.id,
     locationId: location?.id ?? null,
     status: o.status ?? 'ACTIVE',
     serviceBilled: o.serviceBilled ?? true,

@@ -95,7 +95,7 @@ describe('platform administrator override of the one-change-per-day rule', () =>
       provider_id: w.provider.id,
       request_id: r.headers['x-request-id'],
     });
-    expect(audit[0].after).toMatchObject({
+    expect(audit[0]!.after).toMatchObject({
       plan_version_id: w.plans.basic.id,
       source: 'admin',
       override_reason: reason,

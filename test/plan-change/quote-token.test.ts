@@ -50,7 +50,7 @@ const expectCode = (r: { statusCode: number; json(): { error: { code: string } }
   expect({ status: r.statusCode, code: r.json().error?.code }).toEqual({ status, code });
 };
 const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
-const partsOf = (token: string) => token.split('.');
+const partsOf = (token: string) => token.split('.') as [string, string, string];
 
 describe('signed quote: the preview issues it', () => {
   it('a preview answers a quote_token, a signed JWT of its own type (quote+jwt), valid 15 minutes', async () => {
@@ -92,6 +92,11 @@ describe('signed quote: apply with the token applies exactly the quote', () => {
     const r = await apply(c, w.plans.faster.id, token);
     expect(r.statusCode).toBe(200);
     expect(r.json().one_time_adjustment).toMatchObject({ type: 'next_invoice_line', amount: '5.00' });
+    // The answer says the quote matched and what was charged (issue 31 §2).
+    expect(r.json().quote_matched).toBe(true);
+    expect(r.json().charge_summary).toMatch(
+      /^Nothing was charged today: 5\.00 EUR .* next monthly invoice\. The new monthly price is 49\.99 EUR/,
+    );
     expect(await planOf(c.subscriptionId)).toBe(w.plans.faster.id);
   });
 
@@ -225,6 +230,9 @@ describe('without a quote token apply behaves as before', () => {
       const r = await apply(c, w.plans.faster.id);
       expect(r.statusCode).toBe(200);
       expect(r.json().one_time_adjustment).toMatchObject({ type: 'next_invoice_line', amount: '10.00' });
+      // No token: quote_matched null, and the answer says the price actually charged.
+      expect(r.json().quote_matched).toBeNull();
+      expect(r.json().charge_summary).toContain('10.00 EUR');
     } finally {
       await t.db.updateTable('plan_versions').set({ monthly_price_cents: 4999 }).where('id', '=', w.plans.faster.id).execute();
     }

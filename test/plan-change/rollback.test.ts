@@ -25,10 +25,10 @@ async function mailedRollback(to: string, tag: 'contact_change_confirmation' | '
   await kit.t.deps.jobs.drain();
   const mine = () => kit.sink.messages.filter((m) => m.to.includes(to.toLowerCase()) && m.tag === tag);
   await kit.sink.waitFor(() => mine().length > skip);
-  const message = mine()[mine().length - 1];
+  const message = mine()[mine().length - 1]!;
   const m = /\/rollback\/([A-Za-z0-9_%-]+)/.exec(message.text);
   expect(m, message.text).not.toBeNull();
-  const token = decodeURIComponent(m![1]);
+  const token = decodeURIComponent(m![1]!);
   expect(message.html).toContain(`/rollback/${m![1]}`);
   kit.mailedSecrets.add(token);
   return { token, message };
@@ -66,7 +66,7 @@ describe('rollback link after an /agent contact edit', () => {
     expect(g.statusCode).toBe(200);
     expectPageHeaders(g, { token: true });
     expect(g.body).toContain('<form method="post"');
-    expect((await linkOf(c.id))[0].used_at).toBeNull();
+    expect((await linkOf(c.id))[0]!.used_at).toBeNull();
     expect((await subscriber(c.id)).last_name).toBe('Changed');
 
     const p = await page('POST', token);
@@ -80,7 +80,7 @@ describe('rollback link after an /agent contact edit', () => {
       phone: before.phone,
       phone_e164: before.phone_e164,
     });
-    expect((await linkOf(c.id))[0].used_at).not.toBeNull();
+    expect((await linkOf(c.id))[0]!.used_at).not.toBeNull();
     const [audit] = await audits(c.id, 'customer.contact.rollback');
     expect(audit).toMatchObject({ actor_type: 'system', actor: 'rollback_link', request_id: p.headers['x-request-id'] });
 
@@ -90,17 +90,58 @@ describe('rollback link after an /agent contact edit', () => {
     expect((await page('GET', token)).statusCode).toBe(410);
   });
 
-  it('a link whose change was edited again since answers 409 and changes nothing; the newer link still works', async () => {
+  it('a link whose field was edited again by a later /agent edit undoes both: the first value returns and the later link is used (issue 30 §3)', async () => {
     const c = await verified({ firstName: 'Anna' });
     expect((await editContact(c, { first_name: 'Berta' })).status).toBe(200);
     const first = await mailedRollback(c.email, 'contact_change_confirmation');
     expect((await editContact(c, { first_name: 'Carla' })).status).toBe(200);
     const second = await mailedRollback(c.email, 'contact_change_confirmation', 1);
+    const g = await page('GET', first.token);
+    expect(g.statusCode).toBe(200);
+    expect((await subscriber(c.id)).first_name).toBe('Carla');
+    expect((await page('POST', first.token)).statusCode).toBe(200);
+    expect((await subscriber(c.id)).first_name).toBe('Anna');
+    const links = await linkOf(c.id);
+    expect(links.map((l) => l.used_at !== null)).toEqual([true, true]);
+    expect((await page('POST', second.token)).statusCode).toBe(410);
+    expect((await subscriber(c.id)).first_name).toBe('Anna');
+    const [audit] = await audits(c.id, 'customer.contact.rollback');
+    expect(audit!.after).toMatchObject({ first_name: 'Anna', undone_later_links: [links[1]!.id] });
+  });
+
+  it("the hijack chain: email changed to mallory.one, then to mallory.two; the undo link mailed to the victim restores the victim's email and uses the link mailed to mallory.one", async () => {
+    const victim = `victim.${Date.now()}@example.com`;
+    const c = await verified({ firstName: 'Vera', email: victim, phone: '+49 151 55556666' });
+    const one = `mallory.one.${Date.now()}@example.net`;
+    const two = `mallory.two.${Date.now()}@example.net`;
+    expect((await editContact(c, { email: one })).status).toBe(200);
+    const toVictim = await mailedRollback(victim, 'contact_change_confirmation');
+    expect((await editContact(c, { email: two, phone: '+49 151 99990000' })).status).toBe(200);
+    const toMallory = await mailedRollback(one, 'contact_change_confirmation');
+    expect((await subscriber(c.id)).email).toBe(two);
+
+    const g = await page('GET', toVictim.token);
+    expect(g.statusCode).toBe(200);
+    expect(g.body).toContain('email address');
+    const p = await page('POST', toVictim.token);
+    expect(p.statusCode).toBe(200);
+    const after = await subscriber(c.id);
+    // What the victim had before the first edit, every field the chain changed.
+    expect({ email: after.email, phone: after.phone }).toEqual({ email: victim, phone: '+49 151 55556666' });
+    expect((await page('POST', toMallory.token)).statusCode).toBe(410);
+    expect((await subscriber(c.id)).email).toBe(victim);
+  });
+
+  it('a change by another path since (no link of its own) breaks the chain: 409, nothing changes, the link stays unused', async () => {
+    const c = await verified({ firstName: 'Dana' });
+    expect((await editContact(c, { first_name: 'Edda' })).status).toBe(200);
+    const first = await mailedRollback(c.email, 'contact_change_confirmation');
+    // e.g. the operator corrected the name in the database
+    await kit.t.db.updateTable('subscribers').set({ first_name: 'Frida' }).where('id', '=', c.id).execute();
     expect((await page('GET', first.token)).statusCode).toBe(409);
     expect((await page('POST', first.token)).statusCode).toBe(409);
-    expect((await subscriber(c.id)).first_name).toBe('Carla');
-    expect((await page('POST', second.token)).statusCode).toBe(200);
-    expect((await subscriber(c.id)).first_name).toBe('Berta');
+    expect((await subscriber(c.id)).first_name).toBe('Frida');
+    expect((await linkOf(c.id))[0]!.used_at).toBeNull();
   });
 
   it('after 24 hours the link answers 410 expired and changes nothing; an unknown link 404; an unchanged edit mails nothing', async () => {
@@ -165,19 +206,19 @@ describe('rollback link after an /agent plan change', () => {
     expect(original).toMatchObject({ source: 'agent', adjustment_type: 'next_invoice_line', adjustment_cents: 500 });
     expect(rollback).toMatchObject({
       source: 'rollback',
-      rolls_back_plan_change_id: original.id,
+      rolls_back_plan_change_id: original!.id,
       from_plan_version_id: c.faster.id,
       to_plan_version_id: c.plan.id,
       adjustment_type: 'credit',
       adjustment_cents: -500,
       change_date: '2026-11-16',
     });
-    const notes = await kit.t.db.selectFrom('credit_notes').selectAll().where('plan_change_id', '=', rollback.id).execute();
+    const notes = await kit.t.db.selectFrom('credit_notes').selectAll().where('plan_change_id', '=', rollback!.id).execute();
     expect(notes).toEqual([expect.objectContaining({ amount_cents: 500, state: 'open' })]);
     expect(await audits(c.subscriptionId, 'subscription.plan_change_rollback')).toEqual([
       expect.objectContaining({ actor_type: 'system', actor: 'rollback_link', request_id: p.headers['x-request-id'] }),
     ]);
-    expect((await linkOf(c.id))[0].used_at).not.toBeNull();
+    expect((await linkOf(c.id))[0]!.used_at).not.toBeNull();
     // No second confirmation mail (a rollback sends none), and the undone change still counts for today.
     expect((await page('POST', token)).statusCode).toBe(410);
     const again = await kit.call('POST', `/agent/customers/${c.id}/plan-change/preview`, {

@@ -122,7 +122,7 @@ describe('billing system simulator', () => {
   });
 
   it('reads one credit note by id; unknown and malformed ids answer null / an empty list', async () => {
-    expect(await sim.billingSystem.getCreditNote(ids.open)).toMatchObject({ id: ids.open, state: 'open', amount_cents: 1001 });
+    expect(await sim.billingSystem.getCreditNote(ids.open!)).toMatchObject({ id: ids.open, state: 'open', amount_cents: 1001 });
     expect(await sim.billingSystem.getCreditNote(newId())).toBeNull();
     expect(await sim.billingSystem.getCreditNote('CN-1')).toBeNull();
     expect(await sim.billingSystem.listCreditNotes('not-a-uuid')).toEqual([]);

@@ -98,7 +98,7 @@ describe('job queue: claim order and batches', () => {
     ]);
     for (const x of r.rows) expect(x.config).toContain('plan_cache_mode=force_generic_plan');
     // The claim's one plan is the index walk in claim order, whatever the statistics say.
-    expect(r.rows[0].config).toEqual(expect.arrayContaining(['enable_sort=off', 'enable_bitmapscan=off']));
+    expect(r.rows[0]!.config).toEqual(expect.arrayContaining(['enable_sort=off', 'enable_bitmapscan=off']));
   });
 
   it('the queue tables are vacuumed once 1% plus 5,000 of their rows are dead, indexes always cleaned (the claim walks them)', async () => {
@@ -176,7 +176,7 @@ describe('job queue: group-committed success records', () => {
     const kind = newKind('fence');
     const release = gate();
     let running = 0;
-    q.register(kind, { run: async (job) => (running++, await release.promise, `done ${job.payload.n}`) });
+    q.register(kind, { run: async (job) => (running++, await release.promise, `done ${String(job.payload.n)}`) });
     const a = await q.enqueue(t.db, { kind, payload: { n: 'a' } });
     const b = await q.enqueue(t.db, { kind, payload: { n: 'b' } });
     q.start();

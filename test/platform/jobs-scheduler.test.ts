@@ -43,7 +43,7 @@ describe('scheduler', () => {
     await Promise.all([processA.tick(), processB.tick()]);
     rows = await jobsOf(kind);
     expect(rows.map((r) => r.dedupe_key)).toEqual([`${kind}:${slot}`, `${kind}:${slot + 1}`]);
-    expect(rows[1].payload).toEqual({ scope: 'all', scheduled_at: '2026-11-16T11:00:00.000Z' });
+    expect(rows[1]!.payload).toEqual({ scope: 'all', scheduled_at: '2026-11-16T11:00:00.000Z' });
   });
 
   it('the enqueued job runs through the ordinary handler; a slot that already ran is not enqueued again', async () => {

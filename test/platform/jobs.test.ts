@@ -112,8 +112,8 @@ describe('job queue: run, retry, fail', () => {
     expect(row).toMatchObject({ status: 'failed', attempts: 3, last_error: 'boom #3', locked_by: null, locked_until: null });
     expect(row.finished_at).toEqual(t.clock.now());
     expect(failed).toHaveLength(1);
-    expect(failed[0].job.id).toBe(id);
-    expect(String(failed[0].err)).toContain('boom #3');
+    expect(failed[0]!.job.id).toBe(id);
+    expect(String(failed[0]!.err)).toContain('boom #3');
 
     t.clock.advance(3_600_000);
     expect(await q.drain()).toBe(0);

@@ -17,7 +17,9 @@ import {
   mailBrand,
   paymentLinkMail,
   passwordResetMail,
+  platformBrand,
   staffInviteMail,
+  staffInviteRefusedMail,
   ticketNotificationMail,
   verificationCodeMail,
   type MailContent,
@@ -115,6 +117,20 @@ describe('mail templates over real SMTP', () => {
     expect(m.text).toContain('Role: Support');
     expect(m.text).toContain('expires in 14 days');
     expectBranded(m);
+  });
+
+  it('refused staff invitation: sent by the platform (MAIL_FROM), naming the inviting provider and nothing else of it; no link', async () => {
+    const rcpt = to();
+    const brand = platformBrand('"Netsvc Platform" <platform@netsvc.example>');
+    expect(brand).toEqual({ name: 'Netsvc Platform', supportEmail: 'platform@netsvc.example' });
+    expect(platformBrand('ops@netsvc.example')).toEqual({ name: 'ops@netsvc.example', supportEmail: 'ops@netsvc.example' });
+    const m = await deliver(rcpt, staffInviteRefusedMail({ brand, baseUrl: 'http://api.test' }, { providerName: 'Fibre Nord' }));
+    expect(m.subject).toBe('A staff invitation was not created – Netsvc Platform');
+    expect(m.tag).toBe('staff_invite_refused');
+    expect(m.text).toContain('Fibre Nord tried to invite this address to its provider dashboard');
+    expect(m.text).toContain('Write to platform@netsvc.example');
+    expect(m.text).not.toContain(ctx.brand.supportEmail);
+    expect(m.text).not.toMatch(/token=|http/);
   });
 
   it('invoice copy: arrives with the invoice PDF attached', async () => {

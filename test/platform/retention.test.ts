@@ -343,7 +343,7 @@ describe('maintenance.retention: what it deletes and what it keeps', () => {
     // No attempt outlives its delivery.
     const orphans = await sql<{ n: number }>`SELECT count(*)::int AS n FROM webhook_attempts a
       WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.id = a.delivery_id)`.execute(t.db);
-    expect(orphans.rows[0].n).toBe(0);
+    expect(orphans.rows[0]!.n).toBe(0);
   });
 
   it('a second run finds nothing more to delete (the kept rows stay kept)', async () => {
@@ -421,7 +421,7 @@ describe('maintenance.retention: batches', () => {
       webhook_attempts: 1100,
       idempotency_records: 1200,
     });
-    const count = async (q: RawBuilder<unknown>) => (await (q as RawBuilder<{ n: number }>).execute(t.db)).rows[0].n;
+    const count = async (q: RawBuilder<unknown>) => (await (q as RawBuilder<{ n: number }>).execute(t.db)).rows[0]!.n;
     expect(await count(sql`SELECT count(*)::int AS n FROM jobs WHERE kind = 'test.bulk'`)).toBe(500);
     expect(await count(sql`SELECT count(*)::int AS n FROM jobs WHERE kind = 'test.bulk' AND dedupe_key IS NULL`)).toBe(0);
     expect(await count(sql`SELECT count(*)::int AS n FROM idempotency_records`)).toBe(400);

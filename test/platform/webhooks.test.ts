@@ -71,7 +71,7 @@ const ms = (d: Date | null) => d!.getTime();
 
 /** The schedule's step after failed attempt `attempt`, with the documented jitter (+0..10 %, at most +5 min). */
 function expectStep(delayMs: number, attempt: number) {
-  const step = WEBHOOK_RETRY_DELAYS_MS[attempt - 1];
+  const step = WEBHOOK_RETRY_DELAYS_MS[attempt - 1]!;
   expect(delayMs).toBeGreaterThanOrEqual(step);
   expect(delayMs).toBeLessThanOrEqual(step + Math.min(step * 0.1, 300_000));
 }
@@ -102,7 +102,7 @@ describe('webhook outbox: emit and a successful delivery', () => {
     t.clock.advance(2_000);
     await t.deps.jobs.drain();
     expect(rx.events).toHaveLength(1);
-    const ev = rx.events[0];
+    const ev = rx.events[0]!;
     const body = JSON.parse(ev.rawBody);
     expect(Object.keys(body)).toEqual(['id', 'type', 'created_at', 'provider_id', 'data']);
     expect(body).toEqual({
@@ -130,8 +130,8 @@ describe('webhook outbox: emit and a successful delivery', () => {
     const atts = await attemptsOf(id);
     expect(atts).toHaveLength(1);
     expect(atts[0]).toMatchObject({ attempt: 1, url: rx.url, status_code: 204, error: null });
-    expect(atts[0].duration_ms).toBeGreaterThanOrEqual(0);
-    expect(atts[0].created_at).toEqual(t.clock.now());
+    expect(atts[0]!.duration_ms).toBeGreaterThanOrEqual(0);
+    expect(atts[0]!.created_at).toEqual(t.clock.now());
     expect(await jobOf(id)).toMatchObject({ status: 'succeeded', attempts: 1 });
   });
 
@@ -180,8 +180,8 @@ describe('webhook delivery: retries', () => {
     expect(d).toMatchObject({ status: 'pending', attempts: 1 });
     expect(atts).toHaveLength(1);
     expect(atts[0]).toMatchObject({ attempt: 1, status_code: null, url: rx.url });
-    expect(atts[0].error).toMatch(/ECONNREFUSED/);
-    expectStep(ms(d.next_attempt_at) - ms(atts[0].created_at), 1);
+    expect(atts[0]!.error).toMatch(/ECONNREFUSED/);
+    expectStep(ms(d.next_attempt_at) - ms(atts[0]!.created_at), 1);
     expect(ms((await jobOf(id)).run_at)).toBe(ms(d.next_attempt_at));
 
     // Second attempt (5 s later), still down: the next one follows 5 min later.
@@ -190,7 +190,7 @@ describe('webhook delivery: retries', () => {
     d = await delivery(id);
     atts = await attemptsOf(id);
     expect(atts.map((a) => a.attempt)).toEqual([1, 2]);
-    expectStep(ms(d.next_attempt_at) - ms(atts[1].created_at), 2);
+    expectStep(ms(d.next_attempt_at) - ms(atts[1]!.created_at), 2);
 
     // Back up: nothing is sent before the next attempt is due, then it arrives once.
     await rx.setMode('ok');
@@ -200,8 +200,8 @@ describe('webhook delivery: retries', () => {
     t.clock.advance(1);
     await t.deps.jobs.drain();
     expect(rx.ids()).toEqual([id]);
-    expect(rx.events[0].headers['webhook-id']).toBe(id);
-    expect(rx.events[0].timestamp).toBe(Math.floor(t.clock.now().getTime() / 1000)); // signed afresh per attempt
+    expect(rx.events[0]!.headers['webhook-id']).toBe(id);
+    expect(rx.events[0]!.timestamp).toBe(Math.floor(t.clock.now().getTime() / 1000)); // signed afresh per attempt
 
     d = await delivery(id);
     expect(d).toMatchObject({ status: 'delivered', attempts: 3, next_attempt_at: null });
@@ -221,8 +221,8 @@ describe('webhook delivery: retries', () => {
     let d = await delivery(id);
     const [first] = await attemptsOf(id);
     expect(first).toMatchObject({ attempt: 1, status_code: 429 });
-    expect(first.error).toMatch(/^HTTP 429/);
-    expect(ms(d.next_attempt_at) - ms(first.created_at)).toBe(120_000);
+    expect(first!.error).toMatch(/^HTTP 429/);
+    expect(ms(d.next_attempt_at) - ms(first!.created_at)).toBe(120_000);
 
     await rx.setMode('ok');
     t.clock.advance(60_000); // past the 5 s step, before Retry-After
@@ -239,8 +239,8 @@ describe('webhook delivery: retries', () => {
     await t.deps.jobs.drain();
     d = await delivery(other.id);
     const [a503] = await attemptsOf(other.id);
-    expect(a503.status_code).toBe(503);
-    expectStep(ms(d.next_attempt_at) - ms(a503.created_at), 1);
+    expect(a503!.status_code).toBe(503);
+    expectStep(ms(d.next_attempt_at) - ms(a503!.created_at), 1);
 
     // 502 with an HTTP-date Retry-After.
     const retryAt = new Date(ms(d.next_attempt_at) + 600_000);
@@ -283,7 +283,7 @@ describe('webhook delivery: retries', () => {
       expect(atts[attempt - 1]).toMatchObject({ attempt, status_code: 500 });
       if (attempt < 10) {
         expect(d).toMatchObject({ status: 'pending', attempts: attempt });
-        expectStep(ms(d.next_attempt_at) - ms(atts[attempt - 1].created_at), attempt);
+        expectStep(ms(d.next_attempt_at) - ms(atts[attempt - 1]!.created_at), attempt);
         // The newer event is held back the whole time, never attempted.
         expect(await attemptsOf(next.id)).toHaveLength(0);
         expect((await delivery(next.id)).blocked_by).toBe(id);
@@ -338,7 +338,7 @@ describe('webhook delivery: retries', () => {
       await t2.deps.jobs.drain();
       const [a] = await t2.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', id).execute();
       expect(a).toMatchObject({ attempt: 1, status_code: null, error: 'timeout after 300 ms' });
-      expect(a.duration_ms).toBeGreaterThanOrEqual(290);
+      expect(a!.duration_ms).toBeGreaterThanOrEqual(290);
       expect(
         await t2.db.selectFrom('webhook_deliveries').select(['status', 'attempts']).where('id', '=', id).executeTakeFirstOrThrow(),
       ).toEqual({ status: 'pending', attempts: 1 });
@@ -387,7 +387,7 @@ describe('webhook delivery: order, outbox waiting, crashes', () => {
       await t.db
         .updateTable('jobs')
         .set({ run_at: new Date(t.clock.now().getTime() - 1000 * (i + 1)) })
-        .where('dedupe_key', '=', deliveryJobKey(ids[i]))
+        .where('dedupe_key', '=', deliveryJobKey(ids[i]!))
         .execute();
     }
     await t.deps.jobs.drain();
@@ -645,44 +645,44 @@ describe('webhook delivery: an endpoint that stopped answering', () => {
     const delivery = createWebhookDelivery({ ...t2.deps, random: () => 0.5 });
 
     // Healthy until it first fails to answer: the first attempt waits the whole timeout.
-    await expect(delivery.deliver(a[0].id)).rejects.toBeInstanceOf(DeliveryRetry);
+    await expect(delivery.deliver(a[0]!.id)).rejects.toBeInstanceOf(DeliveryRetry);
     expect(
-      (await t2.db.selectFrom('webhook_attempts').select('error').where('delivery_id', '=', a[0].id).executeTakeFirstOrThrow()).error,
+      (await t2.db.selectFrom('webhook_attempts').select('error').where('delivery_id', '=', a[0]!.id).executeTakeFirstOrThrow()).error,
     ).toBe('timeout after 400 ms');
 
     // Now unresponsive: one delivery may wait on it (the limit is 1), the next one is deferred at once.
-    const waiting = delivery.deliver(a[1].id).then(
+    const waiting = delivery.deliver(a[1]!.id).then(
       () => 'settled',
       (e: unknown) => e,
     );
     await until(() => hanging.requests.length === 2);
-    const deferred = await delivery.deliver(a[2].id).then(
+    const deferred = await delivery.deliver(a[2]!.id).then(
       () => null,
       (e: unknown) => e,
     );
     expect(deferred).toBeInstanceOf(DeferJob);
     const runAt = (deferred as DeferJob).runAt.getTime();
     expect(runAt - t2.clock.now().getTime()).toBe(400); // WEBHOOK_TIMEOUT_MS x (0.5 + random)
-    expect(await attempts2(a[2].id)).toEqual([]);
+    expect(await attempts2(a[2]!.id)).toEqual([]);
     expect(
       await t2.db
         .selectFrom('webhook_deliveries')
         .select(['status', 'attempts', 'next_attempt_at'])
-        .where('id', '=', a[2].id)
+        .where('id', '=', a[2]!.id)
         .executeTakeFirstOrThrow(),
     ).toEqual({ status: 'pending', attempts: 0, next_attempt_at: new Date(runAt) });
     expect(hanging.requests).toHaveLength(2);
 
     // Another provider's delivery goes out while that one still waits.
-    await expect(delivery.deliver(b.id)).resolves.toMatchObject({ status: 'delivered', attempt: 1 });
-    expect(healthy.ids()).toEqual([b.id]);
+    await expect(delivery.deliver(b!.id)).resolves.toMatchObject({ status: 'delivered', attempt: 1 });
+    expect(healthy.ids()).toEqual([b!.id]);
     expect(await waiting).toBeInstanceOf(DeliveryRetry);
 
     // It answers again: the first answer lifts the limit.
     await hanging.setMode('ok');
-    await expect(delivery.deliver(a[2].id)).resolves.toMatchObject({ status: 'delivered', attempt: 1 });
+    await expect(delivery.deliver(a[2]!.id)).resolves.toMatchObject({ status: 'delivered', attempt: 1 });
     await hanging.setMode('hang');
-    const both = [delivery.deliver(a[0].id), delivery.deliver(a[1].id)].map((p) =>
+    const both = [delivery.deliver(a[0]!.id), delivery.deliver(a[1]!.id)].map((p) =>
       p.then(
         () => 'settled',
         (e: unknown) => e,
@@ -698,17 +698,17 @@ describe('webhook delivery: an endpoint that stopped answering', () => {
       const delivery = createWebhookDelivery({ ...t2.deps, random: () => 0.5 });
       const refused = await Promise.all((await providerWith(rx, 4)).map(emit2));
       await rx.setMode('down');
-      await expect(delivery.deliver(refused[0].id)).rejects.toBeInstanceOf(DeliveryRetry);
+      await expect(delivery.deliver(refused[0]!.id)).rejects.toBeInstanceOf(DeliveryRetry);
       await rx.setMode('hang');
-      const waiting = delivery.deliver(refused[1].id).then(
+      const waiting = delivery.deliver(refused[1]!.id).then(
         () => 'settled',
         (e: unknown) => e,
       );
       await until(() => rx.requests.length === 1);
-      await expect(delivery.deliver(refused[2].id)).rejects.toBeInstanceOf(DeferJob);
+      await expect(delivery.deliver(refused[2]!.id)).rejects.toBeInstanceOf(DeferJob);
       // UNRESPONSIVE_FOR_MS after the last attempt it did not answer, the limit is gone.
       t2.clock.advance(UNRESPONSIVE_FOR_MS + 1);
-      const late = delivery.deliver(refused[3].id).then(
+      const late = delivery.deliver(refused[3]!.id).then(
         () => 'settled',
         (e: unknown) => e,
       );
@@ -720,9 +720,9 @@ describe('webhook delivery: an endpoint that stopped answering', () => {
       rx.reset();
       const erroring = await Promise.all((await providerWith(rx, 3)).map(emit2));
       await rx.setMode({ status: 500 });
-      await expect(delivery.deliver(erroring[0].id)).rejects.toBeInstanceOf(DeliveryRetry);
+      await expect(delivery.deliver(erroring[0]!.id)).rejects.toBeInstanceOf(DeliveryRetry);
       await rx.setMode('hang');
-      const both = [delivery.deliver(erroring[1].id), delivery.deliver(erroring[2].id)].map((p) =>
+      const both = [delivery.deliver(erroring[1]!.id), delivery.deliver(erroring[2]!.id)].map((p) =>
         p.then(
           () => 'settled',
           (e: unknown) => e,
@@ -730,7 +730,7 @@ describe('webhook delivery: an endpoint that stopped answering', () => {
       );
       await until(() => rx.requests.length === 3); // the 500, then both POSTed at once
       for (const r of await Promise.all(both)) expect(r).toBeInstanceOf(DeliveryRetry);
-      expect(await attempts2(erroring[2].id)).toHaveLength(1);
+      expect(await attempts2(erroring[2]!.id)).toHaveLength(1);
     } finally {
       await rx.close();
     }

@@ -4,7 +4,7 @@ import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createBuilding, createRegion } from '../helpers/factories.js';
 import { createWorld, installJobOf, subscriber, type World } from './fixtures.js';
 import { expectPageHeaders } from '../helpers/page-headers.js';
-import { BOOKING_SCRIPT_HASH } from '../../src/modules/install/booking.page.js';
+import { BOOKING_SCRIPT_HASH } from '../../src/surfaces/pages/booking.page.js';
 import { candidateWindows, earliestStart } from '../../src/modules/install/booking.slots.js';
 import { localDate, localTime, weekdayOf } from '../../src/lib/zoned-time.js';
 
@@ -32,18 +32,13 @@ async function order(o: { moveInDate?: string; unitId?: string } = {}) {
     payload: {
       plan_version_id: w.plan.id,
       delivery_mode: 'home_drop',
-      unit_id: o.unitId ?? third.units[unitIdx++].id,
+      unit_id: o.unitId ?? third.units[unitIdx++]!.id,
       subscriber: person,
       ...(o.moveInDate ? { move_in_date: o.moveInDate } : {}),
     },
   });
   expect(r.statusCode).toBe(201);
-  return { ...r.json(), email: person.email, token: await tokenFor(person.email) } as {
-    subscription_id: string;
-    subscriber_id: string;
-    email: string;
-    token: string | null;
-  };
+  return { ...r.json(), email: person.email, token: await tokenFor(person.email) };
 }
 
 async function tokenFor(email: string): Promise<string | null> {
@@ -51,7 +46,7 @@ async function tokenFor(email: string): Promise<string | null> {
   const m = mails
     .map((x) => x.payload as { to: string; tag: string; text: string })
     .find((p) => p.to === email && p.tag === 'installation_booking');
-  return m ? /\/booking\/([A-Za-z0-9_-]+)/.exec(m.text)![1] : null;
+  return m ? /\/booking\/([A-Za-z0-9_-]+)/.exec(m.text)![1]! : null;
 }
 
 const slots = (token: string) => t.app.inject({ method: 'GET', url: `/booking/${token}/slots` });
@@ -82,9 +77,9 @@ describe('booking page headers', () => {
       expect(csp).toContain(`script-src ${BOOKING_SCRIPT_HASH}`);
       expect(csp).toContain("connect-src 'self'");
       // The inline script is the one the hash names (the token is in data-base, not in the script).
-      const script = /<script>([\s\S]*?)<\/script>/.exec(page.body)![1];
+      const script = /<script>([\s\S]*?)<\/script>/.exec(page.body)![1]!;
       expect(`'sha256-${createHash('sha256').update(script).digest('base64')}'`).toBe(BOOKING_SCRIPT_HASH);
-      expect(script).not.toContain(o.token!);
+      expect(script).not.toContain(o.token);
       expect(page.body).toContain(`data-base="./${o.token}"`);
     }
     const unknown = await t.app.inject({ method: 'GET', url: '/booking/unknown-token-123' });
@@ -161,7 +156,7 @@ describe('booking invitation (third-line)', () => {
 describe('booking windows', () => {
   it("offers four-hour weekday windows starting 08:00, 12:00 and 16:00 in the building's time zone (Berlin), at least 24 hours ahead", async () => {
     const o = await order();
-    const r = await slots(o.token!);
+    const r = await slots(o.token);
     expect(r.statusCode).toBe(200);
     const body = r.json();
     expect(body).toMatchObject({ time_zone: 'Europe/Berlin', status: 'BOOKING_SENT', bookable: true, booking: null, move_in_date: null });
@@ -174,10 +169,10 @@ describe('booking windows', () => {
   it('the calendar rules as pure functions: move-in date bounds the earliest start at local midnight; weekends are skipped', () => {
     const now = new Date('2026-11-20T15:00:00Z'); // Friday
     expect(earliestStart(now, null, 'Europe/Berlin')).toEqual(new Date('2026-11-21T15:00:00Z'));
-    expect(candidateWindows(earliestStart(now, null, 'Europe/Berlin'), 'Europe/Berlin', 3)[0].starts_at).toEqual(
+    expect(candidateWindows(earliestStart(now, null, 'Europe/Berlin'), 'Europe/Berlin', 3)[0]!.starts_at).toEqual(
       new Date('2026-11-23T07:00:00Z'),
     );
-    expect(candidateWindows(earliestStart(now, null, 'America/Toronto'), 'America/Toronto', 3)[0].starts_at).toEqual(
+    expect(candidateWindows(earliestStart(now, null, 'America/Toronto'), 'America/Toronto', 3)[0]!.starts_at).toEqual(
       new Date('2026-11-23T13:00:00Z'),
     );
     expect(earliestStart(now, '2026-12-01', 'Europe/Berlin')).toEqual(new Date('2026-11-30T23:00:00Z'));
@@ -187,7 +182,7 @@ describe('booking windows', () => {
   it('books a window, moves it, cancels it through the same link (both mounts), with the install job following', async () => {
     const o = await order();
     const jobBefore = await installJobOf(t, o.subscription_id);
-    const a = await book(o.token!, '2026-11-18T07:00:00Z');
+    const a = await book(o.token, '2026-11-18T07:00:00Z');
     expect(a.statusCode).toBe(200);
     expect(a.json()).toEqual({ status: 'BOOKED', booking: { starts_at: '2026-11-18T07:00:00.000Z', ends_at: '2026-11-18T11:00:00.000Z' } });
     expect(await installJobOf(t, o.subscription_id)).toMatchObject({
@@ -196,14 +191,14 @@ describe('booking windows', () => {
       booking_starts_at: new Date('2026-11-18T07:00:00Z'),
       booking_ends_at: new Date('2026-11-18T11:00:00Z'),
     });
-    expect((await slots(o.token!)).json().booking).toEqual({ starts_at: '2026-11-18T07:00:00.000Z', ends_at: '2026-11-18T11:00:00.000Z' });
-    const moved = await book(o.token!, '2026-11-19T16:00:00+01:00', '/api/v1');
+    expect((await slots(o.token)).json().booking).toEqual({ starts_at: '2026-11-18T07:00:00.000Z', ends_at: '2026-11-18T11:00:00.000Z' });
+    const moved = await book(o.token, '2026-11-19T16:00:00+01:00', '/api/v1');
     expect(moved.statusCode).toBe(200);
     expect(await installJobOf(t, o.subscription_id)).toMatchObject({
       status: 'BOOKED',
       booking_starts_at: new Date('2026-11-19T15:00:00Z'),
     });
-    const c = await cancel(o.token!);
+    const c = await cancel(o.token);
     expect(c.statusCode).toBe(200);
     expect(c.json()).toEqual({ status: 'BOOKING_SENT', booking: null });
     expect(await installJobOf(t, o.subscription_id)).toMatchObject({
@@ -211,20 +206,20 @@ describe('booking windows', () => {
       booking_starts_at: null,
       booking_ends_at: null,
     });
-    const again = await cancel(o.token!);
+    const again = await cancel(o.token);
     expect(again.statusCode).toBe(409);
     // The link is still valid: book again.
-    expect((await book(o.token!, '2026-11-20T11:00:00Z')).statusCode).toBe(200);
+    expect((await book(o.token, '2026-11-20T11:00:00Z')).statusCode).toBe(200);
   });
 
   it('refuses a weekend, a start at a UTC window hour (09:00 Berlin), a start under 24 hours ahead and one beyond the horizon with 422', async () => {
     const o = await order();
     for (const s of ['2026-11-21T07:00:00Z', '2026-11-18T08:00:00Z', '2026-11-17T07:00:00Z', '2027-03-01T07:00:00Z']) {
-      const r = await book(o.token!, s);
+      const r = await book(o.token, s);
       expect(r.statusCode, s).toBe(422);
       expect(r.json().detail).toMatch(/^starts_at: /);
     }
-    expect((await book(o.token!, 'tomorrow')).statusCode).toBe(422);
+    expect((await book(o.token, 'tomorrow')).statusCode).toBe(422);
     expect((await installJobOf(t, o.subscription_id))!.status).toBe('BOOKING_SENT');
   });
 
@@ -232,22 +227,22 @@ describe('booking windows', () => {
     const start = '2026-11-24T11:00:00.000Z';
     for (let i = 0; i < 3; i++) {
       const o = await order();
-      expect((await book(o.token!, start)).statusCode).toBe(200);
+      expect((await book(o.token, start)).statusCode).toBe(200);
     }
     const late = await order();
-    expect((await slots(late.token!)).json().windows.map((x: { starts_at: string }) => x.starts_at)).not.toContain(start);
-    const r = await book(late.token!, start);
+    expect((await slots(late.token)).json().windows.map((x: { starts_at: string }) => x.starts_at)).not.toContain(start);
+    const r = await book(late.token, start);
     expect(r.statusCode).toBe(409);
     expect((await installJobOf(t, late.subscription_id))!.status).toBe('BOOKING_SENT');
   });
 
   it('an appointment less than 24 hours away can no longer be moved or cancelled (409)', async () => {
     const o = await order();
-    expect((await book(o.token!, '2026-11-18T15:00:00Z')).statusCode).toBe(200);
+    expect((await book(o.token, '2026-11-18T15:00:00Z')).statusCode).toBe(200);
     t.clock.set('2026-11-17T17:00:00Z');
     try {
-      expect((await cancel(o.token!)).statusCode).toBe(409);
-      expect((await book(o.token!, '2026-11-20T07:00:00Z')).statusCode).toBe(409);
+      expect((await cancel(o.token)).statusCode).toBe(409);
+      expect((await book(o.token, '2026-11-20T07:00:00Z')).statusCode).toBe(409);
       expect((await installJobOf(t, o.subscription_id))!.booking_starts_at).toEqual(new Date('2026-11-18T15:00:00Z'));
     } finally {
       t.clock.set('2026-11-16T10:00:00.000Z');
@@ -257,9 +252,9 @@ describe('booking windows', () => {
   it('once the installation left the booking states (e.g. SHIPPED) the link shows it and changes answer 409', async () => {
     const o = await order();
     await t.db.updateTable('install_jobs').set({ status: 'SHIPPED' }).where('subscription_id', '=', o.subscription_id).execute();
-    const s = await slots(o.token!);
+    const s = await slots(o.token);
     expect(s.json()).toMatchObject({ status: 'SHIPPED', bookable: false, windows: [] });
-    expect((await book(o.token!, '2026-11-18T07:00:00Z')).statusCode).toBe(409);
+    expect((await book(o.token, '2026-11-18T07:00:00Z')).statusCode).toBe(409);
   });
 });
 
@@ -281,12 +276,12 @@ describe('booking link and page', () => {
       .set({ expires_at: new Date(t.clock.now().getTime() - 1) })
       .where('subscriber_id', '=', o.subscriber_id)
       .execute();
-    expect((await slots(o.token!)).statusCode).toBe(404);
+    expect((await slots(o.token)).statusCode).toBe(404);
   });
 
   it('GET /booking/{token} renders an HTML page listing the free windows and the appointment', async () => {
     const o = await order();
-    await book(o.token!, '2026-11-18T11:00:00Z');
+    await book(o.token, '2026-11-18T11:00:00Z');
     const r = await t.app.inject({ method: 'GET', url: `/booking/${o.token}` });
     expect(r.statusCode).toBe(200);
     expect(r.headers['content-type']).toMatch(/^text\/html/);
@@ -313,7 +308,7 @@ describe("booking in the building's own time zone", () => {
       units: Array.from({ length: 12 }, (_, i) => `T${i}`),
     });
   });
-  const orderToronto = (o: { moveInDate?: string } = {}) => order({ ...o, unitId: toronto.units[tIdx++].id });
+  const orderToronto = (o: { moveInDate?: string } = {}) => order({ ...o, unitId: toronto.units[tIdx++]!.id });
   const at = async <T>(iso: string, fn: () => Promise<T>) => {
     t.clock.set(iso);
     try {
@@ -326,16 +321,16 @@ describe("booking in the building's own time zone", () => {
 
   it('a Toronto building (region CA-ON) is offered 08:00, 12:00 and 16:00 Toronto time, never 03:00; booking a UTC-hour start is 422', async () => {
     const o = await orderToronto();
-    const body = (await slots(o.token!)).json();
+    const body = (await slots(o.token)).json();
     expect(body.time_zone).toBe('America/Toronto');
     // Monday 05:00 Toronto + 24 h = Tuesday 05:00: the first window is Tuesday 08:00 EST (13:00 UTC).
     expect(body.windows[0]).toEqual({ starts_at: '2026-11-17T13:00:00.000Z', ends_at: '2026-11-17T17:00:00.000Z' });
     expectLocalWindows(body.windows, 'America/Toronto');
     expect(starts(body)).not.toContain('2026-11-18T08:00:00.000Z');
-    const bad = await book(o.token!, '2026-11-18T08:00:00Z'); // 03:00 in Toronto
+    const bad = await book(o.token, '2026-11-18T08:00:00Z'); // 03:00 in Toronto
     expect(bad.statusCode).toBe(422);
     expect(bad.json().detail).toMatch(/^starts_at: .*America\/Toronto/);
-    const ok = await book(o.token!, '2026-11-18T08:00:00-05:00');
+    const ok = await book(o.token, '2026-11-18T08:00:00-05:00');
     expect(ok.statusCode).toBe(200);
     expect(await installJobOf(t, o.subscription_id)).toMatchObject({
       status: 'BOOKED',
@@ -349,17 +344,17 @@ describe("booking in the building's own time zone", () => {
   it('the 24-hour lead is counted from now: at Monday 09:00 Toronto, Tuesday 08:00 is too close and Tuesday 12:00 is the first window', async () => {
     await at('2026-11-16T14:00:00.000Z', async () => {
       const o = await orderToronto();
-      const body = (await slots(o.token!)).json();
+      const body = (await slots(o.token)).json();
       expect(body.windows[0].starts_at).toBe('2026-11-17T17:00:00.000Z');
-      expect((await book(o.token!, '2026-11-17T13:00:00Z')).statusCode).toBe(422);
+      expect((await book(o.token, '2026-11-17T13:00:00Z')).statusCode).toBe(422);
     });
   });
 
   it("weekdays are the building's: in Tokyo, Monday 08:00 (Sunday 23:00 UTC) is offered and Saturday 08:00 (Friday 23:00 UTC) is not", async () => {
     const region = await createRegion(t.db, { timeZone: 'Asia/Tokyo' });
     const tokyo = await createBuilding(t.db, w.provider.id, { lineType: 'third_line', country: 'JP', region: region.code, units: ['J1'] });
-    const o = await order({ unitId: tokyo.units[0].id });
-    const body = (await slots(o.token!)).json();
+    const o = await order({ unitId: tokyo.units[0]!.id });
+    const body = (await slots(o.token)).json();
     expect(body.time_zone).toBe('Asia/Tokyo');
     expectLocalWindows(body.windows, 'Asia/Tokyo');
     expect(starts(body)).toContain('2026-11-22T23:00:00.000Z');
@@ -369,7 +364,7 @@ describe("booking in the building's own time zone", () => {
   it('a week crossing the spring DST change in Berlin (29 March 2026) keeps the windows at 08:00 local: 07:00 UTC on Friday, 06:00 UTC on Monday', async () => {
     await at('2026-03-25T10:00:00.000Z', async () => {
       const o = await order();
-      const body = (await slots(o.token!)).json();
+      const body = (await slots(o.token)).json();
       expectLocalWindows(body.windows, 'Europe/Berlin');
       expect(starts(body)).toEqual(
         expect.arrayContaining([
@@ -380,8 +375,8 @@ describe("booking in the building's own time zone", () => {
         ]),
       );
       expect(starts(body)).not.toContain('2026-03-30T07:00:00.000Z');
-      expect((await book(o.token!, '2026-03-30T07:00:00Z')).statusCode).toBe(422);
-      const ok = await book(o.token!, '2026-03-30T08:00:00+02:00');
+      expect((await book(o.token, '2026-03-30T07:00:00Z')).statusCode).toBe(422);
+      const ok = await book(o.token, '2026-03-30T08:00:00+02:00');
       expect(ok.json()).toEqual({
         status: 'BOOKED',
         booking: { starts_at: '2026-03-30T06:00:00.000Z', ends_at: '2026-03-30T10:00:00.000Z' },
@@ -391,12 +386,12 @@ describe("booking in the building's own time zone", () => {
 
   it("weeks crossing Toronto's DST changes (8 March and 1 November 2026) keep the windows at 08:00 local", async () => {
     await at('2026-03-04T15:00:00.000Z', async () => {
-      const body = (await slots((await orderToronto()).token!)).json();
+      const body = (await slots((await orderToronto()).token)).json();
       expectLocalWindows(body.windows, 'America/Toronto');
       expect(starts(body)).toEqual(expect.arrayContaining(['2026-03-06T13:00:00.000Z', '2026-03-09T12:00:00.000Z']));
     });
     await at('2026-10-28T15:00:00.000Z', async () => {
-      const body = (await slots((await orderToronto()).token!)).json();
+      const body = (await slots((await orderToronto()).token)).json();
       expectLocalWindows(body.windows, 'America/Toronto');
       expect(starts(body)).toEqual(expect.arrayContaining(['2026-10-30T12:00:00.000Z', '2026-11-02T13:00:00.000Z']));
     });
@@ -411,7 +406,7 @@ describe("booking in the building's own time zone", () => {
       units: ['R1', 'R2'],
     });
     // The provider's window (28 days) would send at once; the region's (10 days) holds until 21 November, Toronto time.
-    const o = await order({ unitId: b.units[0].id, moveInDate: '2026-12-01' });
+    const o = await order({ unitId: b.units[0]!.id, moveInDate: '2026-12-01' });
     expect(await installJobOf(t, o.subscription_id)).toMatchObject({ status: 'BOOKING_HELD', booking_invite_sent_at: null });
     const job = await t.db
       .selectFrom('jobs')
@@ -422,7 +417,7 @@ describe("booking in the building's own time zone", () => {
     expect(job.run_at).toEqual(new Date('2026-11-21T05:00:00.000Z'));
     // 21 November 03:00 UTC is still the 20th in Toronto: an order then is held too (UTC would have sent it).
     await at('2026-11-21T03:00:00.000Z', async () => {
-      const late = await order({ unitId: b.units[1].id, moveInDate: '2026-12-01' });
+      const late = await order({ unitId: b.units[1]!.id, moveInDate: '2026-12-01' });
       expect((await installJobOf(t, late.subscription_id))!.status).toBe('BOOKING_HELD');
     });
     await at('2026-11-21T05:00:01.000Z', async () => {
@@ -445,7 +440,7 @@ describe("booking in the building's own time zone", () => {
       region: region.code,
       units: ['F1'],
     });
-    const o = await order({ unitId: b.units[0].id, moveInDate: '2026-12-01' });
+    const o = await order({ unitId: b.units[0]!.id, moveInDate: '2026-12-01' });
     // The country's 10 days (the provider's 28 would send at once), counted to midnight in Toronto (Tokyo's is 14 hours earlier).
     expect(await installJobOf(t, o.subscription_id)).toMatchObject({ status: 'BOOKING_HELD' });
     const job = await t.db

@@ -24,8 +24,8 @@ describe('session-based complete', () => {
     for (const [i, prefix] of ['', '/api/v1'].entries()) {
       const s = await session({
         buildingId: w.first.id,
-        unitId: w.first.units[i].id,
-        locationId: w.ports[i].id,
+        unitId: w.first.units[i]!.id,
+        locationId: w.ports[i]!.id,
         mac: 'AA:BB:CC:DD:EE:0' + i,
         partnerReference: `ref-${i}`,
       });
@@ -45,14 +45,14 @@ describe('session-based complete', () => {
         origin: 'checkout_session',
         checkout_session_id: s.id,
         service_billed: false,
-        location_id: w.ports[i].id,
-        unit_id: w.first.units[i].id,
+        location_id: w.ports[i]!.id,
+        unit_id: w.first.units[i]!.id,
         plan_version_id: w.plan.id,
         mac_address: 'AA:BB:CC:DD:EE:0' + i,
       });
       const hooks = await webhookTypes(t, id);
       expect(hooks.map((h) => h.event_type)).toEqual(['subscription.activated']);
-      expect((hooks[0].payload as { data: Record<string, unknown> }).data).toMatchObject({
+      expect((hooks[0]!.payload as { data: Record<string, unknown> }).data).toMatchObject({
         checkout_session_id: s.id,
         partner_reference: `ref-${i}`,
         job_id: r.json().job_id,
@@ -61,12 +61,12 @@ describe('session-based complete', () => {
   });
 
   it('the session wins: payload location_hash, unit_id, plan_version_id and mac_address that disagree, and delivery_mode, are ignored', async () => {
-    const s = await session({ buildingId: w.first.id, unitId: w.first.units[2].id, locationId: w.ports[2].id, mac: null });
+    const s = await session({ buildingId: w.first.id, unitId: w.first.units[2]!.id, locationId: w.ports[2]!.id, mac: null });
     const r = await complete({
       session_id: s.id,
       subscriber: subscriber(),
-      location_hash: w.ports[3].locationHash,
-      unit_id: w.second.units[0].id,
+      location_hash: w.ports[3]!.locationHash,
+      unit_id: w.second.units[0]!.id,
       plan_version_id: w.plan2.id,
       mac_address: '11:22:33:44:55:66',
       delivery_mode: 'home_drop',
@@ -74,15 +74,15 @@ describe('session-based complete', () => {
     expect(r.statusCode).toBe(201);
     expect(r.json().route).toBe('provision');
     expect(await subscriptionRow(t, r.json().subscription_id)).toMatchObject({
-      location_id: w.ports[2].id,
+      location_id: w.ports[2]!.id,
       plan_version_id: w.plan.id,
       mac_address: null,
     });
-    expect(await t.db.selectFrom('subscriptions').select('id').where('location_id', '=', w.ports[3].id).execute()).toEqual([]);
+    expect(await t.db.selectFrom('subscriptions').select('id').where('location_id', '=', w.ports[3]!.id).execute()).toEqual([]);
   });
 
   it('a first-line session with only building and suite (no port) takes the install path', async () => {
-    const s = await session({ buildingId: w.first.id, unitId: w.first.units[5].id });
+    const s = await session({ buildingId: w.first.id, unitId: w.first.units[5]!.id });
     const r = await complete({ session_id: s.id, subscriber: subscriber() });
     expect(r.statusCode).toBe(201);
     expect(r.json()).toMatchObject({ route: 'install', job_id: null });
@@ -92,8 +92,8 @@ describe('session-based complete', () => {
   });
 
   it('a second-line session with a location but a non-first-line building never provisions the switch: install path', async () => {
-    const loc = await createLocation(t.db, w.provider.id, w.second.id, w.second.units[1].id);
-    const s = await session({ buildingId: w.second.id, unitId: w.second.units[1].id, locationId: loc.id });
+    const loc = await createLocation(t.db, w.provider.id, w.second.id, w.second.units[1]!.id);
+    const s = await session({ buildingId: w.second.id, unitId: w.second.units[1]!.id, locationId: loc.id });
     const r = await complete({ session_id: s.id, subscriber: subscriber() });
     expect(r.statusCode).toBe(201);
     expect(r.json()).toMatchObject({ route: 'install', job_id: null });
@@ -111,7 +111,7 @@ describe('session-based complete', () => {
   });
 
   it('a completed session replays {subscription_id, subscriber_id, message} with 200 and no job_id, creating nothing', async () => {
-    const s = await session({ buildingId: w.first.id, unitId: w.first.units[4].id, locationId: w.ports[4].id });
+    const s = await session({ buildingId: w.first.id, unitId: w.first.units[4]!.id, locationId: w.ports[4]!.id });
     const first = await complete({ session_id: s.id, subscriber: subscriber() });
     const again = await complete({ session_id: s.id, subscriber: subscriber() });
     expect(again.statusCode).toBe(200);
@@ -125,12 +125,12 @@ describe('session-based complete', () => {
   });
 
   it('a pending session within its 2 hours completes; past them it answers 410 (nested detail) and is marked expired, even before the secret is checked', async () => {
-    const fresh = await session({ status: 'pending', buildingId: w.third.id, unitId: w.third.units[4].id });
+    const fresh = await session({ status: 'pending', buildingId: w.third.id, unitId: w.third.units[4]!.id });
     expect((await complete({ session_id: fresh.id, subscriber: subscriber() })).statusCode).toBe(201);
     const old = await session({
       status: 'pending',
       buildingId: w.third.id,
-      unitId: w.third.units[5].id,
+      unitId: w.third.units[5]!.id,
       createdAt: new Date(t.clock.now().getTime() - 2 * 3_600_000),
     });
     const r = await complete({ session_id: old.id, subscriber: subscriber() }, {});
@@ -143,14 +143,14 @@ describe('session-based complete', () => {
   });
 
   it('a cancelled session answers 410 `Session cancelled`', async () => {
-    const s = await session({ status: 'cancelled', buildingId: w.third.id, unitId: w.third.units[3].id });
+    const s = await session({ status: 'cancelled', buildingId: w.third.id, unitId: w.third.units[3]!.id });
     const r = await complete({ session_id: s.id, subscriber: subscriber() });
     expect(r.statusCode).toBe(410);
     expect(r.json().detail).toMatchObject({ detail: 'Session cancelled' });
   });
 
   it("the secret must be the session provider's: missing 401, wrong 403; another provider's session answers 404 exactly like an unknown one", async () => {
-    const s = await session({ buildingId: w.third.id, unitId: w.third.units[2].id });
+    const s = await session({ buildingId: w.third.id, unitId: w.third.units[2]!.id });
     const other = await createProvider(t.db);
     expect((await complete({ session_id: s.id, subscriber: subscriber() }, {})).statusCode).toBe(401);
     expect(
@@ -164,13 +164,26 @@ describe('session-based complete', () => {
     expect(foreign.json()).toEqual(unknown.json());
   });
 
-  it('a session linked to a subscriber account links the new subscriber to that login', async () => {
+  it("a session linked to a subscriber account links the new subscriber to that login when the subscriber is that login's person (same email, any case); another email gets its own login", async () => {
     const u = await createUser(t.db, { role: 'subscriber' });
-    const s = await session({ buildingId: w.second.id, unitId: w.second.units[2].id, userId: u.id });
-    const r = await complete({ session_id: s.id, subscriber: subscriber() });
+    const s = await session({ buildingId: w.second.id, unitId: w.second.units[2]!.id, userId: u.id });
+    const r = await complete({ session_id: s.id, subscriber: subscriber(u.email.toUpperCase()) });
     expect(r.statusCode).toBe(201);
     const sub = await t.db.selectFrom('subscribers').select('user_id').where('id', '=', r.json().subscriber_id).executeTakeFirstOrThrow();
     expect(sub.user_id).toBe(u.id);
+
+    const passedOn = await session({ buildingId: w.second.id, unitId: w.second.units[3]!.id, userId: u.id });
+    const buyer = subscriber();
+    const other = await complete({ session_id: passedOn.id, subscriber: buyer });
+    expect(other.statusCode).toBe(201);
+    const buyerLogin = await t.db.selectFrom('users').select(['id', 'email']).where('email', '=', buyer.email).executeTakeFirstOrThrow();
+    const buyerRow = await t.db
+      .selectFrom('subscribers')
+      .select('user_id')
+      .where('id', '=', other.json().subscriber_id)
+      .executeTakeFirstOrThrow();
+    expect(buyerRow.user_id).toBe(buyerLogin.id);
+    expect(buyerLogin.id).not.toBe(u.id);
   });
 });
 
@@ -192,7 +205,7 @@ describe('explicit-fields complete (legacy)', () => {
   });
 
   it('direct on a building that is not first-line is refused with 422; home_drop with a unit takes the install path', async () => {
-    const loc = await createLocation(t.db, w.provider.id, w.third.id, w.third.units[0].id);
+    const loc = await createLocation(t.db, w.provider.id, w.third.id, w.third.units[0]!.id);
     const mismatch = await complete({
       plan_version_id: w.plan.id,
       delivery_mode: 'direct',
@@ -203,7 +216,7 @@ describe('explicit-fields complete (legacy)', () => {
     const home = await complete({
       plan_version_id: w.plan.id,
       delivery_mode: 'home_drop',
-      unit_id: w.unclassified.units[0].id,
+      unit_id: w.unclassified.units[0]!.id,
       subscriber: subscriber(),
     });
     expect(home.statusCode).toBe(201);
@@ -211,7 +224,7 @@ describe('explicit-fields complete (legacy)', () => {
   });
 
   it('without session_id, plan_version_id is required (422)', async () => {
-    const r = await complete({ unit_id: w.unclassified.units[1].id, subscriber: subscriber() });
+    const r = await complete({ unit_id: w.unclassified.units[1]!.id, subscriber: subscriber() });
     expect(r.statusCode).toBe(422);
     expect(r.json().detail).toMatch(/^plan_version_id: /);
   });
@@ -219,7 +232,7 @@ describe('explicit-fields complete (legacy)', () => {
 
 describe('anonymous-complete', () => {
   it('is idempotent on external_subscription_id: 201 idempotent_replay false, then 200 with the same subscription and idempotent_replay true', async () => {
-    const s = await session({ buildingId: w.unclassified.id, unitId: w.unclassified.units[2].id });
+    const s = await session({ buildingId: w.unclassified.id, unitId: w.unclassified.units[2]!.id });
     const ext = `ext-${Date.now()}`;
     const a = await anonymous({ session_id: s.id, external_subscription_id: ext, subscriber: subscriber() });
     expect(a.statusCode).toBe(201);
@@ -232,7 +245,7 @@ describe('anonymous-complete', () => {
     const b = await anonymous({
       plan_version_id: w.plan.id,
       delivery_mode: 'home_drop',
-      unit_id: w.unclassified.units[3].id,
+      unit_id: w.unclassified.units[3]!.id,
       external_subscription_id: ext,
       subscriber: subscriber(),
     });
@@ -243,11 +256,11 @@ describe('anonymous-complete', () => {
       message: expect.any(String),
       idempotent_replay: true,
     });
-    expect(await t.db.selectFrom('subscriptions').select('id').where('unit_id', '=', w.unclassified.units[3].id).execute()).toEqual([]);
+    expect(await t.db.selectFrom('subscriptions').select('id').where('unit_id', '=', w.unclassified.units[3]!.id).execute()).toEqual([]);
   });
 
   it('an already completed session_id replays the existing subscription with idempotent_replay true', async () => {
-    const s = await session({ buildingId: w.unclassified.id, unitId: w.unclassified.units[4].id });
+    const s = await session({ buildingId: w.unclassified.id, unitId: w.unclassified.units[4]!.id });
     const a = await complete({ session_id: s.id, subscriber: subscriber() });
     const b = await anonymous({ session_id: s.id, subscriber: subscriber() });
     expect(b.statusCode).toBe(200);
@@ -257,12 +270,12 @@ describe('anonymous-complete', () => {
 
   it('takes the same X-Webhook-Secret as complete', async () => {
     const r = await anonymous(
-      { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.unclassified.units[5].id, subscriber: subscriber() },
+      { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.unclassified.units[5]!.id, subscriber: subscriber() },
       {},
     );
     expect(r.statusCode).toBe(401);
     const ok = await anonymous(
-      { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.unclassified.units[5].id, subscriber: subscriber() },
+      { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.unclassified.units[5]!.id, subscriber: subscriber() },
       w.whs,
     );
     expect(ok.statusCode).toBe(201);

@@ -25,7 +25,7 @@ const nonTerminalOnUnit = async (unitId: string) =>
 
 describe('concurrent provisioning of one unit', () => {
   it('two different subscribers at once: exactly one 201 and one 409, one subscription on the unit', async () => {
-    const unit = w.second.units[0].id;
+    const unit = w.second.units[0]!.id;
     const rs = await Promise.all(
       [0, 1].map(() => provision({ plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: unit, subscriber: subscriber() })),
     );
@@ -33,33 +33,33 @@ describe('concurrent provisioning of one unit', () => {
     expect(rs.find((r) => r.statusCode === 409)!.json()).toEqual({ detail: 'Unit already has a pending or active subscription' });
     const subs = await nonTerminalOnUnit(unit);
     expect(subs).toHaveLength(1);
-    expect(subs[0].id).toBe(rs.find((r) => r.statusCode === 201)!.json().subscription_id);
+    expect(subs[0]!.id).toBe(rs.find((r) => r.statusCode === 201)!.json().subscription_id);
     expect(await t.db.selectFrom('install_jobs').select('id').where('unit_id', '=', unit).execute()).toHaveLength(1);
   });
 
   it('eight subscribers racing for one port: one 201, seven 409, one subscription, one port job', async () => {
     const rs = await Promise.all(
       Array.from({ length: 8 }, () =>
-        provision({ plan_version_id: w.plan.id, location_hash: w.ports[0].locationHash, subscriber: subscriber() }),
+        provision({ plan_version_id: w.plan.id, location_hash: w.ports[0]!.locationHash, subscriber: subscriber() }),
       ),
     );
     expect(rs.filter((r) => r.statusCode === 201)).toHaveLength(1);
     expect(rs.filter((r) => r.statusCode === 409)).toHaveLength(7);
-    const subs = await t.db.selectFrom('subscriptions').select('id').where('location_id', '=', w.ports[0].id).execute();
+    const subs = await t.db.selectFrom('subscriptions').select('id').where('location_id', '=', w.ports[0]!.id).execute();
     expect(subs).toHaveLength(1);
     expect(
       await t.db
         .selectFrom('jobs')
         .select('id')
         .where('kind', '=', 'provisioning.port')
-        .where('subscription_id', '=', subs[0].id)
+        .where('subscription_id', '=', subs[0]!.id)
         .execute(),
     ).toHaveLength(1);
   });
 
   it('when both requests pass the pre-check, the partial unique index subscriptions_unit_occupied_key refuses the second insert', async () => {
     const svc = createProvisioningService(t.deps);
-    const unit = w.third.units[0].id;
+    const unit = w.third.units[0]!.id;
     const resolved = {
       planVersionId: w.plan.id,
       country: 'DE',
@@ -86,29 +86,29 @@ describe('concurrent provisioning of one unit', () => {
 
 describe('concurrent duplicates are one subscription', () => {
   it('the same provider-initiated body six times at once: one 201, the rest 200 replays of it, one subscriber and one subscription', async () => {
-    const body = { plan_version_id: w.plan.id, location_hash: w.ports[1].locationHash, subscriber: subscriber() };
+    const body = { plan_version_id: w.plan.id, location_hash: w.ports[1]!.locationHash, subscriber: subscriber() };
     const rs = await Promise.all(Array.from({ length: 6 }, () => provision(body)));
     const created = rs.filter((r) => r.statusCode === 201);
     expect(created).toHaveLength(1);
     const replays = rs.filter((r) => r.statusCode === 200);
     expect(replays).toHaveLength(5);
     for (const r of replays) {
-      expect(r.json().subscription_id).toBe(created[0].json().subscription_id);
+      expect(r.json().subscription_id).toBe(created[0]!.json().subscription_id);
       expect(['Provisioning already in progress', 'Subscription already exists (idempotent replay)']).toContain(r.json().message);
     }
-    expect(await t.db.selectFrom('subscriptions').select('id').where('location_id', '=', w.ports[1].id).execute()).toHaveLength(1);
+    expect(await t.db.selectFrom('subscriptions').select('id').where('location_id', '=', w.ports[1]!.id).execute()).toHaveLength(1);
     expect(await t.db.selectFrom('subscribers').select('id').where('email', '=', body.subscriber.email).execute()).toHaveLength(1);
   });
 
   it('one new subscriber ordering two units at once is created once (unique (provider, lower(email)))', async () => {
     const person = subscriber();
     const rs = await Promise.all(
-      [w.second.units[1].id, w.second.units[2].id].map((unit_id) =>
+      [w.second.units[1]!.id, w.second.units[2]!.id].map((unit_id) =>
         provision({ plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id, subscriber: person }),
       ),
     );
     expect(rs.map((r) => r.statusCode)).toEqual([201, 201]);
-    expect(rs[0].json().subscriber_id).toBe(rs[1].json().subscriber_id);
+    expect(rs[0]!.json().subscriber_id).toBe(rs[1]!.json().subscriber_id);
     expect(await t.db.selectFrom('subscribers').select('id').where('email', '=', person.email).execute()).toHaveLength(1);
     expect(await t.db.selectFrom('users').select('id').where('email', '=', person.email).execute()).toHaveLength(1);
   });
@@ -117,18 +117,18 @@ describe('concurrent duplicates are one subscription', () => {
     const person = subscriber();
     const ports = [3, 4, 5].map((i) => w.ports[i]);
     const rs = await Promise.all(
-      ports.map((p) => provision({ plan_version_id: w.plan.id, location_hash: p.locationHash, subscriber: person })),
+      ports.map((p) => provision({ plan_version_id: w.plan.id, location_hash: p!.locationHash, subscriber: person })),
     );
     expect(rs.map((r) => r.statusCode)).toEqual([201, 201, 201]);
     expect(new Set(rs.map((r) => r.json().subscriber_id)).size).toBe(1);
     expect(await t.db.selectFrom('subscribers').select('id').where('email', '=', person.email).execute()).toHaveLength(1);
     expect(await t.db.selectFrom('users').select('id').where('email', '=', person.email).execute()).toHaveLength(1);
     for (const [i, p] of ports.entries()) {
-      expect(await t.db.selectFrom('subscriptions').select(['id', 'subscriber_id']).where('location_id', '=', p.id).execute()).toEqual([
-        { id: rs[i].json().subscription_id, subscriber_id: rs[i].json().subscriber_id },
+      expect(await t.db.selectFrom('subscriptions').select(['id', 'subscriber_id']).where('location_id', '=', p!.id).execute()).toEqual([
+        { id: rs[i]!.json().subscription_id, subscriber_id: rs[i]!.json().subscriber_id },
       ]);
       expect(
-        await t.db.selectFrom('audit_entries').select('id').where('entity_id', '=', rs[i].json().subscription_id).execute(),
+        await t.db.selectFrom('audit_entries').select('id').where('entity_id', '=', rs[i]!.json().subscription_id).execute(),
       ).toHaveLength(1);
     }
   });
@@ -138,8 +138,8 @@ describe('concurrent duplicates are one subscription', () => {
       providerId: w.provider.id,
       planVersionId: w.plan.id,
       buildingId: w.first.id,
-      unitId: w.first.units[2].id,
-      locationId: w.ports[2].id,
+      unitId: w.first.units[2]!.id,
+      locationId: w.ports[2]!.id,
     });
     const rs = await Promise.all(
       Array.from({ length: 4 }, () =>

@@ -1,3 +1,4 @@
+import { simulatorsOf } from '../../src/adapters/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createBuilding, createLocation, createProvider, createSubscriber, createSubscription, createUser } from '../helpers/factories.js';
@@ -23,7 +24,7 @@ const confirm = (subscription_id: string, headers: Record<string, string> = staf
 
 /** A provider-billed install-path subscription (CKO-04) whose unit has a registered port; install job in `status`. */
 async function installed(status: string = 'SHIPPED', o: { port?: boolean } = {}) {
-  const unit = building.units[unitIdx++];
+  const unit = building.units[unitIdx++]!;
   const loc = o.port === false ? null : await createLocation(t.db, w.provider.id, building.id, unit.id);
   const r = await t.app.inject({
     method: 'POST',
@@ -38,15 +39,19 @@ async function installed(status: string = 'SHIPPED', o: { port?: boolean } = {})
 
 /** A service-billed PENDING_INSTALL subscription (seeded, as the dashboard creates them), install job SHIPPED. */
 async function serviceBilled(o: { card: boolean }) {
-  const unit = building.units[unitIdx++];
+  const unit = building.units[unitIdx++]!;
   const loc = await createLocation(t.db, w.provider.id, building.id, unit.id);
   const s = await createSubscriber(t.db, w.provider.id);
   if (o.card) {
     const account = (
       await t.db.selectFrom('providers').select('card_processor_account').where('id', '=', w.provider.id).executeTakeFirstOrThrow()
     ).card_processor_account!;
-    const setup = await t.deps.adapters.cardProcessor.createSetup({ account, subscriberId: s.id, email: s.email });
-    const card = await t.deps.adapters.cardProcessor.confirmSetup({ account, setupId: setup.setup_id, cardNumber: '4242424242424242' });
+    const setup = await simulatorsOf(t.deps.adapters).cardProcessor.createSetup({ account, subscriberId: s.id, email: s.email });
+    const card = await simulatorsOf(t.deps.adapters).cardProcessor.confirmSetup({
+      account,
+      setupId: setup.setup_id,
+      cardNumber: '4242424242424242',
+    });
     await t.db
       .updateTable('subscribers')
       .set({ card_payment_method_id: card.payment_method_id, card_brand: card.brand, card_last4: card.last4 })
@@ -80,7 +85,7 @@ describe('POST /provisioning/confirm-install', () => {
       expect(r.json()).toEqual({
         subscription_id: s.id,
         status: 'ACTIVE',
-        job_id: jobs[0].id,
+        job_id: jobs[0]!.id,
         payment: 'not_billed',
         message: expect.any(String),
       });
@@ -88,7 +93,7 @@ describe('POST /provisioning/confirm-install', () => {
       expect(await subscriptionRow(t, s.id)).toMatchObject({ status: 'ACTIVE', location_id: s.locationId, activated_at: t.clock.now() });
       expect((await installJobOf(t, s.id))!.status).toBe('COMPLETED');
       await t.deps.jobs.drain();
-      expect((await portJobsOf(t, s.id))[0].status).toBe('succeeded');
+      expect((await portJobsOf(t, s.id))[0]!.status).toBe('succeeded');
       expect(await (t.deps.adapters.switchController as SwitchControllerSimulator).getPort(s.locationId!)).toMatchObject({
         mode: 'provisioned',
         download_mbps: 500,

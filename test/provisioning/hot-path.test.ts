@@ -10,7 +10,7 @@ import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { recordStatements } from '../helpers/statements.js';
 import { usingPostgres } from '../helpers/db.js';
 import { executeTogether } from '../../src/db/together.js';
-import * as repo from '../../src/modules/provisioning/provisioning.repository.js';
+import * as repo from '../../src/modules/subscribers/new-subscriber.repository.js';
 import { createProvisioningService } from '../../src/modules/provisioning/provisioning.service.js';
 import { createBuilding, createLocation, createPlanVersion, createUser } from '../helpers/factories.js';
 import { createWorld, portJobsOf, subscriber, type World } from './fixtures.js';
@@ -48,7 +48,7 @@ describe('provider-initiated: statements per request', () => {
     const email = `Hot-${newId().slice(0, 8)}@Example.test`;
     const r = await provision({
       plan_version_id: w.plan.id,
-      location_hash: w.ports[0].locationHash,
+      location_hash: w.ports[0]!.locationHash,
       subscriber: { email, first_name: ' Ada ', last_name: 'Lovelace', phone: '030 1234567' },
     });
     restore!();
@@ -83,8 +83,8 @@ describe('provider-initiated: statements per request', () => {
       status: 'ACTIVE',
       origin: 'provider_initiated',
       service_billed: false,
-      location_id: w.ports[0].id,
-      unit_id: w.first.units[0].id,
+      location_id: w.ports[0]!.id,
+      unit_id: w.first.units[0]!.id,
       subscriber_id: sub.id,
     });
     const audit = await t.db.selectFrom('audit_entries').selectAll().where('entity_id', '=', r.json().subscription_id).execute();
@@ -96,11 +96,11 @@ describe('provider-initiated: statements per request', () => {
       actor: w.provider.keyPrefix,
       provider_id: w.provider.id,
     });
-    expect(typeof audit[0].after === 'string' ? JSON.parse(audit[0].after) : audit[0].after).toMatchObject({
+    expect(typeof audit[0]!.after === 'string' ? JSON.parse(audit[0]!.after) : audit[0]!.after).toMatchObject({
       status: 'ACTIVE',
       route: 'provision',
       subscriber_created: true,
-      location_id: w.ports[0].id,
+      location_id: w.ports[0]!.id,
     });
     expect(await portJobsOf(t, r.json().subscription_id)).toHaveLength(1);
   });
@@ -109,7 +109,7 @@ describe('provider-initiated: statements per request', () => {
     const email = `known-${newId().slice(0, 8)}@example.test`;
     const first = await provision({
       plan_version_id: w.plan.id,
-      location_hash: w.ports[1].locationHash,
+      location_hash: w.ports[1]!.locationHash,
       subscriber: { email, first_name: 'Grace', last_name: 'Hopper' },
     });
     expect(first.statusCode).toBe(201);
@@ -117,7 +117,7 @@ describe('provider-initiated: statements per request', () => {
     const seen = countStatements();
     const r = await provision({
       plan_version_id: w.plan.id,
-      location_hash: w.ports[2].locationHash,
+      location_hash: w.ports[2]!.locationHash,
       subscriber: { email: email.toUpperCase(), first_name: 'Other', last_name: 'Name' },
     });
     restore!();
@@ -141,7 +141,7 @@ describe('provider-initiated: statements per request', () => {
   });
 
   it('a replay and a 409 are answered from the one read (no writes)', async () => {
-    const body = { plan_version_id: w.plan.id, location_hash: w.ports[3].locationHash, subscriber: subscriber() };
+    const body = { plan_version_id: w.plan.id, location_hash: w.ports[3]!.locationHash, subscriber: subscriber() };
     expect((await provision(body)).statusCode).toBe(201);
     const seen = countStatements();
     const replay = await provision(body);
@@ -161,7 +161,7 @@ describe('provider-initiated: the new-subscriber statement and its logins', () =
     const r = await provision({
       plan_version_id: w.plan.id,
       delivery_mode: 'home_drop',
-      unit_id: w.second.units[0].id,
+      unit_id: w.second.units[0]!.id,
       subscriber: { email: email.toUpperCase(), first_name: 'L', last_name: 'M' },
     });
     expect(r.statusCode).toBe(201);
@@ -181,7 +181,7 @@ describe('provider-initiated: the new-subscriber statement and its logins', () =
     const r = await provision({
       plan_version_id: w.plan.id,
       delivery_mode: 'home_drop',
-      unit_id: w.second.units[1].id,
+      unit_id: w.second.units[1]!.id,
       subscriber: { email, first_name: 'S', last_name: 'T' },
     });
     expect(r.statusCode).toBe(201);
@@ -202,7 +202,7 @@ describe('provider-initiated: the new-subscriber statement and its logins', () =
         email: `taken-${newId()}@example.test`,
       })
       .execute();
-    const { insertNewSubscriber } = await import('../../src/modules/provisioning/provisioning.repository.js');
+    const { insertNewSubscriber } = await import('../../src/modules/subscribers/new-subscriber.repository.js');
     const outcome = await t.db.transaction().execute((trx) =>
       insertNewSubscriber(trx, {
         id: newId(),
@@ -253,7 +253,7 @@ describe('provider-initiated: when the one statement cannot insert the subscribe
     const s = svc();
     const resolved = await s.resolveExplicit(ww.provider.id, {
       plan_version_id: ww.plan.id,
-      location_hash: ww.ports[0].locationHash,
+      location_hash: ww.ports[0]!.locationHash,
       subscriber: subscriber(email),
     });
     const transactions = vi.spyOn(t.db, 'transaction');
@@ -272,11 +272,17 @@ describe('provider-initiated: when the one statement cannot insert the subscribe
     ).toHaveLength(1);
     // One login at most (the careful path may create the one the subscriber lacked): the failed statement's went with it.
     expect((await usersOf(email)).length).toBeLessThanOrEqual(usersBefore + 1);
-    const subs = await t.db.selectFrom('subscriptions').select(['id', 'subscriber_id']).where('location_id', '=', ww.ports[0].id).execute();
+    const subs = await t.db
+      .selectFrom('subscriptions')
+      .select(['id', 'subscriber_id'])
+      .where('location_id', '=', ww.ports[0]!.id)
+      .execute();
     expect(subs).toEqual([{ id: r.subscription_id, subscriber_id: existing.id }]);
     const audit = await t.db.selectFrom('audit_entries').select('after').where('entity_id', '=', r.subscription_id).execute();
     expect(audit).toHaveLength(1);
-    expect(typeof audit[0].after === 'string' ? JSON.parse(audit[0].after) : audit[0].after).toMatchObject({ subscriber_created: false });
+    expect(typeof audit[0]!.after === 'string' ? JSON.parse(audit[0]!.after) : audit[0]!.after).toMatchObject({
+      subscriber_created: false,
+    });
     expect(await portJobsOf(t, r.subscription_id)).toHaveLength(1);
   });
 
@@ -326,7 +332,7 @@ describe('provider-initiated: when the one statement cannot insert the subscribe
       const s = svc();
       const resolved = await s.resolveExplicit(ww.provider.id, {
         plan_version_id: ww.plan.id,
-        location_hash: ww.ports[1].locationHash,
+        location_hash: ww.ports[1]!.locationHash,
         subscriber: subscriber(email),
       });
       const transactions = vi.spyOn(t.db, 'transaction');
@@ -348,7 +354,7 @@ describe('provider-initiated: when the one statement cannot insert the subscribe
           for (let i = 0; i < 500; i++) {
             const waiting = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
             WHERE wait_event_type = 'Lock' AND query LIKE 'WITH w0 AS (insert into "users"%'`.execute(t.db);
-            if (waiting.rows[0].n > 0) break;
+            if (waiting.rows[0]!.n > 0) break;
             await new Promise((res) => setTimeout(res, 10));
           }
           await sql`COMMIT`.execute(conn);
@@ -366,7 +372,7 @@ describe('provider-initiated: when the one statement cannot insert the subscribe
         .executeTakeFirstOrThrow();
       expect(sub.user_id).toBe(loginId);
       expect(await usersOf(email)).toEqual([{ id: loginId }]);
-      expect(await t.db.selectFrom('subscriptions').select('id').where('location_id', '=', ww.ports[1].id).execute()).toEqual([
+      expect(await t.db.selectFrom('subscriptions').select('id').where('location_id', '=', ww.ports[1]!.id).execute()).toEqual([
         { id: r.subscription_id },
       ]);
     },
@@ -380,14 +386,14 @@ describe('provider-initiated: the read keeps the documented answer order', () =>
     expect(unknown.json().detail).toBe('plan_version_id: unknown plan version for this provider');
     const retired = await createPlanVersion(t.db, w.provider.id);
     await t.db.updateTable('plan_versions').set({ active: false }).where('id', '=', retired.id).execute();
-    const r2 = await provision({ plan_version_id: retired.id, location_hash: w.ports[4].locationHash, subscriber: subscriber() });
+    const r2 = await provision({ plan_version_id: retired.id, location_hash: w.ports[4]!.locationHash, subscriber: subscriber() });
     expect(r2.json()).toEqual({ detail: 'plan_version_id: this plan version is no longer orderable' });
     expect((await provision({ plan_version_id: w.plan.id, subscriber: subscriber() })).json().detail).toMatch(
       /^location_hash: required for delivery_mode direct \(the default\)/,
     );
     expect(
       (
-        await provision({ plan_version_id: w.plan.id, delivery_mode: 'direct', unit_id: w.first.units[4].id, subscriber: subscriber() })
+        await provision({ plan_version_id: w.plan.id, delivery_mode: 'direct', unit_id: w.first.units[4]!.id, subscriber: subscriber() })
       ).json().detail,
     ).toBe('location_hash: required for delivery_mode direct');
     expect(
@@ -395,7 +401,7 @@ describe('provider-initiated: the read keeps the documented answer order', () =>
         await provision({
           plan_version_id: w.plan.id,
           delivery_mode: 'home_drop',
-          location_hash: w.ports[4].locationHash,
+          location_hash: w.ports[4]!.locationHash,
           subscriber: subscriber(),
         })
       ).json().detail,
@@ -412,24 +418,26 @@ describe('provider-initiated: the read keeps the documented answer order', () =>
   it("another provider's port, unit and plan are unknown; a building out of coverage is 422", async () => {
     const other = await createWorld(t);
     expect(
-      (await provision({ plan_version_id: other.plan.id, location_hash: w.ports[5].locationHash, subscriber: subscriber() })).json().detail,
+      (await provision({ plan_version_id: other.plan.id, location_hash: w.ports[5]!.locationHash, subscriber: subscriber() })).json()
+        .detail,
     ).toBe('plan_version_id: unknown plan version for this provider');
     expect(
-      (await provision({ plan_version_id: w.plan.id, location_hash: other.ports[0].locationHash, subscriber: subscriber() })).json().detail,
+      (await provision({ plan_version_id: w.plan.id, location_hash: other.ports[0]!.locationHash, subscriber: subscriber() })).json()
+        .detail,
     ).toBe('location_hash: unknown location for this provider');
     expect(
       (
         await provision({
           plan_version_id: w.plan.id,
           delivery_mode: 'home_drop',
-          unit_id: other.second.units[0].id,
+          unit_id: other.second.units[0]!.id,
           subscriber: subscriber(),
         })
       ).json().detail,
     ).toBe('unit_id: unknown unit for this provider');
     const out = await createBuilding(t.db, w.provider.id, { lineType: 'first_line', units: ['9Z'] });
     await t.db.updateTable('buildings').set({ in_coverage: false }).where('id', '=', out.id).execute();
-    const port = await createLocation(t.db, w.provider.id, out.id, out.units[0].id);
+    const port = await createLocation(t.db, w.provider.id, out.id, out.units[0]!.id);
     const r = await provision({ plan_version_id: w.plan.id, location_hash: port.locationHash, subscriber: subscriber() });
     expect(r.statusCode).toBe(422);
     expect(r.json()).toEqual({ detail: 'The building is not in coverage' });

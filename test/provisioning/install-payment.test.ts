@@ -42,7 +42,7 @@ const payByLink = (token: string, card: string) => t.app.inject({ method: 'POST'
  * saved card, its unit's port registered and the CPE shipped.
  */
 async function installedServiceBilled(o: { card?: string } = {}) {
-  const unit = building.units[unitIdx++];
+  const unit = building.units[unitIdx++]!;
   const loc = await createLocation(t.db, w.provider.id, building.id, unit.id);
   const email = subscriber().email;
   const r = await t.app.inject({
@@ -60,8 +60,8 @@ async function installedServiceBilled(o: { card?: string } = {}) {
     const account = (
       await t.db.selectFrom('providers').select('card_processor_account').where('id', '=', w.provider.id).executeTakeFirstOrThrow()
     ).card_processor_account!;
-    const setup = await t.deps.adapters.cardProcessor.createSetup({ account, subscriberId, email });
-    const card = await t.deps.adapters.cardProcessor.confirmSetup({ account, setupId: setup.setup_id, cardNumber: o.card });
+    const setup = await simulatorsOf(t.deps.adapters).cardProcessor.createSetup({ account, subscriberId, email });
+    const card = await simulatorsOf(t.deps.adapters).cardProcessor.confirmSetup({ account, setupId: setup.setup_id, cardNumber: o.card });
     await t.db
       .updateTable('subscribers')
       .set({ card_payment_method_id: card.payment_method_id, card_brand: card.brand, card_last4: card.last4 })
@@ -171,7 +171,7 @@ describe('an installed service-billed subscription is connected when its first i
     const r = await confirm(s.id);
     expect(r.statusCode).toBe(200);
     const jobs = await portJobsOf(t, s.id);
-    expect(r.json()).toMatchObject({ status: 'ACTIVE', payment: 'not_billed', job_id: jobs[0].id });
+    expect(r.json()).toMatchObject({ status: 'ACTIVE', payment: 'not_billed', job_id: jobs[0]!.id });
     await t.deps.jobs.drain();
     await expectConnectedOnce(s);
   });

@@ -35,14 +35,14 @@ const resetJobOf = (subscriptionId: string) =>
 /** A first-line building with one unit and its port; an ACTIVE line on it (port provisioned), then cancelled to END. */
 async function cancelledLine() {
   const b = await createBuilding(t.db, w.provider.id, { lineType: 'first_line', units: ['9A'] });
-  const port = await createLocation(t.db, w.provider.id, b.id, b.units[0].id);
+  const port = await createLocation(t.db, w.provider.id, b.id, b.units[0]!.id);
   const r = await provision({ plan_version_id: w.plan.id, location_hash: port.locationHash, subscriber: subscriber() });
   expect(r.statusCode).toBe(201);
   const id: string = r.json().subscription_id;
   await t.deps.jobs.drain();
   const c = await t.app.inject({ method: 'POST', url: `/api/v1/subscription/${id}/cancel`, headers: staff, payload: { end_date: END } });
   expect(c.statusCode).toBe(200);
-  return { building: b, unitId: b.units[0].id, port, id };
+  return { building: b, unitId: b.units[0]!.id, port, id };
 }
 
 describe('a cancelled subscription occupies its unit and port until ended_at', () => {
@@ -175,7 +175,7 @@ describe('a cancelled subscription occupies its unit and port until ended_at', (
 
   it('confirming an installation refuses (409) a port that a cancelled, not yet ended subscription still holds', async () => {
     const b = await createBuilding(t.db, w.provider.id, { lineType: 'second_line', units: ['7A'] });
-    const port = await createLocation(t.db, w.provider.id, b.id, b.units[0].id);
+    const port = await createLocation(t.db, w.provider.id, b.id, b.units[0]!.id);
     const s = await createSubscriber(t.db, w.provider.id);
     // The old line held the port without naming the unit (a port-only location before the unit was recorded).
     const old = await createSubscription(t.db, {
@@ -188,7 +188,12 @@ describe('a cancelled subscription occupies its unit and port until ended_at', (
       serviceBilled: false,
     });
     await t.db.updateTable('subscriptions').set({ ended_at: END, canceled_at: t.clock.now() }).where('id', '=', old.id).execute();
-    const r = await provision({ plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: b.units[0].id, subscriber: subscriber() });
+    const r = await provision({
+      plan_version_id: w.plan.id,
+      delivery_mode: 'home_drop',
+      unit_id: b.units[0]!.id,
+      subscriber: subscriber(),
+    });
     expect(r.statusCode).toBe(201);
     const id = r.json().subscription_id;
     await t.db.updateTable('install_jobs').set({ status: 'SHIPPED' }).where('subscription_id', '=', id).execute();

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import type { SwitchControllerSimulator } from '../../src/adapters/switch.simulator.js';
-import { PORT_JOB_MAX_ATTEMPTS } from '../../src/modules/provisioning/provisioning.service.js';
+import { PORT_JOB_MAX_ATTEMPTS } from '../../src/modules/subscriptions/index.js';
 import { createWorld, drainWithRetries, portJobsOf, subscriber, subscriptionRow, webhookTypes, type World } from './fixtures.js';
 
 let t: TestApp;
@@ -33,7 +33,7 @@ describe('webhook sequence', () => {
   it('first-line provision: subscription.activated, then provisioning.completed, both signed and carrying the job id; the port is provisioned with VLAN, plan bandwidth and MAC', async () => {
     const r = await provision({
       plan_version_id: w.plan.id,
-      location_hash: w.ports[0].locationHash,
+      location_hash: w.ports[0]!.locationHash,
       mac_address: 'aa-bb-cc-00-11-22',
       subscriber: subscriber(),
     });
@@ -46,10 +46,10 @@ describe('webhook sequence', () => {
       provider_id: w.provider.id,
       data: { subscription_id: id, subscriber_id: sid, job_id: jobId, status: 'ACTIVE' },
     });
-    expect(ev[1].data).toMatchObject({ subscription_id: id, subscriber_id: sid, job_id: jobId, error: null });
+    expect(ev[1]!.data).toMatchObject({ subscription_id: id, subscriber_id: sid, job_id: jobId, error: null });
     expect(ev.every((e) => e.webhookId === e.id)).toBe(true);
-    const port = await sw.getPort(w.ports[0].id);
-    const loc = await t.db.selectFrom('locations').select('vlan_id').where('id', '=', w.ports[0].id).executeTakeFirstOrThrow();
+    const port = await sw.getPort(w.ports[0]!.id);
+    const loc = await t.db.selectFrom('locations').select('vlan_id').where('id', '=', w.ports[0]!.id).executeTakeFirstOrThrow();
     expect(port).toMatchObject({
       mode: 'provisioned',
       vlan_id: loc.vlan_id,
@@ -65,16 +65,16 @@ describe('webhook sequence', () => {
     const r = await provision({
       plan_version_id: w.plan.id,
       delivery_mode: 'home_drop',
-      unit_id: w.second.units[0].id,
+      unit_id: w.second.units[0]!.id,
       subscriber: subscriber(),
     });
     await t.deps.jobs.drain();
     expect(eventsOf(r.json().subscription_id).map((e) => e.type)).toEqual(['subscription.pending_install']);
-    expect(eventsOf(r.json().subscription_id)[0].data).toMatchObject({ status: 'PENDING_INSTALL', route: 'install' });
+    expect(eventsOf(r.json().subscription_id)[0]!.data).toMatchObject({ status: 'PENDING_INSTALL', route: 'install' });
   });
 
   it('a restore (reason restore, queued by the subscription-status flow) provisions the port again without any webhook', async () => {
-    const r = await provision({ plan_version_id: w.plan.id, location_hash: w.ports[1].locationHash, subscriber: subscriber() });
+    const r = await provision({ plan_version_id: w.plan.id, location_hash: w.ports[1]!.locationHash, subscriber: subscriber() });
     const id = r.json().subscription_id;
     await t.deps.jobs.drain();
     rx.reset();
@@ -92,7 +92,7 @@ describe('webhook sequence', () => {
   });
 
   it('a restore overtaken by a new suspension does nothing (the job succeeds as skipped)', async () => {
-    const r = await provision({ plan_version_id: w.plan.id, location_hash: w.ports[2].locationHash, subscriber: subscriber() });
+    const r = await provision({ plan_version_id: w.plan.id, location_hash: w.ports[2]!.locationHash, subscriber: subscriber() });
     const id = r.json().subscription_id;
     await t.deps.jobs.drain();
     await t.db.updateTable('subscriptions').set({ status: 'SUSPENDED' }).where('id', '=', id).execute();
@@ -111,7 +111,7 @@ describe('webhook sequence', () => {
 describe('switch failures', () => {
   it('a switch that fails twice is retried with backoff and applied once; only provisioning.completed is sent', async () => {
     sw.faults.set('unreachable', { times: 2 });
-    const r = await provision({ plan_version_id: w.plan.id, location_hash: w.ports[3].locationHash, subscriber: subscriber() });
+    const r = await provision({ plan_version_id: w.plan.id, location_hash: w.ports[3]!.locationHash, subscriber: subscriber() });
     const { subscription_id: id, job_id: jobId } = r.json();
     await t.deps.jobs.drain();
     let job = (await portJobsOf(t, id))[0];
@@ -122,13 +122,13 @@ describe('switch failures', () => {
     job = (await portJobsOf(t, id))[0];
     expect(job).toMatchObject({ status: 'succeeded', attempts: 3, last_error: null });
     expect(eventsOf(id).map((e) => e.type)).toEqual(['subscription.activated', 'provisioning.completed']);
-    const ops = await t.db.selectFrom('sim_switch_operations').select('operation_key').where('location_id', '=', w.ports[3].id).execute();
+    const ops = await t.db.selectFrom('sim_switch_operations').select('operation_key').where('location_id', '=', w.ports[3]!.id).execute();
     expect(ops).toEqual([{ operation_key: jobId }]);
   });
 
   it('a switch that keeps failing: retries until the last attempt, then provisioning.failed with the error; the subscription stays ACTIVE and the port untouched', async () => {
     sw.faults.set('failing');
-    const r = await provision({ plan_version_id: w.plan.id, location_hash: w.ports[4].locationHash, subscriber: subscriber() });
+    const r = await provision({ plan_version_id: w.plan.id, location_hash: w.ports[4]!.locationHash, subscriber: subscriber() });
     const { subscription_id: id, job_id: jobId } = r.json();
     await drainWithRetries(t, PORT_JOB_MAX_ATTEMPTS + 2, 2 * 60 * 60_000);
     const job = (await portJobsOf(t, id))[0];
@@ -139,9 +139,9 @@ describe('switch failures', () => {
     });
     const ev = eventsOf(id);
     expect(ev.map((e) => e.type)).toEqual(['subscription.activated', 'provisioning.failed']);
-    expect(ev[1].data).toMatchObject({ job_id: jobId, error: 'switch controller answered with an error' });
-    expect(await subscriptionRow(t, id)).toMatchObject({ status: 'ACTIVE', location_id: w.ports[4].id });
-    expect(await sw.getPort(w.ports[4].id)).toBeNull();
+    expect(ev[1]!.data).toMatchObject({ job_id: jobId, error: 'switch controller answered with an error' });
+    expect(await subscriptionRow(t, id)).toMatchObject({ status: 'ACTIVE', location_id: w.ports[4]!.id });
+    expect(await sw.getPort(w.ports[4]!.id)).toBeNull();
     const poll = await t.app.inject({ method: 'GET', url: `/provisioning/jobs/${jobId}`, headers: w.hdr });
     expect(poll.json()).toMatchObject({
       status: 'failed',

@@ -22,7 +22,7 @@ const countSubs = async (where: { locationId?: string; unitId?: string }) => {
 
 describe('idempotent per (subscriber email, plan version, location)', () => {
   it('a repeat while the port job is queued answers 200 "Provisioning already in progress" with the same ids; after it ran, "Subscription already exists (idempotent replay)"', async () => {
-    const body = { plan_version_id: w.plan.id, location_hash: w.ports[0].locationHash, subscriber: subscriber() };
+    const body = { plan_version_id: w.plan.id, location_hash: w.ports[0]!.locationHash, subscriber: subscriber() };
     const first = await provision(body);
     expect(first.statusCode).toBe(201);
     const again = await provision({
@@ -45,12 +45,12 @@ describe('idempotent per (subscriber email, plan version, location)', () => {
       subscription_id: first.json().subscription_id,
       message: 'Subscription already exists (idempotent replay)',
     });
-    expect(await countSubs({ locationId: w.ports[0].id })).toBe(1);
+    expect(await countSubs({ locationId: w.ports[0]!.id })).toBe(1);
     expect(await portJobsOf(t, first.json().subscription_id)).toHaveLength(1);
   });
 
   it('an install-path repeat answers the existing PENDING_INSTALL subscription (job_id null); a SUSPENDED one still counts as existing', async () => {
-    const body = { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.second.units[0].id, subscriber: subscriber() };
+    const body = { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.second.units[0]!.id, subscriber: subscriber() };
     const first = await provision(body);
     expect(first.statusCode).toBe(201);
     const again = await provision(body);
@@ -60,13 +60,13 @@ describe('idempotent per (subscriber email, plan version, location)', () => {
     const suspended = await provision(body);
     expect(suspended.statusCode).toBe(200);
     expect(suspended.json().subscription_id).toBe(first.json().subscription_id);
-    expect(await countSubs({ unitId: w.second.units[0].id })).toBe(1);
+    expect(await countSubs({ unitId: w.second.units[0]!.id })).toBe(1);
   });
 
   it('the same subscriber and plan at a different location provisions a second line (201, second subscription, same subscriber)', async () => {
     const person = subscriber();
-    const a = await provision({ plan_version_id: w.plan.id, location_hash: w.ports[1].locationHash, subscriber: person });
-    const b = await provision({ plan_version_id: w.plan.id, location_hash: w.ports[2].locationHash, subscriber: person });
+    const a = await provision({ plan_version_id: w.plan.id, location_hash: w.ports[1]!.locationHash, subscriber: person });
+    const b = await provision({ plan_version_id: w.plan.id, location_hash: w.ports[2]!.locationHash, subscriber: person });
     expect(a.statusCode).toBe(201);
     expect(b.statusCode).toBe(201);
     expect(b.json().subscription_id).not.toBe(a.json().subscription_id);
@@ -78,14 +78,14 @@ describe('idempotent per (subscriber email, plan version, location)', () => {
       .orderBy('created_at')
       .execute();
     expect(subs).toHaveLength(2);
-    expect(new Set(subs.map((s) => s.location_id))).toEqual(new Set([w.ports[1].id, w.ports[2].id]));
+    expect(new Set(subs.map((s) => s.location_id))).toEqual(new Set([w.ports[1]!.id, w.ports[2]!.id]));
   });
 
   it('another plan at an occupied location is not a replay: 409', async () => {
     const person = subscriber();
-    const a = await provision({ plan_version_id: w.plan.id, location_hash: w.ports[3].locationHash, subscriber: person });
+    const a = await provision({ plan_version_id: w.plan.id, location_hash: w.ports[3]!.locationHash, subscriber: person });
     expect(a.statusCode).toBe(201);
-    const b = await provision({ plan_version_id: w.plan2.id, location_hash: w.ports[3].locationHash, subscriber: person });
+    const b = await provision({ plan_version_id: w.plan2.id, location_hash: w.ports[3]!.locationHash, subscriber: person });
     expect(b.statusCode).toBe(409);
     expect(b.json()).toEqual({ detail: 'Unit already has a pending or active subscription' });
   });
@@ -102,23 +102,23 @@ describe('idempotent per (subscriber email, plan version, location)', () => {
   });
 
   it('Idempotency-Key: the same key and body replays the stored first answer (201), another body with it answers 422', async () => {
-    const body = { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.second.units[1].id, subscriber: subscriber() };
+    const body = { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.second.units[1]!.id, subscriber: subscriber() };
     const headers = { ...w.hdr, 'idempotency-key': `k-${Date.now()}` };
     const a = await provision(body, headers);
     const b = await provision(body, headers);
     expect(a.statusCode).toBe(201);
     expect(b.statusCode).toBe(201);
     expect(b.json()).toEqual(a.json());
-    const c = await provision({ ...body, unit_id: w.second.units[2].id }, headers);
+    const c = await provision({ ...body, unit_id: w.second.units[2]!.id }, headers);
     expect(c.statusCode).toBe(422);
-    expect(await countSubs({ unitId: w.second.units[2].id })).toBe(0);
+    expect(await countSubs({ unitId: w.second.units[2]!.id })).toBe(0);
   });
 
   it('Idempotency-Key across mounts: the same key and body sent to / and then to /api/v1 replays the first answer (one route, one write)', async () => {
     const body = {
       plan_version_id: w.plan.id,
       delivery_mode: 'home_drop' as const,
-      unit_id: w.third.units[3].id,
+      unit_id: w.third.units[3]!.id,
       subscriber: subscriber(),
     };
     const headers = { ...w.hdr, 'idempotency-key': `mounts-${Date.now()}` };
@@ -128,7 +128,7 @@ describe('idempotent per (subscriber email, plan version, location)', () => {
     expect(b.statusCode).toBe(201);
     expect(b.headers['idempotent-replayed']).toBe('true');
     expect(b.json()).toEqual(a.json());
-    expect(await countSubs({ unitId: w.third.units[3].id })).toBe(1);
+    expect(await countSubs({ unitId: w.third.units[3]!.id })).toBe(1);
   });
 });
 
@@ -136,12 +136,12 @@ describe('POST /provisioning/bulk', () => {
   it('answers one result per item: created, replayed (also within the batch) and error, each item on its own', async () => {
     const person = subscriber();
     const items = [
-      { plan_version_id: w.plan.id, location_hash: w.ports[4].locationHash, subscriber: person },
-      { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.third.units[1].id, subscriber: subscriber() },
-      { plan_version_id: w.plan.id, location_hash: w.ports[4].locationHash, subscriber: person },
+      { plan_version_id: w.plan.id, location_hash: w.ports[4]!.locationHash, subscriber: person },
+      { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.third.units[1]!.id, subscriber: subscriber() },
+      { plan_version_id: w.plan.id, location_hash: w.ports[4]!.locationHash, subscriber: person },
       { plan_version_id: w.plan.id, subscriber: subscriber() },
-      { plan_version_id: 'bad', delivery_mode: 'home_drop', unit_id: w.third.units[2].id, subscriber: subscriber() },
-      { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.third.units[1].id, subscriber: subscriber() },
+      { plan_version_id: 'bad', delivery_mode: 'home_drop', unit_id: w.third.units[2]!.id, subscriber: subscriber() },
+      { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.third.units[1]!.id, subscriber: subscriber() },
       'not an object',
     ];
     const r = await t.app.inject({ method: 'POST', url: '/provisioning/bulk', headers: w.hdr, payload: { items } });
@@ -168,8 +168,8 @@ describe('POST /provisioning/bulk', () => {
     expect(results[5]).toEqual({ index: 5, status: 'error', error: 'Unit already has a pending or active subscription' });
     expect(results[6]).toMatchObject({ index: 6, status: 'error' });
     expect((await subscriptionRow(t, results[0].subscription_id)).origin).toBe('bulk');
-    expect(await countSubs({ unitId: w.third.units[2].id })).toBe(0);
-    expect(await countSubs({ locationId: w.ports[4].id })).toBe(1);
+    expect(await countSubs({ unitId: w.third.units[2]!.id })).toBe(0);
+    expect(await countSubs({ locationId: w.ports[4]!.id })).toBe(1);
   });
 
   it('refuses an empty list and more than 500 items with 422', async () => {
@@ -188,7 +188,7 @@ describe('POST /provisioning/bulk', () => {
 
 describe('GET /provisioning/jobs/{job_id}', () => {
   it("shows the port job of the own provider through its states; another provider's key gets 404", async () => {
-    const p = await provision({ plan_version_id: w.plan.id, location_hash: w.ports[5].locationHash, subscriber: subscriber() });
+    const p = await provision({ plan_version_id: w.plan.id, location_hash: w.ports[5]!.locationHash, subscriber: subscriber() });
     const jobId = p.json().job_id;
     const q = await t.app.inject({ method: 'GET', url: `/provisioning/jobs/${jobId}`, headers: w.hdr });
     expect(q.statusCode).toBe(200);

@@ -24,7 +24,7 @@ const provision = (body: Record<string, unknown>, prefix = '', headers: Record<s
 describe('routing table: first-line with a port', () => {
   it('a first-line location with a switch port is ACTIVE at once with a queued port job, route provision, on both mounts', async () => {
     for (const [i, prefix] of ['', '/api/v1'].entries()) {
-      const r = await provision({ plan_version_id: w.plan.id, location_hash: w.ports[i].locationHash, subscriber: subscriber() }, prefix);
+      const r = await provision({ plan_version_id: w.plan.id, location_hash: w.ports[i]!.locationHash, subscriber: subscriber() }, prefix);
       expect(r.statusCode).toBe(201);
       const body = r.json();
       expect(body).toEqual({
@@ -37,8 +37,8 @@ describe('routing table: first-line with a port', () => {
       const sub = await subscriptionRow(t, body.subscription_id);
       expect(sub).toMatchObject({
         status: 'ACTIVE',
-        location_id: w.ports[i].id,
-        unit_id: w.first.units[i].id,
+        location_id: w.ports[i]!.id,
+        unit_id: w.first.units[i]!.id,
         building_id: w.first.id,
         origin: 'provider_initiated',
         service_billed: false,
@@ -61,7 +61,7 @@ describe('routing table: install path', () => {
     const r = await provision({
       plan_version_id: w.plan.id,
       delivery_mode: 'home_drop',
-      unit_id: w.first.units[5].id,
+      unit_id: w.first.units[5]!.id,
       subscriber: subscriber(),
     });
     expect(r.statusCode).toBe(201);
@@ -69,11 +69,11 @@ describe('routing table: install path', () => {
     const id = r.json().subscription_id;
     expect(await subscriptionRow(t, id)).toMatchObject({
       status: 'PENDING_INSTALL',
-      unit_id: w.first.units[5].id,
+      unit_id: w.first.units[5]!.id,
       location_id: null,
       activated_at: null,
     });
-    expect(await installJobOf(t, id)).toMatchObject({ kind: 'technician_visit', status: 'CREATED', unit_id: w.first.units[5].id });
+    expect(await installJobOf(t, id)).toMatchObject({ kind: 'technician_visit', status: 'CREATED', unit_id: w.first.units[5]!.id });
     expect(await portJobsOf(t, id)).toEqual([]);
     expect((await webhookTypes(t, id)).map((d) => d.event_type)).toEqual(['subscription.pending_install']);
   });
@@ -82,7 +82,7 @@ describe('routing table: install path', () => {
     const r = await provision({
       plan_version_id: w.plan.id,
       delivery_mode: 'home_drop',
-      unit_id: w.second.units[0].id,
+      unit_id: w.second.units[0]!.id,
       subscriber: subscriber(),
     });
     expect(r.statusCode).toBe(201);
@@ -104,7 +104,7 @@ describe('routing table: install path', () => {
     const r = await provision({
       plan_version_id: w.plan.id,
       delivery_mode: 'home_drop',
-      unit_id: w.third.units[0].id,
+      unit_id: w.third.units[0]!.id,
       subscriber: subscriber(),
     });
     expect(r.statusCode).toBe(201);
@@ -131,7 +131,7 @@ describe('routing table: install path', () => {
     const r = await provision({
       plan_version_id: w.plan.id,
       delivery_mode: 'home_drop',
-      unit_id: w.unclassified.units[0].id,
+      unit_id: w.unclassified.units[0]!.id,
       subscriber: subscriber(),
     });
     expect(r.statusCode).toBe(201);
@@ -157,7 +157,7 @@ describe('routing table: fail closed (422)', () => {
   });
 
   it('delivery_mode direct on a building that is not first-line is a mismatch: 422', async () => {
-    const loc = await createLocation(t.db, w.provider.id, w.second.id, w.second.units[5].id);
+    const loc = await createLocation(t.db, w.provider.id, w.second.id, w.second.units[5]!.id);
     const r = await provision({
       plan_version_id: w.plan.id,
       delivery_mode: 'direct',
@@ -171,7 +171,7 @@ describe('routing table: fail closed (422)', () => {
 
   it('delivery_mode direct on a first-line location without a switch port: 422', async () => {
     const b = await createBuilding(t.db, w.provider.id, { lineType: 'first_line', units: ['X'] });
-    const loc = await createLocation(t.db, w.provider.id, b.id, b.units[0].id, { port: null });
+    const loc = await createLocation(t.db, w.provider.id, b.id, b.units[0]!.id, { port: null });
     const r = await provision({ plan_version_id: w.plan.id, location_hash: loc.locationHash, subscriber: subscriber() });
     expect(r.statusCode).toBe(422);
   });
@@ -180,7 +180,7 @@ describe('routing table: fail closed (422)', () => {
     const a = await provision({
       plan_version_id: w.plan.id,
       delivery_mode: 'direct',
-      unit_id: w.second.units[1].id,
+      unit_id: w.second.units[1]!.id,
       subscriber: subscriber(),
     });
     expect(a.statusCode).toBe(422);
@@ -188,7 +188,7 @@ describe('routing table: fail closed (422)', () => {
     const b = await provision({
       plan_version_id: w.plan.id,
       delivery_mode: 'home_drop',
-      location_hash: w.ports[4].locationHash,
+      location_hash: w.ports[4]!.locationHash,
       subscriber: subscriber(),
     });
     expect(b.statusCode).toBe(422);
@@ -196,7 +196,7 @@ describe('routing table: fail closed (422)', () => {
   });
 
   it('delivery_mode defaults to direct: a unit_id without delivery_mode is 422 naming delivery_mode (provider-initiated, bulk, explicit complete), never a silent home_drop', async () => {
-    const unit = (await createBuilding(t.db, w.provider.id, { lineType: 'second_line', units: ['Z1'] })).units[0].id;
+    const unit = (await createBuilding(t.db, w.provider.id, { lineType: 'second_line', units: ['Z1'] })).units[0]!.id;
     const pi = await provision({ plan_version_id: w.plan.id, unit_id: unit, subscriber: subscriber() });
     expect(pi.statusCode).toBe(422);
     expect(pi.json()).toEqual({ detail: expect.stringMatching(/^delivery_mode: .*location_hash/) });
@@ -232,10 +232,10 @@ describe('routing table: fail closed (422)', () => {
     const out = await createBuilding(t.db, w.provider.id, { lineType: 'second_line', units: ['Z'] });
     await t.db.updateTable('buildings').set({ in_coverage: false }).where('id', '=', out.id).execute();
     const cases = [
-      { plan_version_id: otherPlan.id, delivery_mode: 'home_drop', unit_id: w.second.units[2].id },
+      { plan_version_id: otherPlan.id, delivery_mode: 'home_drop', unit_id: w.second.units[2]!.id },
       { plan_version_id: w.plan.id, location_hash: 'loc_nope' },
       { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: '00000000-0000-4000-8000-000000000000' },
-      { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: out.units[0].id },
+      { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: out.units[0]!.id },
     ];
     for (const c of cases) {
       const r = await provision({ ...c, subscriber: subscriber() });
@@ -247,14 +247,14 @@ describe('routing table: fail closed (422)', () => {
     const r = await provision({
       plan_version_id: 'nope',
       delivery_mode: 'home_drop',
-      unit_id: w.second.units[2].id,
+      unit_id: w.second.units[2]!.id,
       subscriber: subscriber(),
     });
     expect(r.statusCode).toBe(422);
     expect(r.json().detail).toMatch(/^plan_version_id: /);
     const m = await provision({
       plan_version_id: w.plan.id,
-      location_hash: w.ports[4].locationHash,
+      location_hash: w.ports[4]!.locationHash,
       mac_address: 'zz',
       subscriber: subscriber(),
     });
@@ -263,7 +263,7 @@ describe('routing table: fail closed (422)', () => {
     const e = await provision({
       plan_version_id: w.plan.id,
       delivery_mode: 'home_drop',
-      unit_id: w.second.units[2].id,
+      unit_id: w.second.units[2]!.id,
       subscriber: { ...subscriber(), email: 'not-an-email' },
     });
     expect(e.statusCode).toBe(422);
@@ -281,13 +281,13 @@ describe('unit occupancy', () => {
         subscriberId: s.id,
         planVersionId: w.plan.id,
         buildingId: b.id,
-        unitId: b.units[i].id,
+        unitId: b.units[i]!.id,
         status,
       });
       const r = await provision({
         plan_version_id: w.plan.id,
         delivery_mode: 'home_drop',
-        unit_id: b.units[i].id,
+        unit_id: b.units[i]!.id,
         subscriber: subscriber(),
       });
       expect(r.statusCode).toBe(409);
@@ -299,20 +299,20 @@ describe('unit occupancy', () => {
       subscriberId: s.id,
       planVersionId: w.plan.id,
       buildingId: b.id,
-      unitId: b.units[3].id,
+      unitId: b.units[3]!.id,
       status: 'CANCELLED',
     });
     const ok = await provision({
       plan_version_id: w.plan.id,
       delivery_mode: 'home_drop',
-      unit_id: b.units[3].id,
+      unit_id: b.units[3]!.id,
       subscriber: subscriber(),
     });
     expect(ok.statusCode).toBe(201);
     const rows = await t.db
       .selectFrom('subscriptions')
       .select('status')
-      .where('unit_id', '=', b.units[3].id)
+      .where('unit_id', '=', b.units[3]!.id)
       .orderBy('created_at')
       .execute();
     expect(rows.map((r) => r.status).sort()).toEqual(['CANCELLED', 'PENDING_INSTALL']);
@@ -325,7 +325,7 @@ describe('subscriber creation', () => {
     const a = await provision({
       plan_version_id: w.plan.id,
       delivery_mode: 'home_drop',
-      unit_id: w.second.units[3].id,
+      unit_id: w.second.units[3]!.id,
       subscriber: { email, first_name: 'Ada', last_name: 'Lovelace', phone: '030 1234567' },
     });
     expect(a.statusCode).toBe(201);
@@ -337,7 +337,7 @@ describe('subscriber creation', () => {
     const b = await provision({
       plan_version_id: w.plan.id,
       delivery_mode: 'home_drop',
-      unit_id: w.second.units[4].id,
+      unit_id: w.second.units[4]!.id,
       subscriber: { email: email.toLowerCase(), first_name: 'Other', last_name: 'Name' },
     });
     expect(b.statusCode).toBe(201);
@@ -353,7 +353,7 @@ describe('subscriber creation', () => {
 
 describe('authentication', () => {
   it('no key 401, wrong key 403, a key without provisioning:write 403', async () => {
-    const body = { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.second.units[5].id, subscriber: subscriber() };
+    const body = { plan_version_id: w.plan.id, delivery_mode: 'home_drop', unit_id: w.second.units[5]!.id, subscriber: subscriber() };
     expect((await provision(body, '', {})).statusCode).toBe(401);
     expect((await provision(body, '', { 'x-api-key': `${w.provider.apiKey.slice(0, 13)}${'x'.repeat(40)}` })).statusCode).toBe(403);
     const limited = await createProvider(t.db, { features: ['serviceability:read'] });

@@ -95,6 +95,22 @@ const MATRIX: Record<string, Entry> = {
     crossId: 'path',
   },
   'GET /agent/customers/:customerId/tickets': { auth: 'agentVerified', params: (p) => ({ customerId: p.customer }), crossId: 'path' },
+  'GET /agent/customers/:customerId/plan-options': {
+    auth: 'agentVerified',
+    params: (p) => ({ customerId: p.customer }),
+    query: (p) => `subscription_id=${p.subscription}`,
+    crossId: 'path',
+  },
+  'GET /agent/customers/:customerId/recent-changes': {
+    auth: 'agentVerified',
+    params: (p) => ({ customerId: p.customer }),
+    crossId: 'path',
+  },
+  'POST /agent/customers/:customerId/recent-changes/:changeId/resend-confirmation': {
+    auth: 'agentVerified',
+    params: (p, w) => ({ customerId: p.customer, changeId: w.randomUuid }),
+    crossId: 'path',
+  },
   'POST /agent/customers/:customerId/plan-change/preview': {
     auth: 'agentVerified',
     params: (p) => ({ customerId: p.customer }),
@@ -151,6 +167,21 @@ const MATRIX: Record<string, Entry> = {
     crossId: 'path',
   },
   'POST /partner/subscriptions/:id/change-plan': {
+    auth: 'partnerKey',
+    scope: 'provisioning:write',
+    params: (p) => ({ id: p.subscription }),
+    body: (p) => ({ plan_version_id: p.planB }),
+    crossId: 'path',
+  },
+  // the aliases the partner document's note uses (issue 28 §3): the same operations
+  'GET /subscriptions/:id/change-plan/preview': {
+    auth: 'partnerKey',
+    scope: 'provisioning:write',
+    params: (p) => ({ id: p.subscription }),
+    query: (p) => `plan_version_id=${p.planB}`,
+    crossId: 'path',
+  },
+  'POST /subscriptions/:id/change-plan': {
     auth: 'partnerKey',
     scope: 'provisioning:write',
     params: (p) => ({ id: p.subscription }),
@@ -224,6 +255,13 @@ const MATRIX: Record<string, Entry> = {
     crossId: 'path',
   },
   'POST /provisioning/confirm-install': { auth: 'dashboard', body: (p) => ({ subscription_id: p.subscription }), crossId: 'body' },
+  // the CORS preflight of the session status route (@fastify/cors's hidden OPTIONS route)
+  'OPTIONS /external-checkout/sessions/:session_id/status*': { auth: 'none' },
+  'POST /provisioning/ship-install': {
+    auth: 'dashboard',
+    body: (p) => ({ subscription_id: p.subscription, carrier: 'DHL', tracking_reference: 'JJD0001' }),
+    crossId: 'body',
+  },
   // booking and payment pages: the link token is the credential
   'GET /booking/:token': { auth: 'none' },
   'GET /booking/:token/slots': { auth: 'none' },
@@ -231,6 +269,9 @@ const MATRIX: Record<string, Entry> = {
   'DELETE /booking/:token': { auth: 'none' },
   'GET /pay/:token': { auth: 'none' },
   'POST /pay/:token': { auth: 'none' },
+  'GET /pay/:token/complete': { auth: 'none' },
+  // Stripe's events: the Stripe-Signature is the credential (400 without it), checked by the SDK.
+  'POST /webhooks/stripe': { auth: 'none' },
   'GET /rollback/:token': { auth: 'none' },
   'POST /rollback/:token': { auth: 'none' },
   // subscriber self-service
@@ -269,10 +310,82 @@ const MATRIX: Record<string, Entry> = {
   'POST /api/v1/provider/users/invite': { auth: 'staffAdmin', body: () => ({ email: 'invitee@example.test', sp_role: 'support' }) },
   'GET /api/v1/provider/users': { auth: 'staffAdmin' },
   'POST /api/v1/provider/users/:user_id/resend-invite': { auth: 'staffAdmin', params: (p) => ({ user_id: p.staffUser }), crossId: 'path' },
+  'DELETE /api/v1/provider/users/:user_id': { auth: 'staffAdmin', params: (p) => ({ user_id: p.staffUser }), crossId: 'path' },
   'POST /api/v1/admin/subscriptions/:id/change-plan': {
     auth: 'platformAdmin',
     params: (p) => ({ id: p.subscription }),
     body: (p) => ({ plan_version_id: p.planB, override_reason: 'matrix: limit override' }),
+  },
+  // The operator's routes (docs/operations.md): X-Admin-Token or a platform_admin login.
+  'POST /api/v1/admin/providers': {
+    auth: 'platformAdmin',
+    body: () => ({ name: 'Matrix Fibre', slug: `matrix-${randomBytes(4).toString('hex')}`, support_email: 'm@matrix.test' }),
+  },
+  'GET /api/v1/admin/providers': { auth: 'platformAdmin' },
+  'GET /api/v1/admin/providers/:provider': { auth: 'platformAdmin', params: (p) => ({ provider: p.provider.id }) },
+  'PATCH /api/v1/admin/providers/:provider': {
+    auth: 'platformAdmin',
+    params: (_p, w) => ({ provider: w.randomUuid }),
+    body: () => ({ support_email: 'care@matrix.test' }),
+  },
+  'POST /api/v1/admin/providers/:provider/disable': { auth: 'platformAdmin', params: (_p, w) => ({ provider: w.disabled.id }) },
+  'POST /api/v1/admin/providers/:provider/enable': { auth: 'platformAdmin', params: (_p, w) => ({ provider: w.randomUuid }) },
+  'PUT /api/v1/admin/providers/:provider/webhook': {
+    auth: 'platformAdmin',
+    params: (_p, w) => ({ provider: w.randomUuid }),
+    body: () => ({ url: null }),
+  },
+  'POST /api/v1/admin/providers/:provider/checkout-secret/rotate': {
+    auth: 'platformAdmin',
+    params: (_p, w) => ({ provider: w.randomUuid }),
+  },
+  'POST /api/v1/admin/providers/:provider/admins': {
+    auth: 'platformAdmin',
+    params: (p) => ({ provider: p.provider.id }),
+    body: () => ({ email: `admin-${randomBytes(4).toString('hex')}@matrix.test` }),
+  },
+  'GET /api/v1/admin/providers/:provider/integrations': { auth: 'platformAdmin', params: (p) => ({ provider: p.provider.id }) },
+  'PUT /api/v1/admin/providers/:provider/card-processor': {
+    auth: 'platformAdmin',
+    params: (_p, w) => ({ provider: w.randomUuid }),
+    body: () => ({ account: 'acct_Matrix01' }),
+  },
+  'DELETE /api/v1/admin/providers/:provider/card-processor': { auth: 'platformAdmin', params: (_p, w) => ({ provider: w.randomUuid }) },
+  'PUT /api/v1/admin/providers/:provider/sms-gateway': {
+    auth: 'platformAdmin',
+    params: (_p, w) => ({ provider: w.randomUuid }),
+    body: () => ({ account_sid: `AC${'0'.repeat(32)}`, auth_token: 'a'.repeat(32), from: '+4930123456' }),
+  },
+  'DELETE /api/v1/admin/providers/:provider/sms-gateway': { auth: 'platformAdmin', params: (_p, w) => ({ provider: w.randomUuid }) },
+  'POST /api/v1/admin/providers/:provider/api-keys': {
+    auth: 'platformAdmin',
+    params: (_p, w) => ({ provider: w.randomUuid }),
+    body: () => ({ features: [] }),
+  },
+  'GET /api/v1/admin/providers/:provider/api-keys': { auth: 'platformAdmin', params: (p) => ({ provider: p.provider.id }) },
+  'POST /api/v1/admin/api-keys/:key_id/rotate': { auth: 'platformAdmin', params: (_p, w) => ({ key_id: w.randomUuid }), body: () => ({}) },
+  'POST /api/v1/admin/api-keys/:key_id/revoke': { auth: 'platformAdmin', params: (_p, w) => ({ key_id: w.randomUuid }) },
+  'PUT /api/v1/admin/api-keys/:key_id/scopes': {
+    auth: 'platformAdmin',
+    params: (_p, w) => ({ key_id: w.randomUuid }),
+    body: () => ({ features: ['agent_api_access'] }),
+  },
+  'POST /api/v1/admin/providers/:provider/plans': {
+    auth: 'platformAdmin',
+    params: (p) => ({ provider: p.provider.id }),
+    body: () => ({ name: 'Matrix 100', download_mbps: 100, upload_mbps: 20, monthly_price: '19.90' }),
+  },
+  'GET /api/v1/admin/providers/:provider/plans': { auth: 'platformAdmin', params: (p) => ({ provider: p.provider.id }) },
+  'POST /api/v1/admin/plans/:plan_id/versions': { auth: 'platformAdmin', params: (_p, w) => ({ plan_id: w.randomUuid }), body: () => ({}) },
+  'POST /api/v1/admin/providers/:provider/imports/:kind': {
+    auth: 'platformAdmin',
+    params: (_p, w) => ({ provider: w.randomUuid, kind: 'units' }),
+    body: () => 'building_ref,label\nB-1,1A\n',
+  },
+  'PATCH /api/v1/admin/plan-versions/:plan_version_id': {
+    auth: 'platformAdmin',
+    params: (_p, w) => ({ plan_version_id: w.randomUuid }),
+    body: () => ({ active: true }),
   },
 };
 
@@ -287,7 +400,7 @@ async function party(t: TestApp): Promise<Party> {
   const planA = await createPlanVersion(t.db, provider.id, { priceCents: 3000 });
   const planB = await createPlanVersion(t.db, provider.id, { priceCents: 4000 });
   const building = await createBuilding(t.db, provider.id, { lineType: 'first_line' });
-  const loc = await createLocation(t.db, provider.id, building.id, building.units[0].id);
+  const loc = await createLocation(t.db, provider.id, building.id, building.units[0]!.id);
   const user = await createUser(t.db, { role: 'subscriber' });
   const cust = await createSubscriber(t.db, provider.id, { userId: user.id });
   const other = await createSubscriber(t.db, provider.id);
@@ -296,7 +409,7 @@ async function party(t: TestApp): Promise<Party> {
     subscriberId: cust.id,
     planVersionId: planA.id,
     buildingId: building.id,
-    unitId: building.units[0].id,
+    unitId: building.units[0]!.id,
     locationId: loc.id,
   });
   const inv = await createInvoice(t.db, { providerId: provider.id, subscriberId: cust.id, subscriptionId: sub.id });
@@ -332,7 +445,7 @@ async function party(t: TestApp): Promise<Party> {
     providerId: provider.id,
     planVersionId: planA.id,
     buildingId: building.id,
-    unitId: building.units[1].id,
+    unitId: building.units[1]!.id,
     createdAt: t.clock.now(),
   });
   const staff = await createUser(t.db, { role: 'service_provider', spRole: 'support', providerId: provider.id, password: null });
@@ -650,7 +763,7 @@ describe('authorization matrix over MCP tools', () => {
 
   it('every /agent operation is a tool and has its matrix row', () => {
     const rows = agentRows();
-    expect(rows.length).toBe(15);
+    expect(rows.length).toBe(18);
     expect(rows.filter((r) => !r.e).map((r) => r.op.tool)).toEqual([]);
   });
 
@@ -704,7 +817,7 @@ describe('authorization matrix over MCP tools', () => {
       compared++;
     }
     expect(mismatches).toEqual([]);
-    expect(compared).toBe(14); // every tool but search_customers takes an id
+    expect(compared).toBe(17); // every tool but search_customers takes an id
   });
 });
 
@@ -722,10 +835,14 @@ describe('revoked, forged and incomplete JWTs', () => {
     return uniqueRoutes().flatMap(({ method, url }) => {
       const e = entryOf(method, url);
       if (!e) return [];
-      if (['subscriber', 'dashboard', 'staffAdmin'].includes(e.auth))
-        return [{ method, url, e, kind: (e.auth === 'subscriber' ? 'subscriber' : 'dashboard') as Kind }];
-      if (entryOf(method, url) === MATRIX['POST /external-checkout/sessions']) return [{ method, url, e, kind: 'subscriber' as Kind }];
-      return [];
+      const kind: Kind | null = ['subscriber', 'dashboard', 'staffAdmin'].includes(e.auth)
+        ? e.auth === 'subscriber'
+          ? 'subscriber'
+          : 'dashboard'
+        : entryOf(method, url) === MATRIX['POST /external-checkout/sessions']
+          ? 'subscriber'
+          : null;
+      return kind ? [{ method, url, e, kind }] : [];
     });
   }
 

@@ -71,10 +71,10 @@ const mutatedBody = (schema: any) =>
     const base = exampleFor(schema);
     if (how === 'whole' || typeof base !== 'object' || base === null || Array.isArray(base)) return value;
     const keys = Object.keys(base);
-    const copy: Record<string, unknown> = { ...(base as object) };
+    const copy: Record<string, unknown> = { ...base };
     if (how === 'extra' || keys.length === 0) copy[`unexpected_${i % 7}`] = value;
-    else if (how === 'remove') delete copy[keys[i % keys.length]];
-    else copy[keys[i % keys.length]] = value;
+    else if (how === 'remove') delete copy[keys[i % keys.length]!];
+    else copy[keys[i % keys.length]!] = value;
     return copy;
   });
 
@@ -105,7 +105,7 @@ const validParam = (schema: any) =>
 function setAt(target: any, at: string[], value: unknown) {
   let node = target;
   for (const key of at.slice(0, -1)) node = node[key];
-  node[at[at.length - 1]] = value;
+  node[at.at(-1)!] = value;
 }
 
 async function rowCounts(): Promise<string> {
@@ -232,7 +232,7 @@ describe('bad input never breaks the service', () => {
             );
             // The customer must be the API key's (checked before validation): a real one reaches validation.
             if ('customerId' in params) params.customerId = customerId;
-            if (target.part === 'path') params[target.at[0]] = value;
+            if (target.part === 'path') params[target.at[0]!] = value;
             const url = path.replace(/\{([^}]+)\}/g, (_m, name) => encodeURIComponent(String(params[name])));
             const query = target.part === 'query' ? `?${target.at[0]}=${encodeURIComponent(value)}` : '';
             const body = exampleFor(bodySchema);
@@ -269,7 +269,7 @@ describe('bad input never breaks the service', () => {
             } else {
               expect(r.statusCode, `${where}: ${r.body.slice(0, 300)}`).toBe(422);
               expect(r.json().detail, where).toMatch(
-                new RegExp(`^${(target.part === 'body' ? field : target.at[0]).replaceAll('.', '\\.')}: `),
+                new RegExp(`^${(target.part === 'body' ? field : target.at[0])!.replaceAll('.', '\\.')}: `),
               );
             }
             if (method !== 'GET') expect(await rowCounts(), `${where} wrote`).toBe(rowsBefore);

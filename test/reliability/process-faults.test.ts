@@ -54,7 +54,7 @@ describe.skipIf(!usingPostgres())('a server process killed mid-work', () => {
   it('finishes a provisioning job whose process died in the switch call, applying the port once', async () => {
     const db = testDb.handle.db;
     const building = await createBuilding(db, provider.id, { lineType: 'first_line' });
-    const loc = await createLocation(db, provider.id, building.id, building.units[0].id);
+    const loc = await createLocation(db, provider.id, building.id, building.units[0]!.id);
     // The switch answers after 2.5 s: long enough to kill the process inside the call.
     const first = await start({ SIMULATOR_FAULTS: 'switch=slow:2500' });
     const r = await fetch(`${first.url}/provisioning/provider-initiated`, {
@@ -103,7 +103,7 @@ describe.skipIf(!usingPostgres())('a server process killed mid-work', () => {
       headers: { 'content-type': 'application/json', 'x-api-key': provider.apiKey },
       body: JSON.stringify({
         plan_version_id: planId,
-        unit_id: building.units[0].id,
+        unit_id: building.units[0]!.id,
         delivery_mode: 'home_drop',
         subscriber: { email: 'hang@example.test', first_name: 'Hang', last_name: 'Test' },
       }),

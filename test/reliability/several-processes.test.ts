@@ -76,7 +76,7 @@ describe.skipIf(!usingPostgres())('two server processes on one database behave a
     expect(jobs).toHaveLength(N);
     expect(jobs.every((j) => j.status === 'succeeded' && j.attempts === 1)).toBe(true);
     const files = outboxes.map((d) => readdirSync(d).filter((f) => f.endsWith('.eml')).length);
-    expect(files[0] + files[1]).toBe(N); // each mail written once, by one of the two processes
+    expect(files[0]! + files[1]!).toBe(N); // each mail written once, by one of the two processes
     expect(files[0]).toBeGreaterThan(0);
     expect(files[1]).toBeGreaterThan(0);
   });
@@ -102,12 +102,12 @@ describe.skipIf(!usingPostgres())('two server processes on one database behave a
         headers: { 'content-type': 'application/json', 'x-api-key': p.apiKey },
         body: JSON.stringify({ plan_version_id: plan }),
       });
-    const results = await Promise.all([change(servers[0], fast.id), change(servers[1], faster.id)]);
+    const results = await Promise.all([change(servers[0]!, fast.id), change(servers[1]!, faster.id)]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
     const changes = await db.selectFrom('plan_changes').selectAll().where('subscription_id', '=', sub.id).execute();
     expect(changes).toHaveLength(1);
     const row = await db.selectFrom('subscriptions').select('plan_version_id').where('id', '=', sub.id).executeTakeFirstOrThrow();
-    expect(row.plan_version_id).toBe(changes[0].to_plan_version_id);
+    expect(row.plan_version_id).toBe(changes[0]!.to_plan_version_id);
   });
 
   it('holds an Idempotency-Key across processes: one subscription for parallel requests with one key', async () => {
@@ -115,7 +115,7 @@ describe.skipIf(!usingPostgres())('two server processes on one database behave a
     const p = await createProvider(db);
     const plan = await createPlanVersion(db, p.id);
     const building = await createBuilding(db, p.id, { lineType: 'first_line' });
-    const loc = await createLocation(db, p.id, building.id, building.units[0].id);
+    const loc = await createLocation(db, p.id, building.id, building.units[0]!.id);
     const body = JSON.stringify({
       plan_version_id: plan.id,
       location_hash: loc.locationHash,
@@ -127,17 +127,17 @@ describe.skipIf(!usingPostgres())('two server processes on one database behave a
         headers: { 'content-type': 'application/json', 'x-api-key': p.apiKey, 'idempotency-key': 'same-key-1' },
         body,
       });
-    const results = await Promise.all([send(servers[0]), send(servers[1]), send(servers[0]), send(servers[1])]);
+    const results = await Promise.all([send(servers[0]!), send(servers[1]!), send(servers[0]!), send(servers[1]!)]);
     const statuses = results.map((r) => r.status);
     expect(statuses.every((s) => s === 201 || s === 409 || s === 200)).toBe(true);
     expect(statuses.filter((s) => s === 201).length).toBeGreaterThanOrEqual(1);
     const subs = await db.selectFrom('subscriptions').select('id').where('provider_id', '=', p.id).execute();
     expect(subs).toHaveLength(1);
     // later: the stored answer is replayed by either process
-    const replay = await send(servers[1]);
+    const replay = await send(servers[1]!);
     expect(replay.status).toBe(201);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
-    expect(((await replay.json()) as { subscription_id: string }).subscription_id).toBe(subs[0].id);
+    expect(((await replay.json()) as { subscription_id: string }).subscription_id).toBe(subs[0]!.id);
   });
 });
 
@@ -145,7 +145,7 @@ describe.skipIf(!usingPostgres())('two server processes on one database behave a
 async function loginsAcross(servers: ServerProcess[], n: number, key: string): Promise<number[]> {
   const codes: number[] = [];
   for (let i = 0; i < n; i++) {
-    const r = await fetch(`${servers[i % servers.length].url}/auth/login`, {
+    const r = await fetch(`${servers[i % servers.length]!.url}/auth/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': key },
       // Another email each time: 10 failures of one would lock it (429 {detail}) before the limit.
@@ -181,11 +181,11 @@ describe.skipIf(!usingPostgres() || redis.skip)('two server processes share one 
   });
 
   it('the bucket is one Redis key for both processes, holding every attempt', async () => {
-    const client = new Redis(store.REDIS_URL);
+    const client = new Redis(store.REDIS_URL!);
     try {
       const keys = await client.keys(`${store.REDIS_KEY_PREFIX}*`);
       expect(keys).toEqual([`${store.REDIS_KEY_PREFIX}auth.login|ip:127.0.0.1`]);
-      expect(Number(await client.get(keys[0]))).toBe(RATE_LIMITS['auth.login'] + 2);
+      expect(Number(await client.get(keys[0]!))).toBe(RATE_LIMITS['auth.login'] + 2);
     } finally {
       client.disconnect();
     }

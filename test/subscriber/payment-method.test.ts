@@ -82,7 +82,7 @@ describe('subscriber payment method', () => {
       card_setup_secret_hash: null,
     });
     expect(saved.card_payment_method_id).toMatch(/^pm_/);
-    expect(simulatorsOf(t.deps.adapters).cardProcessor.savedCards(account)[0].subscriberId).toBe(c.subscriber.id);
+    expect(simulatorsOf(t.deps.adapters).cardProcessor.savedCards(account)[0]!.subscriberId).toBe(c.subscriber.id);
 
     const got = await t.app.inject({ method: 'GET', url: '/subscriber/me/payment-method', headers: c.headers });
     expect(got.json()).toEqual({ payment_method: { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2029 } });
@@ -119,7 +119,7 @@ describe('subscriber payment method', () => {
 
   it('answers 502 when the card processor is unreachable', async () => {
     const c = await customer(t);
-    t.deps.adapters.cardProcessor.faults.set('unreachable');
+    simulatorsOf(t.deps.adapters).cardProcessor.faults.set('unreachable');
     const r = await t.app.inject({ method: 'POST', url: '/subscriber/me/payment-method/setup', headers: c.headers });
     expect(r.statusCode).toBe(502);
     expect((await card(c.subscriber.id)).card_setup_id).toBeNull();

@@ -10,7 +10,7 @@ export function walkthroughBlocks(readme: string): string[] {
   const from = readme.indexOf(START);
   const to = readme.indexOf(END);
   if (from < 0 || to < from) throw new Error('README.md lacks the walkthrough:start / walkthrough:end markers');
-  return [...readme.slice(from, to).matchAll(/^```bash\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
+  return [...readme.slice(from, to).matchAll(/^```bash\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
 }
 
 /**
@@ -61,7 +61,7 @@ export function readCalls(dir: string, baseUrl: string): Call[] {
       }
       return {
         n: Number(f.slice(0, 3)),
-        method: x >= 0 ? args[x + 1] : args.includes('-d') ? 'POST' : 'GET',
+        method: x >= 0 ? args[x + 1]! : args.includes('-d') ? 'POST' : 'GET',
         path: url.slice(baseUrl.length),
         status: Number(statuses.at(-1)?.[1] ?? 0),
         body,

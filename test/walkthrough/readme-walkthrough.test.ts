@@ -38,7 +38,7 @@ describe.skipIf(missing.length > 0)('README walkthrough against npm start', () =
     server = collect(child);
     // Detached, so it would outlive an interrupted test run: take its group down with this process.
     process.once('exit', () => killGroup(child.pid!, 'SIGKILL'));
-    base = (await waitForOutput(server, /netsvc API ready at (\S+)/, 180_000))[1];
+    base = (await waitForOutput(server, /netsvc API ready at (\S+)/, 180_000))[1]!;
     doc = JSON.parse(readFileSync(path.join(db.dir, 'var/demo.json'), 'utf8'));
   });
 
@@ -217,13 +217,13 @@ function checkCalls(calls: Call[], steps: Step[]) {
   const show = (c: Call) => `call ${c.n}: ${c.method} ${c.path} -> ${c.status} ${JSON.stringify(c.body).slice(0, 300)}`;
   let i = 0;
   for (const step of steps) {
-    const c = calls[i];
+    const c = calls[i]!;
     expect(c, `no call left for step ${step.method} ${step.path}`).toBeDefined();
     const matches = (x: Call | undefined) => !!x && x.method === step.method && step.path.test(x.path);
     expect(matches(c), `expected ${step.method} ${step.path}, got ${show(c)}`).toBe(true);
     do {
-      expect(calls[i].status, show(calls[i])).toBe(step.status);
-      step.check?.(calls[i].body);
+      expect(calls[i]!.status, show(calls[i]!)).toBe(step.status);
+      step.check?.(calls[i]!.body);
       i++;
     } while (step.many && matches(calls[i]));
   }

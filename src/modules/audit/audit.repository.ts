@@ -2,8 +2,6 @@ import type { Executor } from '../../db/executor.js';
 import { newId } from '../../lib/ids.js';
 import type { Actor } from './audit.types.js';
 
-export type { Actor } from './audit.types.js';
-
 export interface AuditInput extends Actor {
   providerId: string | null;
   action: string;

@@ -6,6 +6,7 @@ import { bytesEqual, dummyPasswordHash, hs256Key, parsePrefixedSecret, sha256, v
 import { isUuid } from '../../lib/ids.js';
 import * as repo from './auth.repository.js';
 import { createCredentialGuard, subjects } from './credential-guard.js';
+import { group } from '../../lib/present.js';
 
 export type Feature = 'agent_api_access' | 'provisioning:write' | 'serviceability:read';
 export type Role = 'subscriber' | 'service_provider' | 'platform_admin';
@@ -16,6 +17,13 @@ export interface ApiKeyPrincipal {
   providerId: string;
   prefix: string;
   features: string[];
+}
+
+/** A checkout secret's provider, and the scopes its active API keys hold (the secret has none of its own). */
+export interface WebhookSecretPrincipal {
+  providerId: string;
+  prefix: string;
+  keyFeatures: string[];
 }
 
 export interface UserPrincipal {
@@ -35,11 +43,13 @@ export interface AuthDeps {
   clock: Clock;
   jwtSecret: string;
   jwtTtlSeconds: number;
+  /** ADMIN_TOKEN: the platform operator's credential for /api/v1/admin; unset: no token passes. */
+  adminToken?: string;
 }
 
 const JWT_ISSUER = 'netsvc-api';
 
-export function createAuthService({ db, clock, jwtSecret, jwtTtlSeconds }: AuthDeps) {
+export function createAuthService({ db, clock, jwtSecret, jwtTtlSeconds, adminToken }: AuthDeps) {
   const key = hs256Key(jwtSecret);
   // A short cache keeps the key lookup off the hot path; disabling a provider takes effect within it.
   const apiKeyCache = new LRUCache<string, NonNullable<Awaited<ReturnType<typeof repo.findApiKeyByPrefix>>> | 'none'>({
@@ -56,21 +66,22 @@ export function createAuthService({ db, clock, jwtSecret, jwtTtlSeconds }: AuthD
       row = (await repo.findApiKeyByPrefix(db, parsed.prefix)) ?? 'none';
       apiKeyCache.set(parsed.prefix, row);
     }
-    if (row === 'none' || row.revoked_at) return { ok: false, failure: 'invalid' };
+    // A rotated key works until its overlap window ends (expires_at), checked on every request (the cache holds the row, not the verdict).
+    if (row === 'none' || row.revoked_at || (row.expires_at && row.expires_at <= clock.now())) return { ok: false, failure: 'invalid' };
     if (!bytesEqual(sha256(value), row.key_hash)) return { ok: false, failure: 'invalid' };
     if (row.disabled) return { ok: false, failure: 'disabled' };
     return { ok: true, principal: { keyId: row.id, providerId: row.provider_id, prefix: row.prefix, features: row.features } };
   }
 
   /** X-Webhook-Secret: "whs_<prefix>_<random>", compared by SHA-256 in constant time. */
-  async function authenticateWebhookSecret(value: string | undefined): Promise<AuthResult<{ providerId: string; prefix: string }>> {
+  async function authenticateWebhookSecret(value: string | undefined): Promise<AuthResult<WebhookSecretPrincipal>> {
     if (!value) return { ok: false, failure: 'missing' };
     const parsed = parsePrefixedSecret(value, 'whs');
     if (!parsed) return { ok: false, failure: 'invalid' };
-    const row = await repo.findProviderByWebhookSecretPrefix(db, parsed.prefix);
+    const row = await repo.findProviderByWebhookSecretPrefix(db, parsed.prefix, clock.now());
     if (!row?.webhook_secret_hash || !bytesEqual(sha256(value), row.webhook_secret_hash)) return { ok: false, failure: 'invalid' };
     if (row.disabled) return { ok: false, failure: 'disabled' };
-    return { ok: true, principal: { providerId: row.id, prefix: parsed.prefix } };
+    return { ok: true, principal: { providerId: row.id, prefix: parsed.prefix, keyFeatures: row.key_features } };
   }
 
   async function issueJwt(user: { id: string; role: string; sp_role: string | null; provider_id: string | null; token_version?: number }) {
@@ -98,7 +109,7 @@ export function createAuthService({ db, clock, jwtSecret, jwtTtlSeconds }: AuthD
     if (!m) return { ok: false, failure: 'invalid' };
     let payload;
     try {
-      ({ payload } = await jwtVerify(m[1], await key(), {
+      ({ payload } = await jwtVerify(group(m, 1), await key(), {
         algorithms: ['HS256'],
         issuer: JWT_ISSUER,
         currentDate: clock.now(),
@@ -127,13 +138,15 @@ export function createAuthService({ db, clock, jwtSecret, jwtTtlSeconds }: AuthD
 
   /**
    * Email + password. An unknown email answers, costs (one hash check) and locks like a wrong
-   * password; 10 failures of one account in 15 minutes lock its logins for 15 minutes, from any IP.
+   * password; 10 failures of one account from one client network in 15 minutes lock its logins from
+   * that network for 15 minutes, and past 50 failures in an hour from anywhere every attempt is slowed.
    */
-  async function login(email: string, password: string) {
+  async function login(email: string, password: string, clientIp: string) {
     const user = await repo.findUserByEmail(db, email);
     const attempt = await guard.begin(
       user ? subjects.account(user.id) : subjects.unknownEmail(email),
-      'Too many failed logins for this account',
+      clientIp,
+      'Too many failed logins for this account from this network',
     );
     const ok = await verifyPassword(user?.password_hash ?? null, password);
     if (!user || !ok || user.disabled) return null;
@@ -141,12 +154,18 @@ export function createAuthService({ db, clock, jwtSecret, jwtTtlSeconds }: AuthD
     return issueJwt(user);
   }
 
+  /** X-Admin-Token against ADMIN_TOKEN, compared in constant time (as SHA-256 digests, so lengths leak nothing). */
+  const authenticateAdminToken = (value: string): boolean => Boolean(adminToken) && bytesEqual(sha256(value), sha256(adminToken!));
+
   return {
+    authenticateAdminToken,
     authenticateApiKey,
     authenticateWebhookSecret,
     authenticateBearer,
     issueJwt,
     login,
     forgetApiKey: (prefix: string) => apiKeyCache.delete(prefix),
+    /** After a provider is disabled or enabled (rare): every cached key row goes, so this process sees it at once. */
+    forgetAllApiKeys: () => apiKeyCache.clear(),
   };
 }

@@ -16,10 +16,10 @@ export function createPasswordService({ db, clock }: PasswordDeps) {
 
   /**
    * POST /auth/set-password: reset, activation and staff-invite links all end here. 10 unusable
-   * tokens from one client IP in 15 minutes lock that IP out of this route for 15 minutes.
+   * tokens from one client network in 15 minutes lock that network out of this route for 15 minutes.
    */
   async function setPasswordWithToken(token: string, password: string, clientIp: string) {
-    const attempt = await guard.begin(subjects.tokenGuesses(clientIp), 'Too many invalid links from this address');
+    const attempt = await guard.begin(subjects.tokenGuesses(clientIp), clientIp, 'Too many invalid links from this address');
     const hash = await hashPassword(password);
     await db.transaction().execute(async (trx) => {
       const row = await consumeLinkToken(trx, clock, token, PASSWORD_LINKS);

@@ -9,11 +9,29 @@ import type { Clock } from '../../lib/clock.js';
 import { addDays, isoDate, monthStart } from '../../lib/dates.js';
 import { isUniqueViolation } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import { MIN_CORRECTION_CENTS } from './billing.constants.js';
 import * as repo from './billing.repository.js';
-import { billingDateFor, dayOf, dayRangeLabel, daysIn, monthLabel, nextMonth, prorate, PAYMENT_TERM_DAYS } from './billing.calendar.js';
-import { externalDocumentId, invoiceNumber } from './invoice-numbers.js';
-import { enqueueCollect } from './first-payment.service.js';
+import {
+  billingDateFor,
+  dayOf,
+  dayRangeLabel,
+  daysIn,
+  externalDocumentId,
+  findBillingDocument,
+  findInvoiceForMonth,
+  insertBillingDocument,
+  insertInvoice,
+  invoiceNumber,
+  markAdjustmentsApplied,
+  markCreditNotesApplied,
+  monthLabel,
+  type NewLine,
+  nextMonth,
+  PAYMENT_TERM_DAYS,
+  prorate,
+  MIN_CORRECTION_CENTS,
+} from '../invoices/index.js';
+import { enqueueCollect } from './first-payment.js';
+import { present } from '../../lib/present.js';
 
 export interface BillingRunDeps {
   db: Db;
@@ -26,7 +44,7 @@ export interface BillingRunDeps {
 export type BillOutcome = 'invoiced' | 'already_invoiced' | 'not_due' | 'nothing_to_bill' | 'not_billed' | 'needs_operator';
 
 export interface BuiltInvoice {
-  lines: repo.NewLine[];
+  lines: NewLine[];
   adjustmentIds: string[];
   creditNoteIds: string[];
   totalCents: number;
@@ -45,7 +63,7 @@ export function buildInvoiceLines(
   adjustments: { id: string; kind: string; amount_cents: number; description: string }[],
   creditNotes: { id: string; number: string; amount_cents: number }[],
 ): BuiltInvoice {
-  const lines: repo.NewLine[] = [];
+  const lines: NewLine[] = [];
   const adjustmentIds: string[] = [];
   const creditNoteIds: string[] = [];
   const next = nextMonth(month);
@@ -93,10 +111,10 @@ export function createBillingRunService(deps: BillingRunDeps) {
       return await db.transaction().execute(async (trx) => {
         const sub = await repo.lockSubscriptionForBilling(trx, subscriptionId);
         if (!sub || !sub.service_billed) return { outcome: 'not_billed' as const };
-        if (await repo.findInvoiceForMonth(trx, sub.id, month)) return { outcome: 'already_invoiced' as const };
+        if (await findInvoiceForMonth(trx, sub.id, month)) return { outcome: 'already_invoiced' as const };
         // A billing document without its invoice (operator-escalation case c): the billing system has already
         // issued something for the month, so issuing another could bill twice. Left to an operator.
-        if (await repo.findBillingDocument(trx, sub.id, month)) return { outcome: 'needs_operator' as const };
+        if (await findBillingDocument(trx, sub.id, month)) return { outcome: 'needs_operator' as const };
         const billingDate = billingDateFor(month, sub);
         if (today < billingDate) return { outcome: 'not_due' as const };
 
@@ -118,7 +136,7 @@ export function createBillingRunService(deps: BillingRunDeps) {
         const now = clock.now();
         const invoiceId = newId();
         const paid = built.totalCents <= 0;
-        await repo.insertInvoice(
+        await insertInvoice(
           trx,
           {
             id: invoiceId,
@@ -139,9 +157,9 @@ export function createBillingRunService(deps: BillingRunDeps) {
           built.lines,
           newId,
         );
-        await repo.markAdjustmentsApplied(trx, built.adjustmentIds, invoiceId);
-        await repo.markCreditNotesApplied(trx, built.creditNoteIds, invoiceId);
-        await repo.insertBillingDocument(trx, {
+        await markAdjustmentsApplied(trx, built.adjustmentIds, invoiceId);
+        await markCreditNotesApplied(trx, built.creditNoteIds, invoiceId);
+        await insertBillingDocument(trx, {
           id: newId(),
           provider_id: sub.provider_id,
           subscription_id: sub.id,
@@ -198,7 +216,7 @@ export function createBillingRunService(deps: BillingRunDeps) {
           log.error({ err, subscription_id: id, month }, 'billing run: subscription failed');
         }
       }
-      after = ids[ids.length - 1];
+      after = present(ids.at(-1), 'the last candidate of a page');
     }
     log.info({ ...counts, invoice_ids: undefined }, 'billing run finished');
     return counts;

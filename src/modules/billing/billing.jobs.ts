@@ -1,9 +1,9 @@
 import { PermanentJobError } from '../../jobs/types.js';
 import { isUuid } from '../../lib/ids.js';
 import type { Scheduler } from '../../jobs/scheduler.js';
-import { findSubscription } from '../provisioning/provisioning.repository.js';
+import { findSubscription } from '../subscriptions/index.js';
 import type { BillingRunService } from './billing-run.service.js';
-import { collectInvoice, type CollectionDeps } from './collection.service.js';
+import { collectInvoice, type CollectionDeps } from './collection.js';
 import type { DunningService } from './dunning.service.js';
 
 const BILLING_JOB_KINDS = {

@@ -1,4 +1,6 @@
-// Billing records: invoices, their lines, billing documents, pending adjustments, credit notes.
+// The billing process's reads: the subscription it bills (locked), the records a run or a payment
+// decides on, the run's candidates and dunning's overdue list. The writes of invoices, credit notes
+// and adjustments are the invoices owner's.
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type { Executor } from '../../db/executor.js';
@@ -30,27 +32,6 @@ export function lockSubscriptionForBilling(trx: Trx, subscriptionId: string) {
 }
 
 export type BillingSubscription = NonNullable<Awaited<ReturnType<typeof lockSubscriptionForBilling>>>;
-
-/** Any invoice of the subscription for the month (the monthly one, or the first invoice). */
-export function findInvoiceForMonth(ex: Executor, subscriptionId: string, month: string) {
-  return ex
-    .selectFrom('invoices')
-    .selectAll()
-    .where('subscription_id', '=', subscriptionId)
-    .where('period_start', '=', month)
-    .where('status', '<>', 'void')
-    .orderBy('created_at')
-    .executeTakeFirst();
-}
-
-export function findBillingDocument(ex: Executor, subscriptionId: string, month: string) {
-  return ex
-    .selectFrom('billing_documents')
-    .selectAll()
-    .where('subscription_id', '=', subscriptionId)
-    .where('period_start', '=', month)
-    .executeTakeFirst();
-}
 
 export function findFirstInvoice(ex: Executor, subscriptionId: string) {
   return ex.selectFrom('invoices').selectAll().where('subscription_id', '=', subscriptionId).where('kind', '=', 'first').executeTakeFirst();
@@ -88,78 +69,6 @@ export function openCreditNotes(trx: Trx, subscriptionId: string, subscriberId: 
     .orderBy('id')
     .forUpdate()
     .execute();
-}
-
-export interface NewInvoice {
-  id: string;
-  provider_id: string;
-  subscriber_id: string;
-  subscription_id: string;
-  invoice_number: string;
-  kind: 'monthly' | 'first';
-  period_start: string;
-  invoice_date: string;
-  due_date: string;
-  currency: string;
-  total_cents: number;
-  status: 'open' | 'paid';
-  paid_at: Date | null;
-  created_at: Date;
-}
-
-export interface NewLine {
-  kind: 'subscription' | 'plan_change_adjustment' | 'credit_applied' | 'correction';
-  description: string;
-  amount_cents: number;
-}
-
-export async function insertInvoice(trx: Trx, inv: NewInvoice, lines: NewLine[], newId: () => string) {
-  await trx.insertInto('invoices').values(inv).execute();
-  if (lines.length) {
-    await trx
-      .insertInto('invoice_lines')
-      .values(
-        lines.map((l, i) => ({
-          id: newId(),
-          invoice_id: inv.id,
-          position: i + 1,
-          kind: l.kind,
-          description: l.description,
-          amount_cents: l.amount_cents,
-        })),
-      )
-      .execute();
-  }
-}
-
-export function markAdjustmentsApplied(trx: Trx, ids: string[], invoiceId: string) {
-  if (!ids.length) return Promise.resolve();
-  return trx.updateTable('pending_adjustments').set({ status: 'applied', applied_invoice_id: invoiceId }).where('id', 'in', ids).execute();
-}
-
-export function markCreditNotesApplied(trx: Trx, ids: string[], invoiceId: string) {
-  if (!ids.length) return Promise.resolve();
-  return trx
-    .updateTable('credit_notes')
-    .set({ state: 'applied', applied_invoice_id: invoiceId })
-    .where('id', 'in', ids)
-    .where('state', '=', 'open')
-    .execute();
-}
-
-export function insertBillingDocument(
-  trx: Trx,
-  doc: {
-    id: string;
-    provider_id: string;
-    subscription_id: string;
-    period_start: string;
-    invoice_id: string;
-    external_document_id: string;
-    created_at: Date;
-  },
-) {
-  return trx.insertInto('billing_documents').values(doc).execute();
 }
 
 /**
@@ -236,54 +145,3 @@ export async function hasOverdueInvoice(ex: Executor, subscriptionId: string, to
 
 // Payment and non-payment: each write changes state only from the state it expects, so a
 // concurrent payment or suspension makes it a no-op (no row returned).
-
-export function markInvoicePaidIfOpen(
-  trx: Trx,
-  invoiceId: string,
-  p: { paidAt: Date; method: string; paymentIntentId: string | null; reference: string | null },
-) {
-  return trx
-    .updateTable('invoices')
-    .set({
-      status: 'paid',
-      paid_at: p.paidAt,
-      payment_method: p.method,
-      payment_intent_id: p.paymentIntentId,
-      payment_reference: p.reference,
-    })
-    .where('id', '=', invoiceId)
-    .where('status', '=', 'open')
-    .returning(['id', 'kind', 'subscription_id'])
-    .executeTakeFirst();
-}
-
-/** PENDING_INSTALL → ACTIVE. */
-export function activateIfPendingInstall(trx: Trx, subscriptionId: string, now: Date) {
-  return trx
-    .updateTable('subscriptions')
-    .set({ status: 'ACTIVE', activated_at: now, updated_at: now })
-    .where('id', '=', subscriptionId)
-    .where('status', '=', 'PENDING_INSTALL')
-    .returning(['provider_id', 'location_id'])
-    .executeTakeFirst();
-}
-
-/** SUSPENDED for non-payment → ACTIVE. */
-export function restoreIfSuspendedForNonPayment(trx: Trx, subscriptionId: string, now: Date) {
-  return trx
-    .updateTable('subscriptions')
-    .set({ status: 'ACTIVE', suspended_reason: null, updated_at: now })
-    .where('id', '=', subscriptionId)
-    .where('status', '=', 'SUSPENDED')
-    .where('suspended_reason', '=', 'non_payment')
-    .returning(['provider_id', 'location_id'])
-    .executeTakeFirst();
-}
-
-export async function suspendForNonPayment(trx: Trx, subscriptionId: string, now: Date) {
-  await trx
-    .updateTable('subscriptions')
-    .set({ status: 'SUSPENDED', suspended_reason: 'non_payment', updated_at: now })
-    .where('id', '=', subscriptionId)
-    .execute();
-}

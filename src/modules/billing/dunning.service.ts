@@ -6,6 +6,7 @@ import type { Db } from '../../db/database.js';
 import type { JobQueue } from '../../jobs/types.js';
 import type { Clock } from '../../lib/clock.js';
 import { isoDate } from '../../lib/dates.js';
+import { suspendForNonPayment } from '../subscriptions/index.js';
 import * as repo from './billing.repository.js';
 
 export interface DunningDeps {
@@ -24,7 +25,7 @@ export function createDunningService(deps: DunningDeps) {
       if (!sub || sub.status !== 'ACTIVE' || !sub.service_billed) return false;
       if (!(await repo.hasOverdueInvoice(trx, sub.id, today, sub.payment_grace_days))) return false;
       const now = clock.now();
-      await repo.suspendForNonPayment(trx, sub.id, now);
+      await suspendForNonPayment(trx, sub.id, now);
       await deps.jobs.enqueue(trx, {
         kind: 'billing.captive_portal',
         payload: { subscription_id: sub.id, operation_key: `captive:non_payment:${sub.id}:${now.getTime()}` },

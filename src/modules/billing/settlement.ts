@@ -3,8 +3,9 @@
 import type { JobQueue } from '../../jobs/types.js';
 import type { Clock } from '../../lib/clock.js';
 import { isoDate } from '../../lib/dates.js';
+import { markInvoicePaidIfOpen } from '../invoices/index.js';
 import * as repo from './billing.repository.js';
-import { enqueuePortJob } from '../provisioning/port-job.js';
+import { activateIfPendingInstall, enqueuePortJob, restoreIfSuspendedForNonPayment } from '../subscriptions/index.js';
 
 export interface PaymentRecord {
   method: 'card' | 'payment_link' | 'bank_transfer';
@@ -28,7 +29,7 @@ export async function markInvoicePaid(
   p: PaymentRecord,
 ): Promise<{ paid: boolean; activated: boolean; restored: boolean }> {
   const now = deps.clock.now();
-  const inv = await repo.markInvoicePaidIfOpen(trx, invoiceId, {
+  const inv = await markInvoicePaidIfOpen(trx, invoiceId, {
     paidAt: now,
     method: p.method,
     paymentIntentId: p.paymentIntentId ?? null,
@@ -65,7 +66,7 @@ export async function activateInstalled(
   subscriptionId: string,
 ): Promise<{ portJobId: string | null } | null> {
   const now = deps.clock.now();
-  const r = await repo.activateIfPendingInstall(trx, subscriptionId, now);
+  const r = await activateIfPendingInstall(trx, subscriptionId, now);
   if (!r) return null;
   // Confirm-install attaches the port before it activates; without one there is nothing to provision.
   if (!r.location_id) return { portJobId: null };
@@ -76,7 +77,7 @@ export async function activateInstalled(
 /** SUSPENDED (non_payment) → ACTIVE, and the port is provisioned again by the provisioning job. */
 async function restoreAfterPayment(trx: repo.Trx, deps: SettlementDeps, subscriptionId: string): Promise<void> {
   const now = deps.clock.now();
-  const r = await repo.restoreIfSuspendedForNonPayment(trx, subscriptionId, now);
+  const r = await restoreIfSuspendedForNonPayment(trx, subscriptionId, now);
   if (!r || !r.location_id) return;
   await enqueuePortJob(trx, deps.jobs, { subscriptionId, providerId: r.provider_id, reason: 'restore' });
 }

@@ -5,9 +5,8 @@ import type { Clock } from '../../lib/clock.js';
 import { DeferJob, PermanentJobError } from '../../jobs/types.js';
 import { isoDate, parseIsoDate } from '../../lib/dates.js';
 import { isUuid } from '../../lib/ids.js';
-import { findOccupant } from '../provisioning/occupancy.repository.js';
-import { findSubscription } from '../provisioning/provisioning.repository.js';
-import { markPortReset } from './cancellation.repository.js';
+import { findOccupant, findSubscription, markPortReset } from '../subscriptions/index.js';
+
 import { PORT_RESET_JOB } from './cancellation.service.js';
 
 export interface CancellationJobsDeps {

@@ -4,14 +4,14 @@ import { addDays, monthStart, parseIsoDate, isoDate } from '../../lib/dates.js';
 import { formatCents } from '../../lib/money.js';
 import {
   billingDateFor,
+  type BillingDaySettings,
   dayOf,
   dayRangeLabel,
   daysIn,
   lastDayOf,
   monthLabel,
   prorate,
-  type BillingDaySettings,
-} from '../billing/billing.calendar.js';
+} from '../invoices/index.js';
 
 export interface QuoteLine {
   kind: 'unused_days_credit' | 'final_month' | 'pending_adjustment';

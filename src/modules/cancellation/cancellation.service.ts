@@ -6,16 +6,15 @@ import type { Executor } from '../../db/executor.js';
 import type { JobQueue } from '../../jobs/types.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Webhooks } from '../../webhooks/types.js';
-import type { UserPrincipal } from '../auth/auth.service.js';
-import { recordAudit } from '../audit/audit.repository.js';
+import { invalidatePaymentLinks, type UserPrincipal } from '../auth/index.js';
+import { recordAudit } from '../audit/index.js';
+import { creditNoteNumber, findBillingDocument, findInvoiceForMonth, insertCreditNote, voidOpenFirstInvoice } from '../invoices/index.js';
 import { isoDate, parseIsoDate } from '../../lib/dates.js';
 import { AppError, notFound, unprocessable } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import { findBillingDocument, findInvoiceForMonth } from '../billing/billing.repository.js';
-import { creditNoteNumber } from '../billing/invoice-numbers.js';
-import { insertCreditNote } from '../plan-change/plan-change.repository.js';
-import { invalidatePaymentLinks } from '../auth/link-tokens.repository.js';
 import { cancellationLines, presentLine } from './cancellation.quote.js';
+import { markCancelled } from '../subscriptions/index.js';
+import { cancelOpenInstallJobs } from '../install/index.js';
 import * as repo from './cancellation.repository.js';
 
 export interface CancellationDeps {
@@ -91,11 +90,11 @@ export function createCancellationService(deps: CancellationDeps) {
       const now = clock.now();
       const q = await quote(trx, sub, endDate);
 
-      await repo.markCancelled(trx, sub.id, endDate, now);
-      await repo.cancelOpenInstallJobs(trx, sub.id, now);
+      await markCancelled(trx, sub.id, endDate, now);
+      await cancelOpenInstallJobs(trx, sub.id, now);
       if (sub.status === 'PENDING_INSTALL') {
         // Never activated: its unpaid first invoice is voided and the payment link stops working.
-        await invalidatePaymentLinks(trx, await repo.voidOpenFirstInvoice(trx, sub.id), now);
+        await invalidatePaymentLinks(trx, await voidOpenFirstInvoice(trx, sub.id), now);
       }
 
       const credit = q.lines.find((l) => l.kind === 'unused_days_credit');

@@ -5,27 +5,32 @@ const MAC = /^[0-9A-Fa-f]{2}([:-])[0-9A-Fa-f]{2}(\1[0-9A-Fa-f]{2}){4}$/;
 
 export const SessionIdParams = z.object({ session_id: z.uuid().describe('The session_id from the checkout redirect') });
 
-export const CreateSessionBody = z.object({
-  provider_id: z.uuid().describe('The provider whose checkout page the shopper is sent to'),
-  plan_version_id: z.uuid().describe('An active plan version of that provider'),
-  location_hash: z
-    .string()
-    .min(1)
-    .max(200)
-    .nullish()
-    .describe('The port (captive-portal location hash), when known; sets building and unit'),
-  unit_id: z.uuid().nullish().describe('The unit (suite) chosen from GET /serviceability/units; sets the building'),
-  building_id: z
-    .uuid()
-    .nullish()
-    .describe('The building (address search); at least one of location_hash, unit_id, building_id is required'),
-  mac_address: z
-    .string()
-    .regex(MAC, 'must be a MAC address like AA:BB:CC:DD:EE:FF')
-    .nullish()
-    .describe('Device MAC to bind on the port (kept internal, never returned)'),
-  partner_reference: z.string().max(200).nullish().describe('Free reference (at most 200 characters), also settable later by PATCH'),
-});
+export const CreateSessionBody = z
+  .object({
+    provider_id: z.uuid().describe('The provider whose checkout page the shopper is sent to'),
+    plan_version_id: z.uuid().describe('An active plan version of that provider'),
+    location_hash: z
+      .string()
+      .min(1)
+      .max(200)
+      .nullish()
+      .describe('The port (captive-portal location hash), when known; sets building and unit'),
+    unit_id: z.uuid().nullish().describe('The unit (suite) chosen from GET /serviceability/units; sets the building'),
+    building_id: z
+      .uuid()
+      .nullish()
+      .describe('The building (address search); at least one of location_hash, unit_id, building_id is required'),
+    mac_address: z
+      .string()
+      .regex(MAC, 'must be a MAC address like AA:BB:CC:DD:EE:FF')
+      .nullish()
+      .describe('Device MAC to bind on the port (kept internal, never returned)'),
+    partner_reference: z.string().max(200).nullish().describe('Free reference (at most 200 characters), also settable later by PATCH'),
+  })
+  // "At least one of location_hash, unit_id, building_id" (checked by the service), in the document.
+  .meta({
+    anyOf: ['location_hash', 'unit_id', 'building_id'].map((f) => ({ required: [f], properties: { [f]: { type: 'string' } } })),
+  });
 
 export const CreateSessionResponse = z.object({
   session_id: z.uuid(),

@@ -5,7 +5,7 @@ import { conflict, forbidden, serviceUnavailable, unprocessable } from '../../li
 import { newId } from '../../lib/ids.js';
 import { formatCents } from '../../lib/money.js';
 import * as repo from './checkout.repository.js';
-import { findProvider } from '../providers/providers.repository.js';
+import { findProvider } from '../providers/index.js';
 import type { SessionViewRow } from './checkout.repository.js';
 import {
   assertNotGone,

@@ -1,5 +1,5 @@
 // The session life-cycle rules every endpoint touching a checkout session shares (read, patch,
-// status, and completion in src/modules/provisioning): the 2-hour TTL of a never-read session,
+// status, and completion): the 2-hour TTL of a never-read session,
 // the 410 answers, and the completed transition.
 import type { Transaction } from 'kysely';
 import type { Db } from '../../db/database.js';

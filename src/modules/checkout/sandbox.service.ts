@@ -1,11 +1,11 @@
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, notFound } from '../../lib/errors.js';
-import type { CompletionService } from '../provisioning/completion.service.js';
-import type { SubscriberInput } from '../provisioning/provisioning.subscribers.js';
-import { findProvider } from '../providers/providers.repository.js';
-import { findSubscriberByEmail } from '../provisioning/provisioning.repository.js';
-import { findUserByEmail } from '../auth/auth.repository.js';
+import type { CompletionService } from './completion.service.js';
+import type { SubscriberInput } from '../provisioning/index.js';
+import { findProvider } from '../providers/index.js';
+import { findSubscriberByEmail } from '../subscribers/index.js';
+import { findUserByEmail } from '../auth/index.js';
 import { toSessionView, type CheckoutService } from './checkout.service.js';
 import { gateSessionAt } from './checkout.sessions.js';
 

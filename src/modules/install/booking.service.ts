@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
-import { findLinkToken } from '../auth/link-tokens.js';
+import { findLinkToken } from '../auth/index.js';
 import { timeZoneOr } from '../../lib/zoned-time.js';
 import { candidateWindows, earliestStart, HORIZON_DAYS, isChangeable, WINDOW_CAPACITY, type Window } from './booking.slots.js';
 import * as repo from './install.repository.js';
@@ -48,9 +48,11 @@ export function createBookingService(deps: BookingDeps) {
   async function freeWindows(ctx: { id: string; provider_id: string; move_in_date: string | null; time_zone: string }) {
     const earliest = earliestStart(clock.now(), ctx.move_in_date, ctx.time_zone);
     const all = candidateWindows(earliest, ctx.time_zone, HORIZON_DAYS);
-    if (all.length === 0) return [];
-    const to = new Date(all[all.length - 1].starts_at.getTime() + 1);
-    const counts = await repo.bookedCounts(db, ctx.provider_id, all[0].starts_at, to, ctx.id);
+    const [first] = all;
+    const last = all.at(-1);
+    if (!first || !last) return [];
+    const to = new Date(last.starts_at.getTime() + 1);
+    const counts = await repo.bookedCounts(db, ctx.provider_id, first.starts_at, to, ctx.id);
     return all.filter((w) => (counts.get(w.starts_at.toISOString()) ?? 0) < WINDOW_CAPACITY);
   }
 

@@ -133,3 +133,41 @@ export function findInvitationTarget(db: Executor, installJobId: string) {
     .where('j.id', '=', installJobId)
     .executeTakeFirst();
 }
+
+/** The install job of a subscription with what the shipment needs (locked: the caller writes it). */
+export function lockShipmentTarget(trx: Transaction<DB>, subscriptionId: string) {
+  return trx
+    .selectFrom('install_jobs as j')
+    .innerJoin('subscriptions as s', 's.id', 'j.subscription_id')
+    .select([
+      'j.id',
+      'j.provider_id',
+      'j.status',
+      'j.kind',
+      'j.carrier',
+      'j.tracking_reference',
+      'j.shipped_at',
+      's.status as subscription_status',
+    ])
+    .where('j.subscription_id', '=', subscriptionId)
+    .forUpdate('j')
+    .executeTakeFirst();
+}
+
+export async function markShipped(trx: Transaction<DB>, id: string, s: { carrier: string; trackingReference: string; at: Date }) {
+  await trx
+    .updateTable('install_jobs')
+    .set({ status: 'SHIPPED', carrier: s.carrier, tracking_reference: s.trackingReference, shipped_at: s.at, updated_at: s.at })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** An installation not done yet is called off. */
+export async function cancelOpenInstallJobs(trx: Transaction<DB>, subscriptionId: string, now: Date) {
+  await trx
+    .updateTable('install_jobs')
+    .set({ status: 'CANCELLED', updated_at: now })
+    .where('subscription_id', '=', subscriptionId)
+    .where('status', 'not in', ['COMPLETED', 'CANCELLED'])
+    .execute();
+}

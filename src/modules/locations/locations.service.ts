@@ -1,9 +1,9 @@
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
 import { isoDate } from '../../lib/dates.js';
-import { findOccupant } from '../provisioning/occupancy.repository.js';
+import { findOccupant } from '../subscriptions/index.js';
+import type { UserPrincipal } from '../auth/index.js';
 import { notFound, unprocessable } from '../../lib/errors.js';
-import type { UserPrincipal } from '../auth/auth.service.js';
 import * as repo from './locations.repository.js';
 
 export interface LocationLookupInput {

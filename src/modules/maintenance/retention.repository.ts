@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../db/executor.js';
 import { deliveryJobKey } from '../../webhooks/types.js';
+import { present } from '../../lib/present.js';
 
 /** Rows one statement deletes at most: short statements, short row locks, small WAL bursts. */
 const RETENTION_BATCH = 1000;
@@ -30,7 +31,7 @@ async function walk<C extends Record<string, number>>(
   let after: Cursor | null = null;
   for (;;) {
     const s = await step(after);
-    for (const [k, n] of Object.entries(s.counts)) total[k] += n;
+    for (const [k, n] of Object.entries(s.counts)) total[k] = present(total[k], `the ${k} count`) + n;
     if (s.picked < limit || !s.last) return total as C;
     after = s.last;
   }
@@ -117,7 +118,7 @@ export function deleteEndedRateLimitWindows(db: Executor) {
   });
 }
 
-/** Failed credential checks count for 30 minutes at most (a lock's window and its length); an hour later they go. */
+/** Failed credential checks count for an hour at most (the account-wide slowdown's window); then they go. */
 export function deleteOldCredentialFailures(db: Executor, now: Date) {
   return deleteInBatches(db, {
     table: 'credential_failures',

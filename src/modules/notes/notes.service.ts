@@ -1,9 +1,8 @@
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import { recordAudit, type Actor } from '../audit/audit.repository.js';
-import { findOwnedCustomer } from '../subscribers/profile.repository.js';
-import { customerNotFound } from '../subscribers/subscriber.errors.js';
+import { type Actor, recordAudit } from '../audit/index.js';
+import { subscriberNotFound, findOwnedSubscriber } from '../subscribers/index.js';
 import { insertNote } from './notes.repository.js';
 
 interface Caller extends Actor {
@@ -21,8 +20,8 @@ export interface NotesDeps {
 export function createNotesService({ db, clock }: NotesDeps) {
   async function addAgentNote(caller: Caller, customerId: string, body: string) {
     return db.transaction().execute(async (trx) => {
-      const customer = await findOwnedCustomer(trx, caller.providerId, customerId);
-      if (!customer) throw customerNotFound();
+      const customer = await findOwnedSubscriber(trx, caller.providerId, customerId);
+      if (!customer) throw subscriberNotFound();
       const now = clock.now();
       const id = newId();
       await insertNote(trx, {

@@ -1,10 +1,11 @@
 // The billing rows a plan change writes for its one-time adjustment (inside the apply transaction).
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
-import { newId, randomAlnum } from '../../lib/ids.js';
+import { newId } from '../../lib/ids.js';
 import { formatCents } from '../../lib/money.js';
+import { creditNoteNumber, foldCarried, insertCreditNote, insertPendingAdjustment, monthLabel } from '../invoices/index.js';
 import * as repo from './plan-change.repository.js';
-import { monthLabel, type CalendarPosition } from './plan-change.quote.js';
+import type { CalendarPosition } from './plan-change.quote.js';
 import type { Quote } from './plan-change.types.js';
 
 export interface AdjustmentContext {
@@ -30,7 +31,7 @@ export async function writeAdjustment(trx: Transaction<DB>, c: AdjustmentContext
   const carriedText = adj.carriedInCents !== 0 ? ` (includes carried correction ${formatCents(adj.carriedInCents)} ${q.currency})` : '';
   const base = { provider_id: sub.provider_id, subscription_id: sub.id, plan_change_id: planChangeId };
   if (adj.type === 'next_invoice_line') {
-    await repo.insertPendingAdjustment(trx, {
+    await insertPendingAdjustment(trx, {
       ...base,
       id: newId(),
       kind: 'upgrade_line',
@@ -39,18 +40,18 @@ export async function writeAdjustment(trx: Transaction<DB>, c: AdjustmentContext
       created_at: now,
     });
   } else if (adj.type === 'credit') {
-    await repo.insertCreditNote(trx, {
+    await insertCreditNote(trx, {
       ...base,
       id: newId(),
       subscriber_id: sub.subscriber_id,
-      number: `CN-${pos.month.slice(0, 4)}${pos.month.slice(5, 7)}-${randomAlnum(8).toUpperCase()}`,
+      number: creditNoteNumber(pos.month),
       amount_cents: -adj.amountCents,
       currency: q.currency,
       reason: `${what} at the lower price${carriedText}`,
       issued_at: now,
     });
   } else if (adj.carryForwardCents !== 0) {
-    await repo.insertPendingAdjustment(trx, {
+    await insertPendingAdjustment(trx, {
       ...base,
       id: newId(),
       kind: 'carried_correction',
@@ -59,5 +60,5 @@ export async function writeAdjustment(trx: Transaction<DB>, c: AdjustmentContext
       created_at: now,
     });
   }
-  await repo.foldCarried(trx, q.carriedIds, planChangeId);
+  await foldCarried(trx, q.carriedIds, planChangeId);
 }

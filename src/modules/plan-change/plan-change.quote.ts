@@ -1,9 +1,7 @@
 // The billing rule of a plan change, free of I/O: calendar in UTC, money in integer cents.
 import { addMonths, daysInMonth, dayOfMonth, isoDate, monthStart, parseIsoDate } from '../../lib/dates.js';
 import { divRoundHalfUp } from '../../lib/money.js';
-
-/** A correction whose absolute value is below this is skipped and carried into the next one. */
-const MIN_CORRECTION_CENTS = 50;
+import { billingDayFor, MIN_CORRECTION_CENTS, type BillingDaySettings } from '../invoices/index.js';
 
 /**
  * What the billing records say about the current calendar month of a service-billed subscription:
@@ -84,28 +82,14 @@ export function prorationFactor(pos: Pick<CalendarPosition, 'days' | 'daysInPeri
   return Math.round((pos.days / pos.daysInPeriod) * 10_000) / 10_000;
 }
 
-/** The billing day that applies to `month` (a billing-day change applies from its effective month). */
-export function billingDayFor(
-  month: string,
-  sub: { billing_day: number; billing_day_effective_from: string | null; previous_billing_day: number | null },
-): number {
-  if (sub.billing_day_effective_from && month < sub.billing_day_effective_from) return sub.previous_billing_day ?? sub.billing_day;
-  return sub.billing_day;
-}
-
 /**
  * Deprecated `due_in_days`: when the adjustment reaches the customer. A `next_invoice_line` is due
  * with next month's invoice (days from the change day to that invoice's date); a `credit` is
  * credited at once (0); `none` settles nothing now (0).
  */
-export function dueInDays(type: AdjustmentType, pos: CalendarPosition, sub: Parameters<typeof billingDayFor>[1]): number {
+export function dueInDays(type: AdjustmentType, pos: CalendarPosition, sub: BillingDaySettings): number {
   if (type !== 'next_invoice_line') return 0;
   const next = addMonths(pos.month, 1);
   const invoiceDate = dayOfMonth(next, billingDayFor(next, sub));
   return Math.round((parseIsoDate(invoiceDate).getTime() - parseIsoDate(pos.today).getTime()) / 86_400_000);
-}
-
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
-export function monthLabel(month: string): string {
-  return `${MONTHS[Number(month.slice(5, 7)) - 1]} ${month.slice(0, 4)}`;
 }

@@ -2,8 +2,8 @@ import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type { Executor } from '../../db/executor.js';
 import { subscriptionsWithPlan } from '../../db/joins.js';
-import { ownedWithSessionSql } from '../subscribers/profile.repository.js';
-import { sessionOf, type SessionColumns } from '../verification/verification.repository.js';
+import { ownedWithSessionSql } from '../subscribers/index.js';
+import { type SessionColumns, sessionOf } from '../verified-sessions/index.js';
 
 const SUBSCRIPTION_COLUMNS = [
   'id',
@@ -97,7 +97,7 @@ const PLAN_VERSION_COLUMNS = [
 ] as const;
 
 /**
- * What a preview reads, in one call of plan_change_preview_snapshot (migration 7000, a prepared
+ * What a preview reads, in one call of plan_change_preview_snapshot (migrations/functions/, a prepared
  * generic plan) instead of seven statements: the subscription (of the provider and, when given, of
  * that subscriber), the target and the current plan version, whether the subscription
  * (`perSubscription`) or else the subscriber already changed plan on `today`, whether the month's monthly invoice and billing document exist, and the pending
@@ -160,7 +160,7 @@ function snapshotOf(row: SnapshotRow | undefined) {
   const json = <T>(v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v) as T;
   const { new_plan, current_plan, changed_today, invoice, document, carried, ...sub } = row;
   return {
-    sub: sub as NonNullable<SubscriptionRow>,
+    sub: sub,
     newPlan: json<PlanVersionRow | null>(new_plan),
     currentPlan: json<PlanVersionRow | null>(current_plan),
     changedToday: Boolean(changed_today),
@@ -198,60 +198,8 @@ export interface NewPlanChange {
   created_at: Date;
 }
 
-/** Raises a unique violation of a daily limit (migration 7000) when a concurrent change of the day won. */
+/** Raises a unique violation of a daily limit (baseline indexes) when a concurrent change of the day won. */
 export const insertPlanChange = (trx: Transaction<DB>, row: NewPlanChange) => trx.insertInto('plan_changes').values(row).execute();
-
-export const setSubscriptionPlan = (trx: Transaction<DB>, subscriptionId: string, planVersionId: string, now: Date) =>
-  trx.updateTable('subscriptions').set({ plan_version_id: planVersionId, updated_at: now }).where('id', '=', subscriptionId).execute();
-
-export const insertPendingAdjustment = (
-  trx: Transaction<DB>,
-  row: {
-    id: string;
-    provider_id: string;
-    subscription_id: string;
-    plan_change_id: string;
-    kind: 'upgrade_line' | 'carried_correction';
-    amount_cents: number;
-    description: string;
-    created_at: Date;
-  },
-) =>
-  trx
-    .insertInto('pending_adjustments')
-    .values({ ...row, status: 'pending' })
-    .execute();
-
-/** Closes carried corrections that a plan change's own correction settles. */
-export const foldCarried = (trx: Transaction<DB>, ids: string[], planChangeId: string) =>
-  ids.length === 0
-    ? Promise.resolve()
-    : trx
-        .updateTable('pending_adjustments')
-        .set({ status: 'applied', folded_into_plan_change_id: planChangeId })
-        .where('id', 'in', ids)
-        .where('status', '=', 'pending')
-        .execute();
-
-export const insertCreditNote = (
-  trx: Transaction<DB>,
-  row: {
-    id: string;
-    provider_id: string;
-    subscriber_id: string;
-    subscription_id: string;
-    plan_change_id?: string | null;
-    number: string;
-    amount_cents: number;
-    currency: string;
-    reason: string;
-    issued_at: Date;
-  },
-) =>
-  trx
-    .insertInto('credit_notes')
-    .values({ ...row, state: 'open', created_at: row.issued_at })
-    .execute();
 
 /** What the bandwidth job needs: the change, and the subscription's port and current plan speed. */
 export const findBandwidthWork = (db: Executor, planChangeId: string) =>
@@ -281,3 +229,13 @@ export const setBandwidthStatus = (db: Executor, planChangeId: string, status: B
     .where('id', '=', planChangeId)
     .where('bandwidth_status', 'in', ['pending', 'failed'])
     .execute();
+
+/** The time zone of the subscription's service building (its calendar), null when none is known. */
+export const subscriptionTimeZone = (db: Executor, subscriptionId: string) =>
+  db
+    .selectFrom('subscriptions as s')
+    .leftJoin('locations as l', 'l.id', 's.location_id')
+    .leftJoin('building_calendars as bc', (j) => j.on((eb) => eb('bc.building_id', '=', eb.fn.coalesce('s.building_id', 'l.building_id'))))
+    .select('bc.time_zone')
+    .where('s.id', '=', subscriptionId)
+    .executeTakeFirst();

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AppError } from '../../lib/errors.js';
 import { formatCents } from '../../lib/money.js';
 import type { PlanVersionRow } from './plan-change.repository.js';
-import type { ApplyResult, PlanChangeTarget, PreviewResult, Quote } from './plan-change.service.js';
+import { isEscalation, type ApplyResult, type PlanChangeTarget, type PreviewResult, type Quote } from './plan-change.service.js';
 
 const Money = z.string().regex(/^\d+\.\d{2}$/);
 
@@ -50,7 +50,9 @@ export const AgentAdjustment = z
       .describe(
         'DEPRECATED, removed in the next release: read type, days and days_in_period. next_invoice_line: days from the change day to the next monthly invoice date; credit and none: 0 (nothing is due later).',
       )
-      .meta({ deprecated: true }),
+      // Deprecated: always sent, but optional in the document, so examples and new clients leave it out.
+      .meta({ deprecated: true })
+      .optional(),
   })
   .describe(QUOTE_RULE);
 
@@ -92,13 +94,21 @@ export const AgentPreviewResponse = z.object({
     .describe(
       'DEPRECATED, removed in the next release: read one_time_adjustment.days and days_in_period. days / days_in_period rounded to 4 places; null when one_time_adjustment is null.',
     )
-    .meta({ deprecated: true }),
+    .meta({ deprecated: true })
+    .optional(),
   note: z.string().optional().describe('Present when one_time_adjustment is null (why, and what to tell the customer) or its type is none'),
+  escalation_required: z
+    .boolean()
+    .describe(
+      'true in the operator-escalation states (b) and (c): no amount was computed, no quote_token is issued and the apply answers 409 ' +
+        'billing_escalation. Do not quote a price: open a ticket for the billing team (the create-ticket operation).',
+    ),
   quote_token: z
     .string()
+    .nullable()
     .describe(
       'The signed quote (valid 15 minutes): send it as `quote_token` with POST .../plan-change so that exactly this change applies, or nothing does ' +
-        '(409 quote_changed when the price, the billing state or the day moved). Opaque: do not parse it.',
+        '(409 quote_changed when the price, the billing state or the day moved). Opaque: do not parse it. null when escalation_required is true.',
     ),
 });
 
@@ -110,9 +120,19 @@ export const AgentApplyResponse = z.object({
   new_plan: PlanView.describe('The plan now in force'),
   one_time_adjustment: AgentAdjustment.nullable().describe(ADJUSTMENT_NULL),
   note: z.string().optional().describe('Present when one_time_adjustment is null or its type is none'),
+  charge_summary: z
+    .string()
+    .describe('What was charged or credited by this change and the new monthly price, in words to tell the customer'),
+  quote_matched: z
+    .boolean()
+    .nullable()
+    .describe(
+      'true: a quote_token was sent and the change applied exactly as quoted. null: no quote_token was sent, so the change applied at ' +
+        'the price computed now (the one in one_time_adjustment and charge_summary), which may differ from an earlier preview.',
+    ),
 });
 
-export function agentPreviewBody(p: PreviewResult & { quote: Quote; quoteToken: string }) {
+export function agentPreviewBody(p: PreviewResult & { quote: Quote; quoteToken: string | null }) {
   return {
     subscription_id: p.subscriptionId,
     current_plan: planView(p.currentPlan),
@@ -121,8 +141,30 @@ export function agentPreviewBody(p: PreviewResult & { quote: Quote; quoteToken: 
     one_time_adjustment: agentAdjustment(p.quote),
     proration_factor: p.quote.prorationFactor,
     ...(p.quote.note ? { note: p.quote.note } : {}),
+    escalation_required: isEscalation(p.quote),
     quote_token: p.quoteToken,
   };
+}
+
+/** What an applied change charged or credited, in words (the apply's `charge_summary`). */
+function chargeSummary(r: ApplyResult): string {
+  const q = r.quote;
+  const price = `The new monthly price is ${formatCents(r.newPlan.monthly_price_cents)} ${r.newPlan.currency} from ${r.effectiveDate}.`;
+  const amount = q.adjustment ? `${formatCents(Math.abs(q.adjustment.amountCents))} ${q.currency}` : '';
+  switch (q.adjustment?.type ?? q.billingState) {
+    case 'next_invoice_line':
+      return `Nothing was charged today: ${amount} for the rest of this month will be a line on the next monthly invoice. ${price}`;
+    case 'credit':
+      return `A credit of ${amount} for the rest of this month was issued now and is applied to the next invoice. ${price}`;
+    case 'none':
+      return `Nothing was charged or credited: the correction is under 0.50 and carried into the next one. ${price}`;
+    case 'not_invoiced':
+      return `Nothing was charged or credited now: this month's invoice, not yet issued, will reflect the new price. ${price}`;
+    case 'provider_billed':
+      return `Nothing was charged or credited here: the provider bills this subscription. ${price}`;
+    default:
+      return `No amount was computed (this month's billing records are incomplete): the billing team settles this month. ${price}`;
+  }
 }
 
 /** The ids of an /agent plan-change body (preview or apply), as its schema validated them. */
@@ -144,8 +186,8 @@ export const agentTarget = (
   source: 'agent',
 });
 
-/** The apply's answer, the same from the /agent route and its MCP tool. */
-export function agentApplyBody(r: ApplyResult) {
+/** The apply's answer, the same from the /agent route and its MCP tool (`quoteSent`: a quote_token came with it). */
+export function agentApplyBody(r: ApplyResult, quoteSent: boolean) {
   return {
     subscription_id: r.subscriptionId,
     plan_change_id: r.planChangeId,
@@ -154,6 +196,9 @@ export function agentApplyBody(r: ApplyResult) {
     new_plan: planView(r.newPlan),
     one_time_adjustment: agentAdjustment(r.quote),
     ...(r.quote.note ? { note: r.quote.note } : {}),
+    charge_summary: chargeSummary(r),
+    // An apply with a token that did not match was refused (409 quote_changed): one that answers matched.
+    quote_matched: quoteSent ? true : null,
   };
 }
 
@@ -164,6 +209,17 @@ export function requireConfirmed(confirm: unknown) {
       400,
       'confirmation_required',
       'The customer must confirm the previewed cost: send confirm: true to apply the plan change',
+    );
+  }
+}
+
+/** The MCP apply tool applies only a quoted price. */
+export function requireQuoteToken(token: unknown) {
+  if (typeof token !== 'string' || token.length === 0) {
+    throw new AppError(
+      400,
+      'quote_required',
+      'apply_plan_change needs the quote_token of the preview the customer agreed to: preview, tell the customer the price, then apply with it',
     );
   }
 }

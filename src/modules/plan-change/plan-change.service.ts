@@ -12,15 +12,18 @@ import type { Executor } from '../../db/executor.js';
 import { AppError, isUniqueViolation } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { formatCents } from '../../lib/money.js';
-import { recordAudit, type Actor } from '../audit/audit.repository.js';
+import { localDate, localTime, timeZoneOr } from '../../lib/zoned-time.js';
+import { type Actor, recordAudit } from '../audit/index.js';
+import { confirmPlanChange } from '../rollback-links/index.js';
+import { setSubscriptionPlan } from '../subscriptions/index.js';
 import * as repo from './plan-change.repository.js';
 import { calendarPosition, type CalendarPosition } from './plan-change.quote.js';
 import { billingStateOf, quoteOf, reasonsFor, type Reason } from './plan-change.rules.js';
 import { BANDWIDTH_JOB, BANDWIDTH_RETRY_DELAY_MS, bandwidthOperationKey } from './plan-change.jobs.js';
 import { writeAdjustment } from './plan-change.adjustments.js';
-import { confirmPlanChange } from '../rollback/rollback.links.js';
 import { createQuoteTokens, quoteChanged, quoteDifference, type QuoteClaims } from './plan-change.quote-token.js';
 import type { Quote } from './plan-change.types.js';
+import { planOptions } from './plan-options.js';
 
 export type { Quote } from './plan-change.types.js';
 
@@ -40,7 +43,7 @@ const LIMIT_OF = { partner: 'subscription', agent: 'customer' } as const satisfi
   DailyLimit
 >;
 
-/** The unique indexes (migration 7000) that settle a race on each limit; a violation is the same 409. */
+/** The unique indexes (baseline; 20261126070000 redefines one) that settle a race on each limit; a violation is the same 409. */
 const DAILY_LIMIT_INDEXES = ['plan_changes_subscription_day_key', 'plan_changes_agent_customer_day_key'] as const;
 
 function reasonError(reason: Reason, status?: string, limit: DailyLimit = 'customer'): AppError {
@@ -77,7 +80,26 @@ export interface PlanChangeTarget {
 /** Binds an apply to its preview (/agent): apply exactly the quoted change or refuse it. */
 interface QuoteBinding {
   quoteToken?: string;
+  /**
+   * /agent: apply in an operator-escalation billing state (no amount computed) all the same; without
+   * it such an apply is refused with 409 billing_escalation.
+   */
+  acknowledgeEscalation?: boolean;
 }
+
+/** The billing states where nobody computed the cost: not numbers to quote (spec §4 rule 5). */
+const ESCALATION_STATES = new Set<string>(['missing_billing_document', 'missing_invoice']);
+
+/** Whether a quote is of an operator-escalation state (no quote token, no apply without acknowledgement). */
+export const isEscalation = (q: Quote | null) => Boolean(q && ESCALATION_STATES.has(q.billingState));
+
+const escalationRefusal = () =>
+  new AppError(
+    409,
+    'billing_escalation',
+    "This month's billing records are incomplete (an operator-escalation state): no amount was computed, so the change is not applied. " +
+      'Send acknowledge_escalation: true only when an operator told you to apply it regardless',
+  );
 
 /** An apply: a surface's change, or a platform administrator's override of the daily limit (any provider, with a reason). */
 export type ApplyTarget = Omit<PlanChangeTarget, 'providerId' | 'source'> &
@@ -232,7 +254,11 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
     if (!currentPlan) throw new Error(`subscription ${sub.id} references a missing plan version`);
     const reasons = reasonsFor(sub, currentPlan, newPlan, snap.changedToday);
     const q = reasons.length === 0 ? quoteOf(sub, currentPlan, newPlan, pos, billingStateOf(sub, snap.records), snap.carried) : null;
-    const quoteToken = q && t.source === 'agent' ? quoteTokens.sign(claimsOf(t.providerId, sub, currentPlan, newPlan, q, pos.today)) : null;
+    // No token for an escalation state: there is no price to bind.
+    const quoteToken =
+      q && t.source === 'agent' && !isEscalation(q)
+        ? quoteTokens.sign(claimsOf(t.providerId, sub, currentPlan, newPlan, q, pos.today))
+        : null;
     return {
       subscriptionId: sub.id,
       subscriptionStatus: sub.status,
@@ -247,8 +273,25 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
   }
 
   /** The first refusal of a preview as the error apply would answer. */
-  function refusalOf(p: PreviewResult): AppError | null {
-    return p.reasons.length ? reasonError(p.reasons[0], p.subscriptionStatus, p.limit ?? undefined) : null;
+  async function refusalOf(p: PreviewResult): Promise<AppError | null> {
+    const [reason] = p.reasons;
+    return reason ? withNextChange(reasonError(reason, p.subscriptionStatus, p.limit ?? undefined), p.subscriptionId) : null;
+  }
+
+  /**
+   * plan_change_limit carries when the next change is possible: the next UTC day, as an instant and
+   * in the customer's local time (the zone of the subscription's service building).
+   */
+  async function withNextChange(err: AppError, subscriptionId: string): Promise<AppError> {
+    if (err.code !== 'plan_change_limit') return err;
+    const now = clock.now();
+    const next = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
+    const zone = timeZoneOr((await repo.subscriptionTimeZone(db, subscriptionId))?.time_zone);
+    const local = `${localDate(zone, next)} ${localTime(zone, next)} (${zone})`;
+    return new AppError(err.status, err.code, `${err.message} (${next.toISOString()}, ${local} for the customer)`, {
+      ...err.extra,
+      fields: { next_change_at: next.toISOString(), next_change_local: local },
+    });
   }
 
   /**
@@ -285,10 +328,11 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
         let reasons = reasonsFor(sub, currentPlan, newPlan, await changedToday(trx, sub, limit, pos));
         // A rollback restores the plan the customer had, even if that version is no longer sold.
         if (rollsBack && newPlan.currency === currentPlan.currency) reasons = reasons.filter((r) => r !== 'plan_not_available');
-        if (reasons.length) throw reasonError(reasons[0], sub.status, limit ?? undefined);
+        if (reasons[0]) throw reasonError(reasons[0], sub.status, limit ?? undefined);
         const q = await quote(trx, sub, currentPlan, newPlan, pos, true);
         const moved = quoted && quoteDifference(quoted, claimsOf(sub.provider_id, sub, currentPlan, newPlan, q, pos.today));
         if (moved) throw quoteChanged(moved);
+        if (t.source === 'agent' && isEscalation(q) && !t.acknowledgeEscalation) throw escalationRefusal();
         const adj = q.adjustment;
         const planChangeId = newId();
 
@@ -309,7 +353,7 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
           actor: t.actor.actor,
           created_at: now,
         });
-        await repo.setSubscriptionPlan(trx, sub.id, newPlan.id, now);
+        await setSubscriptionPlan(trx, sub.id, newPlan.id, now);
 
         await writeAdjustment(trx, { sub, currentPlan, newPlan, pos, quote: q, planChangeId, now });
 
@@ -409,8 +453,11 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
         };
       });
     } catch (err) {
+      // /agent: the limit's 409 says when the next change is possible.
+      const told = (e: AppError) => (t.source === 'agent' ? withNextChange(e, t.subscriptionId) : e);
       if (limit !== null && DAILY_LIMIT_INDEXES.some((name) => isUniqueViolation(err, name)))
-        throw reasonError('already_changed_today', undefined, limit);
+        throw await told(reasonError('already_changed_today', undefined, limit));
+      if (err instanceof AppError) throw await told(err);
       throw err;
     }
     const { locationId, speed, ...result } = done;
@@ -445,7 +492,11 @@ export function createPlanChangeService(deps: PlanChangeDeps, opts: { switchTime
     }
   }
 
-  return { preview, readOwnedPreview, apply, refusalOf };
+  /** The plans the customer's subscription can move to (plan-options.ts). */
+  const options = (providerId: string, customerId: string, subscriptionId: string) =>
+    planOptions(db, providerId, customerId, subscriptionId);
+
+  return { preview, readOwnedPreview, apply, refusalOf, options };
 }
 
 /** @public The type of what the container builds. */

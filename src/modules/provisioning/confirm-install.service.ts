@@ -1,11 +1,10 @@
 import { AppError, isUniqueViolation } from '../../lib/errors.js';
-import type { UserPrincipal } from '../auth/auth.service.js';
-import { recordAudit, type Actor } from '../audit/audit.repository.js';
-import type { CollectionDeps } from '../billing/collection.service.js';
-import { collectFirstPayment } from '../billing/first-payment.service.js';
-import { lockInstallJobOfSubscription, updateInstallJob } from '../install/install.repository.js';
+import type { UserPrincipal } from '../auth/index.js';
+import { type Actor, recordAudit } from '../audit/index.js';
+import { collectFirstPayment, type CollectionDeps } from '../billing/index.js';
+import { lockInstallJobOfSubscription, updateInstallJob } from '../install/index.js';
+import { attachPort, findOccupant } from '../subscriptions/index.js';
 import { isoDate } from '../../lib/dates.js';
-import { findOccupant } from './occupancy.repository.js';
 import * as repo from './provisioning.repository.js';
 
 /** Confirming an installation collects the first payment (collectFirstPayment): what collection takes, nothing more. */
@@ -64,7 +63,7 @@ export function createConfirmInstallService(deps: ConfirmDeps) {
         if (await findOccupant(trx, { locationId: port.id, today: isoDate(now), exceptId: sub.id })) throw portHeld();
 
         await updateInstallJob(trx, install.id, { status: 'COMPLETED', at: now });
-        await repo.attachPort(trx, sub.id, port.id, now);
+        await attachPort(trx, sub.id, port.id, now);
         const payment = await collectFirstPayment(deps, sub.id, { trx });
         const jobId = payment.portJobId;
         await recordAudit(trx, {

@@ -3,12 +3,13 @@ import type { z } from 'zod';
 import { AppError } from '../../lib/errors.js';
 import { ProviderInitiatedBody, type BulkResult } from './provisioning.schemas.js';
 import type { ProvisioningService, RequestContext } from './provisioning.service.js';
+import { present } from '../../lib/present.js';
 
 type Result = z.infer<typeof BulkResult>;
 
 /** "<field>: <what is wrong>" for the first problem of an item, like a single request's 422. */
 function validationMessage(err: z.ZodError): string {
-  const issue = err.issues[0];
+  const issue = present(err.issues[0], 'the first validation issue');
   const path = issue.path.map(String).join('.');
   return path ? `${path}: ${issue.message}` : issue.message;
 }

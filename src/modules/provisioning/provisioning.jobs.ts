@@ -7,9 +7,9 @@ import type { Clock } from '../../lib/clock.js';
 import type { Mailer } from '../../mail/types.js';
 import type { Webhooks } from '../../webhooks/types.js';
 import { DeferJob, PermanentJobError, type JobRecord } from '../../jobs/types.js';
-import { registerInstallJobs } from '../install/install.service.js';
-import { PORT_JOB_KIND, PORT_REASONS, type PortReason } from './port-job.js';
-import { findPortWork, findSubscription, runningPortTakingJob } from './provisioning.repository.js';
+import { registerInstallJobs } from '../install/index.js';
+import { findSubscription, PORT_JOB_KIND, PORT_REASONS, type PortReason } from '../subscriptions/index.js';
+import { findPortWork, runningPortTakingJob } from './provisioning.repository.js';
 
 /** How long a port job waits for a running reset or captive-portal job of the same port. */
 const PORT_BUSY_RETRY_MS = 15_000;

@@ -2,18 +2,14 @@ import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type { Executor } from '../../db/executor.js';
 import { locationsWithBuilding, subscriptionsWithPlan } from '../../db/joins.js';
-import { auditWrite, type AuditInput } from '../audit/audit.repository.js';
-import type { Write } from '../../db/together.js';
-import { newId } from '../../lib/ids.js';
-import { isForeignKeyViolation, isUniqueViolation } from '../../lib/errors.js';
+import { PORT_JOB_KIND } from '../subscriptions/index.js';
+import { firstRow } from '../../lib/present.js';
 
 /**
  * Subscription statuses that count as "existing" for idempotency (and the predicate of the occupancy
- * unique indexes). Occupancy itself is subscription_occupies (occupancy.repository.ts).
+ * unique indexes). Occupancy itself is subscription_occupies (the subscriptions module).
  */
 const NON_TERMINAL = ['PENDING', 'PENDING_INSTALL', 'ACTIVE', 'SUSPENDED'] as const;
-export { PORT_JOB_KIND } from './port-job.js';
-import { PORT_JOB_KIND } from './port-job.js';
 
 export function findPlanVersion(db: Executor, providerId: string, id: string) {
   return db
@@ -58,7 +54,7 @@ export function findPortLocationOfUnit(db: Executor, unitId: string) {
     .executeTakeFirst();
 }
 
-/** Everything provider-initiated provisioning decides on, read in one call (migration 1220). */
+/** Everything provider-initiated provisioning decides on, read in one call (provisioning_explicit_snapshot). */
 export interface ExplicitSnapshot {
   plan_found: boolean;
   plan_active: boolean;
@@ -93,203 +89,7 @@ export async function explicitSnapshot(
     SELECT * FROM provisioning_explicit_snapshot(${k.providerId}, ${k.planVersionId}, ${k.locationHash}, ${k.unitId}, ${k.email}, ${k.today}::date)`.execute(
     db,
   );
-  return r.rows[0];
-}
-
-// Subscribers ---------------------------------------------------------------------------------
-
-export function findSubscriberByEmail(db: Executor, providerId: string, email: string) {
-  return db
-    .selectFrom('subscribers')
-    .select(['id', 'user_id', 'email', 'first_name', 'last_name', 'customer_number'])
-    .where('provider_id', '=', providerId)
-    .where(sql`lower(email)`, '=', email.toLowerCase())
-    .executeTakeFirst();
-}
-
-/** A new subscriber's row, as the service has it (its login, `user_id`, is decided by each insert). */
-interface NewSubscriber {
-  id: string;
-  providerId: string;
-  customerNumber: string;
-  firstName: string;
-  lastName: string;
-  email: string;
-  phone: string | null;
-  phoneE164: string | null;
-  at: Date;
-}
-
-const subscriberValues = <U>(row: NewSubscriber, userId: U) => ({
-  id: row.id,
-  provider_id: row.providerId,
-  user_id: userId,
-  customer_number: row.customerNumber,
-  first_name: row.firstName,
-  last_name: row.lastName,
-  email: row.email,
-  phone: row.phone,
-  phone_e164: row.phoneE164,
-  created_at: row.at,
-  updated_at: row.at,
-});
-
-/** A subscriber login without a password (set later through a set-password link). */
-const subscriberLoginValues = (row: { id: string; email: string; firstName: string; lastName: string; at: Date }) => ({
-  id: row.id,
-  email: row.email,
-  role: 'subscriber' as const,
-  password_hash: null,
-  first_name: row.firstName,
-  last_name: row.lastName,
-  created_at: row.at,
-});
-
-/**
- * Inserts unless any unique index says otherwise ((provider, lower(email)) or (provider,
- * customer_number)); DO NOTHING keeps a concurrent duplicate from aborting the transaction.
- */
-export async function insertSubscriberIfAbsent(trx: Transaction<DB>, row: NewSubscriber & { userId: string | null }): Promise<boolean> {
-  const r = await trx
-    .insertInto('subscribers')
-    .values(subscriberValues(row, row.userId))
-    .onConflict((oc) => oc.doNothing())
-    .returning('id')
-    .executeTakeFirst();
-  return Boolean(r);
-}
-
-/**
- * A new subscriber and its login in one statement: the subscriber login of the email is created
- * (without a password) unless one exists, then the subscriber row is inserted, linked to it when it
- * is a subscriber login. Nothing is inserted (and `inserted` is false) when any unique index of
- * subscribers says no (the email was taken meanwhile, or the customer number is), and when the
- * existing login was committed after this statement began (`loginSeen` false: the statement's
- * snapshot cannot see it, so the caller takes the step-by-step path that re-reads).
- * Inside a transaction a failed statement would abort it, hence "insert nothing" here; outside one,
- * newSubscriberWrites applies the same login rule but fails instead, so that the writes sent with it
- * go too.
- */
-export async function insertNewSubscriber(trx: Transaction<DB>, row: NewSubscriber): Promise<{ inserted: boolean; loginSeen: boolean }> {
-  const r = await sql<{ login_seen: boolean; inserted: boolean }>`
-    WITH u AS (
-      INSERT INTO users (id, email, role, password_hash, first_name, last_name, created_at)
-      VALUES (${newId()}, ${row.email}, 'subscriber', NULL, ${row.firstName}, ${row.lastName}, ${row.at})
-      ON CONFLICT DO NOTHING
-      RETURNING id, role
-    ), login AS (
-      SELECT u.id, u.role FROM u
-      UNION ALL
-      SELECT users.id, users.role FROM users WHERE lower(users.email) = lower(${row.email}) AND NOT EXISTS (SELECT 1 FROM u)
-    ), s AS (
-      INSERT INTO subscribers (id, provider_id, user_id, customer_number, first_name, last_name, email, phone, phone_e164, created_at, updated_at)
-      SELECT ${row.id}, ${row.providerId}, (SELECT login.id FROM login WHERE login.role = 'subscriber' LIMIT 1), ${row.customerNumber},
-        ${row.firstName}, ${row.lastName}, ${row.email}, ${row.phone}, ${row.phoneE164}, ${row.at}, ${row.at}
-      WHERE EXISTS (SELECT 1 FROM login)
-      ON CONFLICT DO NOTHING
-      RETURNING id
-    )
-    SELECT EXISTS (SELECT 1 FROM login) AS login_seen, EXISTS (SELECT 1 FROM s) AS inserted`.execute(trx);
-  return { inserted: r.rows[0].inserted, loginSeen: r.rows[0].login_seen };
-}
-
-/**
- * A new subscriber and its login as two writes for executeTogether, to go out in one statement with
- * the subscription's writes (no transaction: one statement is atomic). The login `userId` is created
- * (without a password) unless a login with the email exists; the subscriber is linked to the existing
- * one when it is a subscriber login, to none when it is staff.
- *
- * The statement fails, writing nothing, whenever the careful path (findOrCreateSubscriber in a
- * transaction) is needed: the email or the customer number was taken meanwhile (a unique violation on
- * subscribers), or a login with the email was committed after the statement began (the subscriber
- * then names `userId`, which was not inserted: subscribers_user_id_fkey). See isNewSubscriberConflict.
- */
-export function newSubscriberWrites(ex: Executor, row: NewSubscriber & { userId: string }): Write[] {
-  const existing = sql`(SELECT u.id, u.role FROM users u WHERE lower(u.email) = lower(${row.email}))`;
-  return [
-    ex
-      .insertInto('users')
-      .values(subscriberLoginValues({ ...row, id: row.userId }))
-      .onConflict((oc) => oc.doNothing()),
-    ex.insertInto('subscribers').values(
-      subscriberValues(
-        row,
-        sql<string | null>`CASE WHEN NOT EXISTS (SELECT 1 FROM ${existing} e) THEN ${row.userId}::uuid
-        ELSE (SELECT e.id FROM ${existing} e WHERE e.role = 'subscriber') END`,
-      ),
-    ),
-  ];
-}
-
-/** The failures of newSubscriberWrites' statement after which the careful path finds or creates the subscriber. */
-export function isNewSubscriberConflict(err: unknown): boolean {
-  return (
-    isUniqueViolation(err, 'subscribers_provider_email_key') ||
-    isUniqueViolation(err, 'subscribers_provider_customer_number_key') ||
-    isForeignKeyViolation(err, 'subscribers_user_id_fkey')
-  );
-}
-
-export async function insertUserIfAbsent(
-  trx: Transaction<DB>,
-  row: { id: string; email: string; firstName: string; lastName: string; at: Date },
-) {
-  await trx
-    .insertInto('users')
-    .values(subscriberLoginValues(row))
-    .onConflict((oc) => oc.doNothing())
-    .execute();
-}
-
-// Subscriptions -------------------------------------------------------------------------------
-
-export type Origin = 'checkout_session' | 'explicit' | 'anonymous' | 'provider_initiated' | 'bulk';
-
-export interface NewSubscription {
-  id: string;
-  providerId: string;
-  subscriberId: string;
-  planVersionId: string;
-  buildingId: string;
-  unitId: string | null;
-  locationId: string | null;
-  status: 'ACTIVE' | 'PENDING_INSTALL';
-  origin: Origin;
-  macAddress: string | null;
-  checkoutSessionId: string | null;
-  externalSubscriptionId: string | null;
-  at: Date;
-}
-
-function subscriptionValues(row: NewSubscription) {
-  return {
-    id: row.id,
-    provider_id: row.providerId,
-    subscriber_id: row.subscriberId,
-    plan_version_id: row.planVersionId,
-    building_id: row.buildingId,
-    unit_id: row.unitId,
-    location_id: row.locationId,
-    status: row.status,
-    // CKO-03 and CKO-04 are billed by the provider: this service never invoices them.
-    service_billed: false,
-    origin: row.origin,
-    mac_address: row.macAddress,
-    checkout_session_id: row.checkoutSessionId,
-    external_subscription_id: row.externalSubscriptionId,
-    activated_at: row.status === 'ACTIVE' ? row.at : null,
-    created_at: row.at,
-    updated_at: row.at,
-  };
-}
-
-/**
- * The subscription's insert and the audit entry that describes its creation, not yet run: the
- * caller sends them together with its other writes (db/together.ts). A partial unique index refusing
- * the subscription (a unit or port taken meanwhile) fails the whole statement, as the caller expects.
- */
-export function subscriptionWrites(trx: Executor, row: NewSubscription, audit: AuditInput): Write[] {
-  return [trx.insertInto('subscriptions').values(subscriptionValues(row)), auditWrite(trx, audit)];
+  return firstRow(r.rows);
 }
 
 /** The (subscriber email, plan version, location-or-unit) idempotency key of provisioning. */
@@ -311,19 +111,6 @@ export function findExistingProvisioned(
   return q.orderBy('s.created_at', 'desc').executeTakeFirst();
 }
 
-export function findSubscriptionByExternalId(db: Executor, providerId: string, externalId: string) {
-  return db
-    .selectFrom('subscriptions')
-    .select(['id', 'subscriber_id', 'status'])
-    .where('provider_id', '=', providerId)
-    .where('external_subscription_id', '=', externalId)
-    .executeTakeFirst();
-}
-
-export function findSubscription(db: Executor, id: string) {
-  return db.selectFrom('subscriptions').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
 /** What the port job sends the switch: the subscription's port and its plan's bandwidth. */
 export function findPortWork(db: Executor, subscriptionId: string) {
   return subscriptionsWithPlan(db)
@@ -343,10 +130,6 @@ export function findPortWork(db: Executor, subscriptionId: string) {
     ])
     .where('s.id', '=', subscriptionId)
     .executeTakeFirst();
-}
-
-export async function attachPort(trx: Transaction<DB>, subscriptionId: string, locationId: string, now: Date) {
-  await trx.updateTable('subscriptions').set({ location_id: locationId, updated_at: now }).where('id', '=', subscriptionId).execute();
 }
 
 export function lockSubscription(trx: Transaction<DB>, id: string) {

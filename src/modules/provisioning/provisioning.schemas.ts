@@ -1,13 +1,11 @@
 import { z } from 'zod';
-
-export const Detail = z.object({ detail: z.string() }).describe('Error');
+import { emailAddress } from '../../lib/email.js';
 
 const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
 
 const SubscriberDetails = z
   .object({
-    email: z
-      .email()
+    email: emailAddress()
       .max(254)
       .describe(
         'Identifies the subscriber within the provider: an existing subscriber with this email (case-insensitive) is reused, unchanged',
@@ -22,6 +20,7 @@ const MoveInDate = z
   .string()
   .regex(DATE_RE, 'must be a date YYYY-MM-DD')
   .refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)), 'must be a valid date')
+  .meta({ format: 'date' })
   .describe(
     "Third-line buildings: the booking invitation is held until this date is inside the provider's booking window, and no window before it is offered",
   );

@@ -10,17 +10,21 @@ import type { DB } from '../../db/types.js';
 import type { Executor } from '../../db/executor.js';
 import { AppError, isUniqueViolation } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import type { Actor } from '../audit/audit.repository.js';
-import { raiseInstallJob } from '../install/install.service.js';
+import type { Actor } from '../audit/index.js';
+import { raiseInstallJob } from '../install/index.js';
+import {
+  findOccupant,
+  newSubscriptionWrites,
+  PORT_JOB_KIND,
+  PORT_JOB_MAX_ATTEMPTS,
+  type SubscriptionOrigin,
+} from '../subscriptions/index.js';
+import { findProvider } from '../providers/index.js';
 import { isoDate } from '../../lib/dates.js';
-import { findOccupant } from './occupancy.repository.js';
+import { isNewSubscriberConflict, newSubscriberWrites } from '../subscribers/index.js';
 import * as repo from './provisioning.repository.js';
-import { findProvider } from '../providers/providers.repository.js';
 import { decideExplicitRoute, decideRoute, missingPortMessage, type ResolvedTarget, type RouteDecision } from './provisioning.routing.js';
 import { findOrCreateSubscriber, newSubscriberRow, type KnownSubscriber, type SubscriberInput } from './provisioning.subscribers.js';
-
-export { PORT_JOB_MAX_ATTEMPTS } from './port-job.js';
-import { PORT_JOB_MAX_ATTEMPTS } from './port-job.js';
 
 export const MSG = {
   provisioned: 'Subscription created and active; the port is being provisioned (poll the job or wait for provisioning.completed)',
@@ -74,7 +78,7 @@ interface Ids {
 }
 
 export interface CreateOptions {
-  origin: repo.Origin;
+  origin: SubscriptionOrigin;
   subscriber: SubscriberInput;
   macAddress: string | null;
   moveInDate: string | null;
@@ -248,7 +252,7 @@ export function createProvisioningService(deps: ProvisioningDeps) {
   ) {
     const active = r.decision.route === 'provision';
     const status = active ? 'ACTIVE' : 'PENDING_INSTALL';
-    return repo.subscriptionWrites(
+    return newSubscriptionWrites(
       ex,
       {
         id: ids.subscriptionId,
@@ -288,7 +292,7 @@ export function createProvisioningService(deps: ProvisioningDeps) {
   /** The port route's writes after the subscription: the port job and the activation webhook. */
   function activationWrites(ex: Executor, ctx: RequestContext, r: Resolved, o: CreateOptions, ids: Ids) {
     const job = deps.jobs.enqueueWrite(ex, {
-      kind: repo.PORT_JOB_KIND,
+      kind: PORT_JOB_KIND,
       payload: { subscription_id: ids.subscriptionId, reason: 'activate' },
       providerId: ctx.providerId,
       subscriptionId: ids.subscriptionId,
@@ -398,7 +402,7 @@ export function createProvisioningService(deps: ProvisioningDeps) {
   /**
    * The port route when the read before said whether the subscriber exists: every write in one
    * statement (atomic without a transaction, one round trip instead of four): a new subscriber with
-   * its login (repo.newSubscriberWrites) when there was none, then the subscription, its audit entry,
+   * its login (newSubscriberWrites) when there was none, then the subscription, its audit entry,
    * the port job and the activation webhook. Undefined when the new subscriber could not be inserted
    * (taken meanwhile, a customer-number collision, a login committed meanwhile): nothing was
    * written, and the transaction path finds or creates the subscriber step by step.
@@ -413,7 +417,7 @@ export function createProvisioningService(deps: ProvisioningDeps) {
     const ids: Ids = { subscriptionId: newId(), subscriberId: known?.id ?? newId(), locationId: r.target.location!.id };
     const subscriber = known
       ? []
-      : repo.newSubscriberWrites(db, {
+      : newSubscriberWrites(db, {
           ...newSubscriberRow(ids.subscriberId, ctx.providerId, o.subscriber, r.country, now),
           userId: newId(),
         });
@@ -421,7 +425,7 @@ export function createProvisioningService(deps: ProvisioningDeps) {
     try {
       await executeTogether(db, [...subscriber, ...subscriptionWrites(db, ctx, r, o, ids, !known, now), ...activation.writes]);
     } catch (err) {
-      if (!known && repo.isNewSubscriberConflict(err)) return undefined;
+      if (!known && isNewSubscriberConflict(err)) return undefined;
       throw err;
     }
     return provisioned(r, ids, activation.jobId);
@@ -439,7 +443,7 @@ export function createProvisioningService(deps: ProvisioningDeps) {
   async function provisionExplicit(
     ctx: RequestContext,
     r: ExplicitRequest,
-    origin: repo.Origin,
+    origin: SubscriptionOrigin,
     extra: { externalSubscriptionId?: string | null } = {},
   ): Promise<{ created: boolean; result: ProvisionResult }> {
     let mac: string | null = null;

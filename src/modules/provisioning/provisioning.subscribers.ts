@@ -2,8 +2,8 @@ import type { Transaction } from 'kysely';
 import { parsePhoneNumber } from 'awesome-phonenumber';
 import type { DB } from '../../db/types.js';
 import { customerNumber, newId } from '../../lib/ids.js';
-import { findUserByEmail, findUserById } from '../auth/auth.repository.js';
-import * as repo from './provisioning.repository.js';
+import { findUserByEmail, findUserById } from '../auth/index.js';
+import { findSubscriberByEmail, insertNewSubscriber, insertSubscriberIfAbsent, insertUserIfAbsent } from '../subscribers/index.js';
 
 export interface SubscriberInput {
   email: string;
@@ -65,24 +65,30 @@ export async function findOrCreateSubscriber(
   if (o.known) return { id: o.known.id, created: false, email: o.known.email, firstName: o.known.firstName };
   if (o.known === null && !o.linkUserId) {
     const id = newId();
-    const r = await repo.insertNewSubscriber(trx, newSubscriberRow(id, providerId, s, o.country, at));
+    const r = await insertNewSubscriber(trx, newSubscriberRow(id, providerId, s, o.country, at));
     if (r.inserted) return { id, created: true, email, firstName: s.first_name.trim() };
   }
   for (let attempt = 0; attempt < 8; attempt++) {
-    const existing = await repo.findSubscriberByEmail(trx, providerId, email);
+    const existing = await findSubscriberByEmail(trx, providerId, email);
     if (existing) return { id: existing.id, created: false, email: existing.email, firstName: existing.first_name };
     const userId = await subscriberLogin(trx, at, email, s, o.linkUserId ?? null);
     const id = newId();
-    const inserted = await repo.insertSubscriberIfAbsent(trx, { ...newSubscriberRow(id, providerId, s, o.country, at), userId });
+    const inserted = await insertSubscriberIfAbsent(trx, { ...newSubscriberRow(id, providerId, s, o.country, at), userId });
     if (inserted) return { id, created: true, email, firstName: s.first_name.trim() };
   }
   throw new Error('could not allocate a customer number');
 }
 
 /**
- * The login of a new subscriber: the account the checkout session was linked to, else the
- * existing subscriber login with this email (one person, one login across providers), else a
- * new one without a password. A staff or admin account with the email is never linked.
+ * The login of a new subscriber: the account the checkout session was linked to when it is that
+ * person's (the same email, case-insensitive), else the existing subscriber login with this email
+ * (one person, one login across providers), else a new one without a password. A staff or admin
+ * account with the email is never linked.
+ *
+ * A session created with someone's Bearer token may be completed by anyone the link reached: a
+ * buyer completing with their own email gets their own login, never the session creator's (else the
+ * creator would read the buyer's subscription, receive their password resets, and the buyer could
+ * never activate an account of their own).
  */
 async function subscriberLogin(
   trx: Transaction<DB>,
@@ -93,9 +99,9 @@ async function subscriberLogin(
 ): Promise<string | null> {
   if (linkUserId) {
     const u = await findUserById(trx, linkUserId);
-    if (u?.role === 'subscriber') return u.id;
+    if (u?.role === 'subscriber' && u.email.trim().toLowerCase() === email.toLowerCase()) return u.id;
   }
-  await repo.insertUserIfAbsent(trx, { id: newId(), email, firstName: s.first_name.trim(), lastName: s.last_name.trim(), at });
+  await insertUserIfAbsent(trx, { id: newId(), email, firstName: s.first_name.trim(), lastName: s.last_name.trim(), at });
   const user = await findUserByEmail(trx, email);
   return user?.role === 'subscriber' ? user.id : null;
 }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.js';
+import { firstRow } from '../../lib/present.js';
 
 /** Counts one hit on `key`'s window (opened, or reopened once over) and answers the hits and the ms left. */
 export async function hitBucket(db: Executor, key: string, windowMs: number): Promise<{ current: number; ttl: number }> {
@@ -11,5 +12,6 @@ export async function hitBucket(db: Executor, key: string, windowMs: number): Pr
       window_ends_at = CASE WHEN b.window_ends_at <= clock_timestamp()
         THEN clock_timestamp() + ${windowMs} * interval '1 millisecond' ELSE b.window_ends_at END
     RETURNING hits, (extract(epoch FROM window_ends_at - clock_timestamp()) * 1000)::int AS ttl_ms`.execute(db);
-  return { current: r.rows[0].hits, ttl: Math.max(0, r.rows[0].ttl_ms) };
+  const row = firstRow(r.rows);
+  return { current: row.hits, ttl: Math.max(0, row.ttl_ms) };
 }

@@ -6,10 +6,13 @@ import type { Db } from '../../db/database.js';
 import { AppError, isUniqueViolation } from '../../lib/errors.js';
 import { sha256 } from '../../lib/crypto.js';
 import { formatCents } from '../../lib/money.js';
-import { recordAudit, type Actor } from '../audit/audit.repository.js';
-import { lockOwnedCustomer } from '../subscribers/profile.repository.js';
-import type { PlanChangeService } from '../plan-change/plan-change.service.js';
+import { type Actor, recordAudit } from '../audit/index.js';
+import { lockOwnedSubscriber } from '../subscribers/index.js';
+import type { PlanChangeService } from '../plan-change/index.js';
+import * as links from '../rollback-links/index.js';
+import * as subscribers from '../subscribers/index.js';
 import * as repo from './rollback.repository.js';
+import { resolveContactUndo } from './contact-undo.js';
 
 export type RollbackState = 'ready' | 'done' | 'invalid' | 'used' | 'expired' | 'moved_on' | 'conflict' | 'not_possible';
 
@@ -49,19 +52,19 @@ export function createRollbackService(deps: RollbackDeps) {
   const { db, clock, planChange } = deps;
   const actor: Actor = { actorType: 'system', actor: 'rollback_link' };
 
-  const contactFields = (expected: repo.ContactColumns) =>
+  const contactFields = (expected: links.ContactColumns) =>
     [...new Set(Object.keys(expected).map((c) => c.replace(/^invoice_/, '').replace(/_e164$/, '')))].map((f) => FIELD_NAMES[f] ?? f);
 
   async function load(token: string) {
     if (token.length < 20 || token.length > 200) return { state: 'invalid' as const };
-    const link = await repo.findRollbackLink(db, sha256(token));
+    const link = await links.findRollbackLink(db, sha256(token));
     if (!link) return { state: 'invalid' as const };
     if (link.used_at) return { state: 'used' as const, link };
     if (new Date(link.expires_at).getTime() <= clock.now().getTime()) return { state: 'expired' as const, link };
     return { state: 'ready' as const, link };
   }
 
-  async function planSummary(link: repo.RollbackLinkRow) {
+  async function planSummary(link: links.RollbackLinkRow) {
     const pc = (await repo.findPlanChangeForRollback(db, link.plan_change_id!))!;
     const summary =
       `Return from ${pc.to_name} (${formatCents(pc.to_price_cents)} ${pc.currency} per month) to ${pc.from_name} ` +
@@ -74,11 +77,21 @@ export function createRollbackService(deps: RollbackDeps) {
     planVersionId: string,
   ) => planVersionId !== pc.to_plan_version_id || (await repo.changedSince(db, pc.subscription_id, pc.id, new Date(pc.created_at)));
 
-  const contactMovedOn = async (link: repo.RollbackLinkRow, ex = db) => {
-    const expected = link.expected as repo.ContactColumns;
-    const cols = Object.keys(expected).filter(repo.isContactColumn);
-    const now = await repo.readContactColumns(ex, link.subscriber_id, cols);
-    return cols.some((c) => now[c] !== expected[c]);
+  /** What undoing a contact link writes now (walking back later linked edits), or null: moved on. */
+  const contactUndo = async (link: links.RollbackLinkRow, ex: Parameters<typeof links.findLaterContactLinks>[0] = db) => {
+    const asLink = (l: { id: string; restore: unknown; expected: unknown }) => ({
+      id: l.id,
+      restore: l.restore as links.ContactColumns,
+      expected: l.expected as links.ContactColumns,
+    });
+    const later = (await links.findLaterContactLinks(ex, link)).map(asLink);
+    const own = asLink(link);
+    const cols = [...new Set([own, ...later].flatMap((l) => [...Object.keys(l.restore), ...Object.keys(l.expected)]))].filter(
+      subscribers.isContactColumn,
+    );
+    const current = await subscribers.readContactColumns(ex, link.subscriber_id, cols);
+    const undo = resolveContactUndo(own, later, current);
+    return undo && { ...undo, current };
   };
 
   /** GET: what the link would undo, or why it cannot; no side effect. */
@@ -92,12 +105,9 @@ export function createRollbackService(deps: RollbackDeps) {
       if (!sub || (await planMovedOn(pc, sub.plan_version_id))) return { state: 'moved_on', kind: 'plan' };
       return { state: 'ready', kind: 'plan', summary };
     }
-    if (await contactMovedOn(link)) return { state: 'moved_on', kind: 'contact' };
-    return {
-      state: 'ready',
-      kind: 'contact',
-      summary: `Restore your previous ${contactFields(link.expected as repo.ContactColumns).join(', ')}.`,
-    };
+    const undo = await contactUndo(link);
+    if (!undo) return { state: 'moved_on', kind: 'contact' };
+    return { state: 'ready', kind: 'contact', summary: `Restore your previous ${contactFields(undo.values).join(', ')}.` };
   }
 
   /** POST: undoes the change (one transaction with its audit entry and the link's use), or says why not. */
@@ -113,12 +123,12 @@ export function createRollbackService(deps: RollbackDeps) {
     }
   }
 
-  async function consume(trx: Parameters<typeof repo.consumeRollbackLink>[0], id: string) {
+  async function consume(trx: Parameters<typeof links.consumeRollbackLink>[0], id: string) {
     // Two clicks at once: the second waits on the row lock the first holds, then finds the link used.
-    if (!(await repo.consumeRollbackLink(trx, id, clock.now()))) throw new Refused('used');
+    if (!(await links.consumeRollbackLink(trx, id, clock.now()))) throw new Refused('used');
   }
 
-  async function rollbackPlan(link: repo.RollbackLinkRow, requestId: string): Promise<RollbackView> {
+  async function rollbackPlan(link: links.RollbackLinkRow, requestId: string): Promise<RollbackView> {
     const { pc, summary } = await planSummary(link);
     try {
       await planChange.apply({
@@ -151,24 +161,27 @@ export function createRollbackService(deps: RollbackDeps) {
     return { state: 'done', kind: 'plan', summary };
   }
 
-  async function rollbackContact(link: repo.RollbackLinkRow, requestId: string): Promise<RollbackView> {
-    const restore = link.restore as repo.ContactColumns;
+  async function rollbackContact(link: links.RollbackLinkRow, requestId: string): Promise<RollbackView> {
+    let restored: links.ContactColumns = {};
     try {
       await db.transaction().execute(async (trx) => {
-        if (!(await lockOwnedCustomer(trx, link.provider_id, link.subscriber_id))) throw new Refused('moved_on');
-        if (await contactMovedOn(link, trx)) throw new Refused('moved_on');
+        if (!(await lockOwnedSubscriber(trx, link.provider_id, link.subscriber_id))) throw new Refused('moved_on');
+        const undo = await contactUndo(link, trx);
+        if (!undo) throw new Refused('moved_on');
         await consume(trx, link.id);
         const now = clock.now();
-        const cols = Object.keys(restore).filter(repo.isContactColumn);
-        await repo.writeContactColumns(trx, link.subscriber_id, Object.fromEntries(cols.map((c) => [c, restore[c]])), now);
+        await links.useRollbackLinks(trx, undo.chain, now);
+        restored = undo.values;
+        const cols = Object.keys(restored).filter(subscribers.isContactColumn);
+        await subscribers.writeContactColumns(trx, link.subscriber_id, Object.fromEntries(cols.map((c) => [c, restored[c]])), now);
         await recordAudit(trx, {
           ...actor,
           providerId: link.provider_id,
           action: 'customer.contact.rollback',
           entityType: 'customer',
           entityId: link.subscriber_id,
-          before: { contact_type: link.contact_type, ...(link.expected as object) },
-          after: { contact_type: link.contact_type, ...restore, rollback_link_id: link.id },
+          before: { contact_type: link.contact_type, ...Object.fromEntries(cols.map((c) => [c, undo.current[c]])) },
+          after: { contact_type: link.contact_type, ...restored, rollback_link_id: link.id, undone_later_links: undo.chain },
           requestId,
           at: now,
         });
@@ -182,11 +195,7 @@ export function createRollbackService(deps: RollbackDeps) {
       }
       throw err;
     }
-    return {
-      state: 'done',
-      kind: 'contact',
-      summary: `Restored your previous ${contactFields(link.expected as repo.ContactColumns).join(', ')}.`,
-    };
+    return { state: 'done', kind: 'contact', summary: `Restored your previous ${contactFields(restored).join(', ')}.` };
   }
 
   return { view, perform };

@@ -1,3 +1,4 @@
+import { group } from '../../lib/present.js';
 // Address text rules shared by the coverage index (what is stored) and the queries (what is typed),
 // so "12a", "12 A" and "12-a" are one house number everywhere.
 
@@ -58,16 +59,16 @@ function recognisePostcode(text: string): RecognisedPostcode | null {
   const ca = CA_POSTCODE_IN_TEXT.exec(text);
   if (ca) {
     return {
-      postalCode: `${ca[1].toUpperCase()} ${ca[2].toUpperCase()}`,
+      postalCode: `${group(ca, 1).toUpperCase()} ${group(ca, 2).toUpperCase()}`,
       country: 'CA',
       rest: `${text.slice(0, ca.index)} ${text.slice(ca.index + ca[0].length)}`,
     };
   }
   const de = [...text.matchAll(DE_POSTCODE_IN_TEXT)];
-  if (de.length === 0) return null;
-  const last = de[de.length - 1];
+  const last = de.at(-1);
+  if (!last) return null;
   const idx = last.index ?? 0;
-  return { postalCode: last[1], country: 'DE', rest: `${text.slice(0, idx)} ${text.slice(idx + last[0].length)}` };
+  return { postalCode: group(last, 1), country: 'DE', rest: `${text.slice(0, idx)} ${text.slice(idx + last[0].length)}` };
 }
 
 // A house number as a word: digits, an optional range "12-14", an optional one-letter suffix that
@@ -126,7 +127,7 @@ export function parseFreeTextAddress(input: string): ParsedFreeText {
     .trim()
     .toLowerCase();
   return {
-    houseNumber: normalizeHouseNumber(hn[1]),
+    houseNumber: normalizeHouseNumber(group(hn, 1)),
     postalCode: pc?.postalCode ?? null,
     country: pc?.country ?? null,
     streetCandidates: [...new Set(streetCandidates)],

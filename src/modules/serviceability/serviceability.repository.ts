@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.js';
-import { occupies } from '../provisioning/occupancy.repository.js';
+import { occupies } from '../subscriptions/index.js';
+import { firstRow } from '../../lib/present.js';
 
 export interface CoverageRow {
   id: string;
@@ -46,7 +47,7 @@ export interface PrefixRow extends CoverageRow {
  *  - src 0: `search_key` on coverage_prefix_idx (provider_id, search_key COLLATE "C");
  *  - src 1: the street-first key of CA/US rows on coverage_street_first_idx ("king street west 12"
  *    for "12 King Street West, Toronto ...").
- * One call of coverage_autocomplete_candidates (migration 1210): the statement is planned once per
+ * One call of coverage_autocomplete_candidates (migrations/functions/): the statement is planned once per
  * connection and the page comes back as one JSON value. Nothing is deduplicated here (a DISTINCT ON
  * (display) reads and sorts the whole range, 15,000 rows for "hau" at 1M addresses): rows of one
  * display share one key, so the caller groups rows of equal key, drops a key the LIMIT may have cut,
@@ -58,7 +59,7 @@ export async function autocompletePrefix(db: Executor, providerId: string, key: 
   const r = await sql<{ rows: string }>`SELECT coverage_autocomplete_candidates(${providerId}, ${key}, ${upper}, ${fetch}) AS rows`.execute(
     db,
   );
-  return JSON.parse(r.rows[0].rows) as PrefixRow[];
+  return JSON.parse(firstRow(r.rows).rows) as PrefixRow[];
 }
 
 /** Columns of one suggestion candidate (the fallback). */

@@ -1,7 +1,5 @@
 import { z } from 'zod';
 
-export const Detail = z.object({ detail: z.string().describe('What went wrong, readable') }).describe('Error');
-
 const nullableText = (what: string) => z.string().nullable().describe(what);
 
 const AddressParts = {

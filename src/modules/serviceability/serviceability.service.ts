@@ -6,6 +6,7 @@ import { formatCents } from '../../lib/money.js';
 import { normalizeHouseNumber, parseFreeTextAddress, postalKey, searchKey, streetVariants } from './address-normalize.js';
 import * as repo from './serviceability.repository.js';
 import type { CoverageRow, PrefixRow } from './serviceability.repository.js';
+import { present } from '../../lib/present.js';
 
 const AUTOCOMPLETE_MAX = 15;
 /**
@@ -51,14 +52,14 @@ export function pickPrefixSuggestions(rows: PrefixRow[], fetch: number, n: numbe
     if (part.length >= fetch) {
       cut = true;
       if (!final) {
-        const lastKey = part[part.length - 1].k;
+        const lastKey = present(part.at(-1), 'the last row of a full page').k;
         part = part.filter((r) => r.k !== lastKey);
       }
     }
     for (let i = 0; i < part.length;) {
       let j = i + 1;
-      while (j < part.length && part[j].k === part[i].k) j++;
-      if (j - i === 1) ordered.push(part[i]);
+      while (j < part.length && part[j]?.k === part[i]?.k) j++;
+      if (j - i === 1) ordered.push(...part.slice(i, j));
       else ordered.push(...part.slice(i, j).sort(representativeOrder));
       i = j;
     }
@@ -171,7 +172,8 @@ export function createServiceabilityService(deps: ServiceabilityDeps) {
       (isOrderable(r) ? 4 : 0) +
       (r.building_id ? 2 : 0) +
       r.street.length / 1000;
-    const best = [...candidates].sort((a, b) => score(b) - score(a) || a.id.localeCompare(b.id))[0];
+    const [best] = [...candidates].sort((a, b) => score(b) - score(a) || a.id.localeCompare(b.id));
+    if (!best) return none;
     const serviceable = isOrderable(best);
     const plans = serviceable ? await repo.activePlanVersions(db, providerId) : [];
     return {

@@ -1,5 +1,5 @@
 // Reads and writes of the subscriber self-service (the subscriber record is subscribers.user_id = JWT sub).
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type { SavedCard } from '../../adapters/types.js';
 import type { Executor } from '../../db/executor.js';
@@ -40,11 +40,19 @@ export function subscriptionsOf(ex: Executor, subscriberId: string) {
     .execute();
 }
 
+/**
+ * The sessions created with this login's token. A session completed by someone else (the link was
+ * passed on and the buyer used their own email) shows no subscription id: that subscription is the
+ * buyer's, not this login's.
+ */
 export function checkoutSessionsOfUser(ex: Executor, userId: string) {
   return ex
     .selectFrom('checkout_sessions as c')
     .innerJoin('plan_versions as pv', 'pv.id', 'c.plan_version_id')
-    .select(['c.id', 'c.status', 'c.subscription_id', 'c.created_at', 'c.completed_at', 'pv.id as plan_version_id', ...PLAN_PRICE_COLUMNS])
+    .leftJoin('subscriptions as s', 's.id', 'c.subscription_id')
+    .leftJoin('subscribers as sr', (j) => j.onRef('sr.id', '=', 's.subscriber_id').on('sr.user_id', '=', userId))
+    .select(['c.id', 'c.status', 'c.created_at', 'c.completed_at', 'pv.id as plan_version_id', ...PLAN_PRICE_COLUMNS])
+    .select((eb) => eb.case().when('sr.id', 'is not', null).then(eb.ref('c.subscription_id')).else(null).end().as('subscription_id'))
     .where('c.user_id', '=', userId)
     .orderBy('c.created_at', 'desc')
     .orderBy('c.id')
@@ -140,20 +148,22 @@ export function findSubscriberProvider(ex: Executor, subscriberId: string) {
   return ex.selectFrom('subscribers').select(['id', 'provider_id']).where('id', '=', subscriberId).executeTakeFirst();
 }
 
-export async function setBillingDay(
-  trx: Transaction<DB>,
-  subscriptionId: string,
-  d: { billingDay: number; effectiveFrom: string; previous: number },
-  now: Date,
-) {
-  await trx
-    .updateTable('subscriptions')
-    .set({
-      billing_day: d.billingDay,
-      billing_day_effective_from: d.effectiveFrom,
-      previous_billing_day: d.previous,
-      updated_at: now,
-    })
-    .where('id', '=', subscriptionId)
-    .execute();
+/** The subscriber whose card setup in progress is this one (a processor's setup-succeeded event). */
+export function findSubscriberByCardSetup(ex: Executor, setupId: string) {
+  return ex
+    .selectFrom('subscribers')
+    .innerJoin('providers as p', 'p.id', 'subscribers.provider_id')
+    .select(['subscribers.id', 'p.card_processor_account'])
+    .where('subscribers.card_setup_id', '=', setupId)
+    .executeTakeFirst();
+}
+
+/** The provider's subscriber with this email (case-insensitive), if any. */
+export function findSubscriberByEmail(db: Executor, providerId: string, email: string) {
+  return db
+    .selectFrom('subscribers')
+    .select(['id', 'user_id', 'email', 'first_name', 'last_name', 'customer_number'])
+    .where('provider_id', '=', providerId)
+    .where(sql`lower(email)`, '=', email.toLowerCase())
+    .executeTakeFirst();
 }

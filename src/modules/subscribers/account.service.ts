@@ -6,7 +6,7 @@ import { addMonths, monthStart } from '../../lib/dates.js';
 import { notFound } from '../../lib/errors.js';
 import { formatCents } from '../../lib/money.js';
 import * as repo from './account.repository.js';
-import { findProvider } from '../providers/providers.repository.js';
+import { findProvider } from '../providers/index.js';
 
 export interface SubscriberDeps {
   db: Db;

@@ -8,8 +8,16 @@ import type { Clock } from '../../lib/clock.js';
 import { AdapterError } from '../../adapters/types.js';
 import { dayOfMonth, isoDate, monthStart } from '../../lib/dates.js';
 import { AppError, dependencyFailed, notFound } from '../../lib/errors.js';
-import { findBillingDocument, findInvoiceForMonth } from '../billing/billing.repository.js';
-import { billingDateFor, billingDayFor, dayOf, monthLabel, nextMonth } from '../billing/billing.calendar.js';
+import {
+  billingDateFor,
+  billingDayFor,
+  dayOf,
+  findBillingDocument,
+  findInvoiceForMonth,
+  monthLabel,
+  nextMonth,
+} from '../invoices/index.js';
+import { setBillingDay } from '../subscriptions/index.js';
 import * as repo from './account.repository.js';
 
 export interface BillingDayDeps {
@@ -65,7 +73,7 @@ export function createBillingDayService({ db, clock, adapters, log }: BillingDay
       const previous = billingDayFor(month, sub);
       const unchanged = sub.billing_day === billingDay && sub.billing_day_effective_from === effective;
       if (!unchanged) {
-        await repo.setBillingDay(trx, sub.id, { billingDay, effectiveFrom: effective, previous }, now);
+        await setBillingDay(trx, sub.id, { billingDay, effectiveFrom: effective, previous }, now);
       }
       return {
         subscription_id: sub.id,

@@ -8,7 +8,7 @@ import { AdapterError, type BillingCreditNote } from '../../adapters/types.js';
 import { creditNotePdf } from '../../documents/index.js';
 import { dependencyFailed, notFound } from '../../lib/errors.js';
 import { formatCents } from '../../lib/money.js';
-import type { UserPrincipal } from '../auth/auth.service.js';
+import type { UserPrincipal } from '../auth/index.js';
 import type { SubscriberService } from './account.service.js';
 import { findSubscriberProvider, subscriberIdsOfUser } from './account.repository.js';
 

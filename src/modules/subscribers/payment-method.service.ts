@@ -8,7 +8,7 @@ import type { Clock } from '../../lib/clock.js';
 import { AdapterError, CardRequestError } from '../../adapters/types.js';
 import { bytesEqual, sha256 } from '../../lib/crypto.js';
 import { AppError, dependencyFailed } from '../../lib/errors.js';
-import { findCardProcessorAccount } from '../providers/providers.repository.js';
+import { findCardProcessorAccount } from '../providers/index.js';
 import * as repo from './account.repository.js';
 import type { SubscriberService } from './account.service.js';
 
@@ -43,8 +43,10 @@ export function createPaymentMethodService(deps: PaymentMethodDeps) {
   async function connected(userId: string) {
     const s = await subscribers.requireSubscriber(userId);
     const account = await findCardProcessorAccount(db, s.provider_id);
-    if (!account) throw new AppError(409, 'dependency_unconfigured', NO_CARD_PROCESSOR);
-    return { subscriber: s, account };
+    // No processor on this server (production without Stripe) counts as no connection: never a simulator.
+    const processor = adapters.cardProcessor;
+    if (!account || !processor) throw new AppError(409, 'dependency_unconfigured', NO_CARD_PROCESSOR);
+    return { subscriber: s, account, processor };
   }
 
   async function get(userId: string) {
@@ -53,10 +55,10 @@ export function createPaymentMethodService(deps: PaymentMethodDeps) {
   }
 
   async function setup(userId: string) {
-    const { subscriber, account } = await connected(userId);
+    const { subscriber, account, processor } = await connected(userId);
     let r;
     try {
-      r = await adapters.cardProcessor.createSetup({ account, subscriberId: subscriber.id, email: subscriber.email });
+      r = await processor.createSetup({ account, subscriberId: subscriber.id, email: subscriber.email });
     } catch (err) {
       if (err instanceof AdapterError) throw unreachable();
       throw err;
@@ -66,7 +68,15 @@ export function createPaymentMethodService(deps: PaymentMethodDeps) {
   }
 
   async function confirm(userId: string, input: { client_secret: string; card_number?: string }) {
-    const { subscriber, account } = await connected(userId);
+    const { subscriber, account, processor } = await connected(userId);
+    // Card numbers go to the processor's card form; only the embedded simulator (never in production) takes one here.
+    if (input.card_number !== undefined && !processor.takesCardNumbers) {
+      throw new AppError(
+        422,
+        'unprocessable',
+        "card_number: card numbers are never sent to this server; confirm the setup with the card processor's form, then call confirm without one",
+      );
+    }
     const stored = subscriber.card_setup_secret_hash;
     if (!subscriber.card_setup_id || !stored || !bytesEqual(sha256(input.client_secret), stored)) {
       throw new AppError(
@@ -77,12 +87,19 @@ export function createPaymentMethodService(deps: PaymentMethodDeps) {
     }
     let card;
     try {
-      card = await adapters.cardProcessor.confirmSetup({ account, setupId: subscriber.card_setup_id, cardNumber: input.card_number });
+      card = await processor.confirmSetup({ account, setupId: subscriber.card_setup_id, cardNumber: input.card_number });
     } catch (err) {
       if (err instanceof CardRequestError) {
         if (err.code === 'card_declined') throw new AppError(402, 'payment_declined', 'The card was declined; nothing was saved');
         if (err.code === 'incorrect_number') throw new AppError(422, 'unprocessable', 'card_number: the card number is incorrect');
         if (err.code === 'setup_not_found') throw new AppError(409, 'conflict', 'The card setup is no longer valid; start a new one');
+        if (err.code === 'setup_incomplete') {
+          throw new AppError(
+            409,
+            'conflict',
+            "The card setup is not confirmed with the card processor yet: confirm it in the processor's card form (client_secret), then call confirm again",
+          );
+        }
         throw new AppError(422, 'unprocessable', err.message);
       }
       if (err instanceof AdapterError) throw unreachable();

@@ -4,7 +4,7 @@ import type { Executor } from '../../db/executor.js';
 import { subscriptionsWithPlan } from '../../db/joins.js';
 import { INVOICE_SUMMARY_COLUMNS, PLAN_PRICE_COLUMNS, SERVICE_BUILDING_COLUMNS, SUBSCRIBER_CONTACT_COLUMNS } from '../../db/columns.js';
 import { isUuid } from '../../lib/ids.js';
-import { sessionOf, type SessionRow } from '../verification/verification.repository.js';
+import { sessionOf, type SessionRow } from '../verified-sessions/index.js';
 
 // Every query here is scoped to the caller's provider: a customer of another provider is
 // indistinguishable from one that does not exist.
@@ -23,7 +23,7 @@ const CUSTOMER_COLUMNS = [
 ] as const;
 
 /** The customer columns every /agent read and write starts from (never internal ones). */
-export interface CustomerRow {
+export interface OwnedSubscriberRow {
   id: string;
   provider_id: string;
   user_id: string | null;
@@ -46,12 +46,12 @@ export interface CustomerRow {
 
 /**
  * The customer if it belongs to the provider; undefined for another provider's or an unknown id.
- * Through agent_owned_customer (migration 1140: the same row, a prepared generic plan), since every
+ * Through agent_owned_customer (migrations/functions/: the same row, a prepared generic plan), since every
  * /agent customer route runs it first.
  */
-export async function findOwnedCustomer(db: Executor, providerId: string, customerId: string): Promise<CustomerRow | undefined> {
+export async function findOwnedSubscriber(db: Executor, providerId: string, customerId: string): Promise<OwnedSubscriberRow | undefined> {
   if (!isUuid(customerId)) return undefined;
-  const r = await sql<CustomerRow>`SELECT * FROM agent_owned_customer(${providerId}::uuid, ${customerId}::uuid)`.execute(db);
+  const r = await sql<OwnedSubscriberRow>`SELECT * FROM agent_owned_customer(${providerId}::uuid, ${customerId}::uuid)`.execute(db);
   return r.rows[0];
 }
 
@@ -65,7 +65,7 @@ export async function findOwnedCustomer(db: Executor, providerId: string, custom
  * customer row) or agent_customer_profile (the same row with the profile's portal login and
  * subscriptions), so the profile route reads ownership, session and its answer in one statement.
  */
-export async function findOwnedCustomerWithSession<S extends OwnedSource = 'agent_owned_customer'>(
+export async function findOwnedSubscriberWithSession<S extends OwnedSource = 'agent_owned_customer'>(
   db: Executor,
   providerId: string,
   customerId: string,
@@ -82,7 +82,7 @@ export async function findOwnedCustomerWithSession<S extends OwnedSource = 'agen
   return { customer: owned, session };
 }
 
-/** The statement of findOwnedCustomerWithSession (also run under EXPLAIN by bench/search/explain.ts). */
+/** The statement of findOwnedSubscriberWithSession (also run under EXPLAIN by bench/search/explain.ts). */
 export function ownedWithSessionSql(providerId: string, customerId: string, tokenHash: Buffer | null, source?: OwnedSource) {
   const fn = sql.raw(source ?? 'agent_owned_customer');
   return sql<
@@ -94,10 +94,10 @@ export function ownedWithSessionSql(providerId: string, customerId: string, toke
 }
 
 export type OwnedSource = 'agent_owned_customer' | 'agent_customer_profile';
-type OwnedRow<S extends OwnedSource> = S extends 'agent_customer_profile' ? Profile : CustomerRow;
+type OwnedRow<S extends OwnedSource> = S extends 'agent_customer_profile' ? Profile : OwnedSubscriberRow;
 
 /** Same, holding the row lock until the transaction ends (serialises per-customer writes). */
-export async function lockOwnedCustomer(trx: Transaction<DB>, providerId: string, customerId: string) {
+export async function lockOwnedSubscriber(trx: Transaction<DB>, providerId: string, customerId: string) {
   if (!isUuid(customerId)) return undefined;
   return trx
     .selectFrom('subscribers')
@@ -109,7 +109,7 @@ export async function lockOwnedCustomer(trx: Transaction<DB>, providerId: string
 }
 
 /** A customer of the provider with this email (tickets opened by email are linked to it). */
-export function findCustomerIdByEmail(db: Executor, providerId: string, email: string) {
+export function findSubscriberIdByEmail(db: Executor, providerId: string, email: string) {
   return db
     .selectFrom('subscribers')
     .select(['id', 'email'])
@@ -174,7 +174,7 @@ const SUBSCRIPTION_COLUMNS = [
 ] as const;
 
 /**
- * Everything the verified profile shows, in one call of agent_customer_profile (migration 1130, a
+ * Everything the verified profile shows, in one call of agent_customer_profile (functions/agent_customer_profile.sql, a
  * prepared generic plan): the customer (of this provider), its subscriptions as listSubscriptions
  * reads them (as JSON: timestamps arrive as ISO strings), and whether a portal login exists and has
  * a password.
@@ -185,7 +185,7 @@ export async function findProfile(db: Executor, providerId: string, customerId: 
   return r.rows[0] && profileOf(r.rows[0]);
 }
 
-type ProfileRow = CustomerRow & {
+type ProfileRow = OwnedSubscriberRow & {
   portal_user_id: string | null;
   portal_password_set: boolean | null;
   subscriptions: unknown;
@@ -264,7 +264,7 @@ export function invoicedSubscriptions(db: Executor, subscriptionIds: string[], p
     .execute();
 }
 
-export function findInvoiceOfCustomer(db: Executor, customerId: string, invoiceId: string) {
+export function findInvoiceOfSubscriber(db: Executor, customerId: string, invoiceId: string) {
   if (!isUuid(invoiceId)) return Promise.resolve(undefined);
   return db
     .selectFrom('invoices')

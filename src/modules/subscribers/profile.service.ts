@@ -2,11 +2,11 @@ import type { Db } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
 import { isoDate, monthStart } from '../../lib/dates.js';
 import { formatCents } from '../../lib/money.js';
-import { billingDateFor, nextMonth } from '../billing/billing.calendar.js';
+import { billingDateFor, nextMonth } from '../invoices/index.js';
+import { getProvider } from '../providers/index.js';
 import { formatAddress, iso } from './subscriber.format.js';
-import { customerNotFound } from './subscriber.errors.js';
+import { subscriberNotFound } from './subscriber.errors.js';
 import * as repo from './profile.repository.js';
-import { getProvider } from '../providers/providers.repository.js';
 
 // The verified reads of the /agent surface. Each answer is built field by field from named
 // columns, so an internal column (processor ids, operator notes, MAC, user id) cannot slip in.
@@ -26,22 +26,22 @@ function serviceLocation(s: repo.SubscriptionRow) {
   };
 }
 
-export interface CustomerReadDeps {
+export interface SubscriberReadDeps {
   db: Db;
   clock: Clock;
 }
 
-export function createCustomerReadService({ db, clock }: CustomerReadDeps) {
+export function createSubscriberReadService({ db, clock }: SubscriberReadDeps) {
   async function owned(providerId: string, customerId: string) {
-    const c = await repo.findOwnedCustomer(db, providerId, customerId);
-    if (!c) throw customerNotFound();
+    const c = await repo.findOwnedSubscriber(db, providerId, customerId);
+    if (!c) throw subscriberNotFound();
     return c;
   }
 
   /** One statement: the customer, its subscriptions with plan and place, and its portal login. */
   async function profile(providerId: string, customerId: string) {
     const c = await repo.findProfile(db, providerId, customerId);
-    if (!c) throw customerNotFound();
+    if (!c) throw subscriberNotFound();
     return formatProfile(c);
   }
 
@@ -157,6 +157,7 @@ export function createCustomerReadService({ db, clock }: CustomerReadDeps) {
         ? {
             invoice_id: last.id,
             invoice_number: last.invoice_number,
+            invoice_date: last.invoice_date,
             amount: formatCents(last.total_cents),
             currency: last.currency.trim(),
             paid_at: iso(last.paid_at),
@@ -273,4 +274,4 @@ function provisioningState(
 }
 
 /** @public The type of what the container builds. */
-export type CustomerReadService = ReturnType<typeof createCustomerReadService>;
+export type SubscriberReadService = ReturnType<typeof createSubscriberReadService>;

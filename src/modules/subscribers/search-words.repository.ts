@@ -1,13 +1,15 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../db/executor.js';
 import { escapeLike, nameWord, typoKeys, type SearchPlan, type SearchToken } from './search.query.js';
+import { streetStem } from './search.fold.js';
+import { firstRow, present } from '../../lib/present.js';
 
 // The second and third passes of the customer search: every word of q must match some field of the
 // customer, its invoice address or a service location, under the rules of docs/decisions.md
 // ("Safety"): an email, phone or customer number in full; a name word whole (a word of the
-// contact's or the invoice contact's names, through the GIN index of migration 3000); a street,
+// contact's or the invoice contact's names, through the baseline's GIN index); a street,
 // city, postal code, house number, building name or unit label by prefix (COLLATE "C" btree
-// expression indexes of migration 000500). The third pass allows one typo in a name word of 5+
+// expression indexes of the baseline). The third pass allows one typo in a name word of 5+
 // letters and a place word inside a service building's street, name or city ("Weinberg" in "Am
 // Weinberg", trigram candidates checked word by word; the invoice address matches by the prefix of
 // its street or city: a trigram read over a million invoice streets cannot be bounded, a GIN scan
@@ -34,7 +36,8 @@ const BUILDING_TRGM = sql`lower(coalesce(name, '') || ' ' || coalesce(street, ''
  */
 const ESTIMATE_CAP = 1_000;
 
-const prefix = (t: string) => `${escapeLike(t)}%`;
+/** A word as the LIKE prefix of a field (a street form cut to "str": search.fold.ts streetStem). */
+const prefix = (t: string) => `${escapeLike(streetStem(t))}%`;
 const contains = (t: string) => `%${escapeLike(t)}%`;
 /**
  * Whether the third pass looks for the word inside streets and cities: pg_trgm needs three letters
@@ -104,12 +107,13 @@ const wordNames = (text: string) =>
  */
 function nameBranch(providerId: string, text: string, fuzzy: boolean) {
   const names = wordNames(text);
-  if (names.length === 0) return sql`SELECT id FROM subscribers WHERE false`;
+  const [name] = names;
+  if (name === undefined) return sql`SELECT id FROM subscribers WHERE false`;
   if (!fuzzy || names.length > 1)
     return sql`SELECT id FROM subscribers WHERE (${NAME_KEYS} @> agent_search_name_query(${textArray(names)})
       OR ${NAME_KEYS} @> agent_search_name_query_wide(${textArray(names)})) AND provider_id = ${providerId}`;
-  return sql`SELECT x.id FROM subscribers x WHERE agent_search_name_keys(x.first_name, x.last_name, x.invoice_first_name, x.invoice_last_name) && ${textArray(typoKeys(names[0]))}
-    AND x.provider_id = ${providerId} AND EXISTS (SELECT 1 FROM unnest(${NAME_WORDS_X}) n WHERE agent_search_name_word_matches(${names[0]}, n, true))`;
+  return sql`SELECT x.id FROM subscribers x WHERE agent_search_name_keys(x.first_name, x.last_name, x.invoice_first_name, x.invoice_last_name) && ${textArray(typoKeys(name))}
+    AND x.provider_id = ${providerId} AND EXISTS (SELECT 1 FROM unnest(${NAME_WORDS_X}) n WHERE agent_search_name_word_matches(${name}, n, true))`;
 }
 
 /** Whether customer `x` has the word among its names (the same rule as nameBranch, on one row). */
@@ -244,8 +248,9 @@ function matchedIds(providerId: string, plan: SearchPlan, fuzzy: boolean, driver
     case 'tokens': {
       // Every token must match some field: the driver's set, each customer in it checked for the others.
       const others = plan.tokens.filter((_, i) => i !== driver);
-      if (others.length === 0) return tokenSet(providerId, plan.tokens[driver], fuzzy);
-      return sql`SELECT d.id FROM (${tokenSet(providerId, plan.tokens[driver], fuzzy)}) d
+      const driving = present(plan.tokens[driver], 'the driving token');
+      if (others.length === 0) return tokenSet(providerId, driving, fuzzy);
+      return sql`SELECT d.id FROM (${tokenSet(providerId, driving, fuzzy)}) d
         WHERE ${sql.join(
           others.map((t) => tokenMatches(providerId, t, fuzzy)),
           sql` AND `,
@@ -321,12 +326,13 @@ export function searchSql(providerId: string, plan: SearchPlan, limit: number, f
 async function tokenSizes(db: Executor, providerId: string, tokens: SearchToken[], cap: number, fuzzy: boolean): Promise<number[]> {
   const cols = tokens.map((t, i) => sql`${countedSize(providerId, t, cap, fuzzy)} AS ${sql.ref(`n${i}`)}`);
   const r = await sql<Record<string, string | number>>`SELECT ${sql.join(cols)}`.execute(db);
-  return tokens.map((_, i) => Number(r.rows[0][`n${i}`]));
+  const row = firstRow(r.rows);
+  return tokens.map((_, i) => Number(row[`n${i}`]));
 }
 
 /** The index of the token with the smallest set (the first of equals). */
 export function pickDriver(sizes: number[]): number {
-  return sizes.reduce((best, n, i) => (n < sizes[best] ? i : best), 0);
+  return sizes.reduce((best, n, i) => (n < present(sizes[best], 'the smallest size so far') ? i : best), 0);
 }
 
 /**
@@ -348,7 +354,7 @@ export async function chooseDriver(
 }
 
 /** A word pass (exact, or `fuzzy`: one typo in a name word, place words inside streets). */
-export async function searchCustomers(
+export async function searchSubscribers(
   db: Executor,
   providerId: string,
   plan: SearchPlan,
@@ -363,21 +369,26 @@ export async function searchCustomers(
   if (driver === null) return { rows: [] as SearchRow[], total: 0 };
   await beforeStatement();
   const r = await searchSql(providerId, plan, limit, fuzzy, driver, cap).execute(db);
-  if (!r.rows.length) return { rows: r.rows, total: 0 };
-  const readAll = Number(r.rows[0].rows_read) < (cap + 1) * READ_PER_MATCH;
-  return { rows: r.rows, total: readAll ? Number(r.rows[0].total) : Math.max(cap + 1, Number(r.rows[0].total)) };
+  const [top] = r.rows;
+  if (!top) return { rows: r.rows, total: 0 };
+  const readAll = Number(top.rows_read) < (cap + 1) * READ_PER_MATCH;
+  return { rows: r.rows, total: readAll ? Number(top.total) : Math.max(cap + 1, Number(top.total)) };
 }
 
 /**
  * Runs a whole search in one read transaction with JIT off (its statements are planned for
  * thousands of rows, far above jit_above_cost: JIT compiled "Anna Hamburg" for 0.77 s to run it in
  * 0.2 s). `fn` gets a setter for the statement_timeout of the statements that follow (local to the
- * transaction: the pooled connection keeps its own).
+ * transaction: the pooled connection keeps its own). `embedded`: no transaction and no setting (the
+ * embedded database has no JIT and never fires statement_timeout): each statement holds its one
+ * connection alone, so other requests run between them.
  */
 export function inSearchTransaction<T>(
   db: Executor,
+  embedded: boolean,
   fn: (ex: Executor, setTimeout: (ms: number) => Promise<void>) => Promise<T>,
 ): Promise<T> {
+  if (embedded) return fn(db, async () => undefined);
   // JIT and parallel workers are switched off with each timeout (one statement): a cancelled
   // parallel plan ("1A": a parallel scan of the subscriptions) answered 20-40 ms past its timeout.
   const setTimeoutMs = (ex: Executor) => async (ms: number) => {

@@ -5,6 +5,8 @@
 // The matching rules (docs/decisions.md "Safety"): phone, email and customer number only in full,
 // name words whole, street, building, unit and city words by prefix.
 import { parsePhoneNumber } from 'awesome-phonenumber';
+import { foldWord } from './search.fold.js';
+import { group, present } from '../../lib/present.js';
 
 export type SearchToken =
   | { kind: 'email'; text: string }
@@ -74,8 +76,8 @@ function phoneNumbers(input: string, regions: string[]): string[] {
   return [...out];
 }
 
-/** A name word as the name index holds it (agent_search_name_words): lower case, ß as ss, without the index's typo marker. */
-export const nameWord = (w: string) => w.toLowerCase().replace(/ß/g, 'ss').replace(/~/g, '');
+/** A name word as the name index holds it (agent_search_name_words): folded (search.fold.ts), without the index's typo marker. */
+export const nameWord = (w: string) => foldWord(w).replace(/~/g, '');
 
 function tokenOf(raw: string, regions: string[]): SearchToken | null {
   let t = raw.replace(/^#+/, '').replace(/[.,;:]+$/, '');
@@ -83,7 +85,7 @@ function tokenOf(raw: string, regions: string[]): SearchToken | null {
   if (STOP_WORDS.has(t.toLowerCase())) return null;
   if (t.includes('@')) return { kind: 'email', text: t.toLowerCase() };
   const cn = CUSTOMER_NUMBER.exec(t);
-  if (cn) return { kind: 'customer_number', text: `${cn[1].toUpperCase()}-${cn[2]}` };
+  if (cn) return { kind: 'customer_number', text: `${group(cn, 1).toUpperCase()}-${group(cn, 2)}` };
   if (PHONE_CHARS.test(t) && digitsOf(t).length >= 6) return { kind: 'phone', text: t, e164: phoneNumbers(t, regions) };
   t = t.replace(/^[("']+|[)"']+$/g, '');
   return t.length ? { kind: 'word', text: t } : null;
@@ -97,7 +99,7 @@ export function planSearch(q: string, regions: string[]): SearchPlan {
   const compact = text.replace(/\s*([@.-])\s*/g, '$1');
   if (EMAIL.test(compact)) return { kind: 'email', address: compact.toLowerCase() };
   const cn = CUSTOMER_NUMBER.exec(compact);
-  if (cn) return { kind: 'customer_number', number: `${cn[1].toUpperCase()}-${cn[2]}` };
+  if (cn) return { kind: 'customer_number', number: `${group(cn, 1).toUpperCase()}-${group(cn, 2)}` };
   const tokens: SearchToken[] = [];
   for (const raw of text.split(/[\s,;]+/)) {
     const tok = tokenOf(raw, regions);
@@ -111,7 +113,7 @@ export function planSearch(q: string, regions: string[]): SearchPlan {
 /** Escapes LIKE wildcards so user text is matched literally (the default escape is backslash). */
 export const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-/** One index-backed reading of the query (the first pass); see agent_customer_search in migration 3000. */
+/** One index-backed reading of the query (the first pass); see migrations/functions/agent_customer_search.sql. */
 export type Probe =
   | { kind: 'phone' | 'email' | 'number'; key: string }
   | { kind: 'name'; names: string[] }
@@ -171,7 +173,7 @@ export function structuredProbes(plan: SearchPlan): Probe[] {
     return names.length ? [{ kind: 'name', names }] : [];
   }
   const probes: Probe[] = [];
-  const house = words[h];
+  const house = present(words[h], 'the house number word');
   const houseDigits = /^\d+/.exec(house)![0];
   const before = words.slice(0, h);
   const after = words.slice(h + 1);
@@ -187,8 +189,9 @@ export function structuredProbes(plan: SearchPlan): Probe[] {
   }
   // house street [place words]
   if (h === 0) {
-    let run = 0;
-    while (run < after.length && !startsWithDigit(after[run])) run++;
+    // The words before the first one that starts with a digit (all of them when none does).
+    const digitAt = after.findIndex(startsWithDigit);
+    const run = digitAt === -1 ? after.length : digitAt;
     for (let j = 1; j <= run; j++) {
       probes.push({ kind: 'address', key: `${after.slice(0, j).join(' ')} ${houseDigits}`, house, tokens: after.slice(j) });
     }
@@ -202,7 +205,7 @@ export function structuredProbes(plan: SearchPlan): Probe[] {
 
 /**
  * The name-index keys that can meet a name word within one typo of `w` (see
- * agent_search_name_keys in migration 3000): the word, the word as a deleted form ('~' + w: a
+ * migrations/functions/agent_search_name_keys.sql): the word, the word as a deleted form ('~' + w: a
  * letter missing from w), w less one letter (an extra letter in w), and those marked '~' (a
  * substituted or swapped letter). Words under 5 letters get no typo.
  */

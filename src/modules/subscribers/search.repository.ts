@@ -6,7 +6,7 @@ import type { Probe } from './search.query.js';
 // The first pass (probes) and the service locations of a page; the second and third passes (every
 // word against every field, then trigrams) are in search-words.repository.ts.
 import type { MatchRow } from './search-words.repository.js';
-export { inSearchTransaction, searchCustomers, searchSql, type MatchRow } from './search-words.repository.js';
+export { inSearchTransaction, searchSubscribers, searchSql, type MatchRow } from './search-words.repository.js';
 
 /**
  * Countries the provider serves (to read national phone numbers); DE when it has no buildings yet.
@@ -49,7 +49,7 @@ export interface ProbeMatch extends MatchRow {
   service_locations: ServiceLocationRow[];
 }
 
-/** The probes as the parallel arrays agent_customer_search (migration 3000) takes. */
+/** The probes as the parallel arrays agent_customer_search (migrations/functions/) takes. */
 function probeArrays(probes: Probe[]) {
   return {
     kinds: probes.map((p) => p.kind),
@@ -71,7 +71,7 @@ function probeSql(providerId: string, probes: Probe[], limit: number, cap: numbe
  * The first pass: every probe's matches, counted up to `cap` + 1, the first `limit` of them (last name, first
  * name, id) with their service locations (subscription order), in one round trip.
  */
-export async function probeCustomers(db: Executor, providerId: string, probes: Probe[], limit: number, cap: number) {
+export async function probeSubscribers(db: Executor, providerId: string, probes: Probe[], limit: number, cap: number) {
   const r = await probeSql(providerId, probes, limit, cap).execute(db);
   const rows: ProbeMatch[] = [];
   for (const row of r.rows) {
@@ -99,7 +99,7 @@ export async function probeCustomers(db: Executor, providerId: string, probes: P
       });
     }
   }
-  return { rows, total: r.rows.length ? Number(r.rows[0].match_count) : 0 };
+  return { rows, total: r.rows[0] ? Number(r.rows[0].match_count) : 0 };
 }
 
 /** The service locations (building address + unit label) of the matched customers. */

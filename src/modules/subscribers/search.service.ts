@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.js';
-import type { Db } from '../../db/database.js';
+import type { Db, DbHandle } from '../../db/database.js';
 import type { Executor } from '../../db/executor.js';
 import { isStatementTimeout } from '../../lib/errors.js';
 import { maskEmail, maskName, maskPhone } from '../../lib/mask.js';
@@ -9,9 +9,9 @@ import { formatAddress, maskCustomerNumber } from './subscriber.format.js';
 import { planSearch, structuredProbes, type Probe } from './search.query.js';
 import {
   inSearchTransaction,
-  probeCustomers,
+  probeSubscribers,
   providerRegions,
-  searchCustomers,
+  searchSubscribers,
   serviceLocationsOf,
   type MatchRow,
   type ProbeMatch,
@@ -59,13 +59,32 @@ const MATCH_CAP = 1000;
 /** The search ran out of its time bound between two statements. */
 class SearchTimeUp extends Error {}
 
-export interface CustomerSearchDeps {
+export interface SubscriberSearchDeps {
   db: Db;
+  dbHandle: Pick<DbHandle, 'kind'>;
   config: Config;
   log: FastifyBaseLogger;
 }
 
-export function createCustomerSearchService({ db, config, log }: CustomerSearchDeps) {
+/** Lets the event loop serve what arrived (a health check, another request) before the next statement. */
+const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export function createSubscriberSearchService({ db, dbHandle, config, log }: SubscriberSearchDeps) {
+  // The embedded database runs each statement in this thread and cannot interrupt one
+  // (statement_timeout never fires there). A search there runs outside a transaction, so it holds
+  // the one connection for one statement at a time, and gives the event loop a turn before each
+  // statement: chained back to back, 10 parallel searches kept /healthz waiting 21.7 s (issue 30 §2).
+  // Searches there also run one at a time: between two statements only one search's next statement
+  // waits, not every parallel search's. A search queued behind others keeps its bound from arrival,
+  // so a burst of searches answers `incomplete` quickly instead of holding the thread.
+  const embedded = dbHandle.kind === 'embedded';
+  const turn = embedded ? yieldTurn : async () => undefined;
+  let tail: Promise<unknown> = Promise.resolve();
+  function oneAtATime<T>(fn: () => Promise<T>): Promise<T> {
+    const run = tail.then(fn, fn);
+    tail = run.catch(() => undefined);
+    return run;
+  }
   // The countries a provider serves change when it gets its first building in a new country: a
   // phone search reuses them for a minute, and reads them again before answering "no match".
   const regionsCache = new LRUCache<string, string[]>({ max: 1000, ttl: REGIONS_TTL_MS });
@@ -97,8 +116,13 @@ export function createCustomerSearchService({ db, config, log }: CustomerSearchD
    * found nothing, or it would have answered then) with `incomplete: true`, never an error.
    * `started`: when the caller's request arrived (epoch ms); the time bound counts from it.
    */
-  async function search(providerId: string, q: string, limit: number, started = Date.now()) {
+  function search(providerId: string, q: string, limit: number, started = Date.now()) {
+    return embedded ? oneAtATime(() => searchNow(providerId, q, limit, started)) : searchNow(providerId, q, limit, started);
+  }
+
+  async function searchNow(providerId: string, q: string, limit: number, started: number) {
     const phone = mayHoldPhone(q);
+    await turn();
     let regions = phone ? await regionsOf(db, providerId) : ['DE'];
     let plan = planSearch(q, regions);
     let probes = structuredProbes(plan);
@@ -121,8 +145,9 @@ export function createCustomerSearchService({ db, config, log }: CustomerSearchD
       );
     const wordPlan = plan;
     try {
-      return await inSearchTransaction(db, async (ex, setTimeoutMs) => {
+      return await inSearchTransaction(db, embedded, async (ex, setTimeoutMs) => {
         const beforeStatement = async () => {
+          await turn();
           const left = config.SEARCH_TIMEOUT_MS - (Date.now() - started);
           if (left <= 0) throw new SearchTimeUp();
           await setTimeoutMs(left);
@@ -136,8 +161,8 @@ export function createCustomerSearchService({ db, config, log }: CustomerSearchD
               bounded.rows.map((r) => masked(r, r.service_locations)),
             );
         }
-        let found = await searchCustomers(ex, providerId, wordPlan, limit, false, MATCH_CAP, beforeStatement);
-        if (found.total === 0) found = await searchCustomers(ex, providerId, wordPlan, limit, true, MATCH_CAP, beforeStatement);
+        let found = await searchSubscribers(ex, providerId, wordPlan, limit, false, MATCH_CAP, beforeStatement);
+        if (found.total === 0) found = await searchSubscribers(ex, providerId, wordPlan, limit, true, MATCH_CAP, beforeStatement);
         await beforeStatement();
         const locations = await serviceLocationsOf(
           ex,
@@ -164,11 +189,11 @@ export function createCustomerSearchService({ db, config, log }: CustomerSearchD
   }
 
   async function firstPass(ex: Executor, providerId: string, probes: Probe[], limit: number) {
-    return probes.length ? probeCustomers(ex, providerId, probes, limit, MATCH_CAP) : { rows: [] as ProbeMatch[], total: 0 };
+    return probes.length ? probeSubscribers(ex, providerId, probes, limit, MATCH_CAP) : { rows: [] as ProbeMatch[], total: 0 };
   }
 
   return { search };
 }
 
 /** @public The type of what the container builds. */
-export type CustomerSearchService = ReturnType<typeof createCustomerSearchService>;
+export type SubscriberSearchService = ReturnType<typeof createSubscriberSearchService>;

@@ -7,14 +7,13 @@ import { AppError, isUniqueViolation } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { maskEmail } from '../../lib/mask.js';
 import { activationMail, mailBrand, passwordResetMail } from '../../mail/templates.js';
-import { recordAudit, type Actor } from '../audit/audit.repository.js';
-import { createLinkToken } from '../auth/link-tokens.js';
-import { confirmContactChange } from '../rollback/rollback.links.js';
-import { isContactColumn, readContactColumns } from '../rollback/rollback.repository.js';
-import { customerNotFound } from './subscriber.errors.js';
-import { findUserByEmail, findUserById } from '../auth/auth.repository.js';
+import { type Actor, recordAudit } from '../audit/index.js';
+import { createLinkToken, deleteInvitedUser, findUserByEmail, findUserById } from '../auth/index.js';
+import { confirmContactChange, contactNoticeAddress } from '../rollback-links/index.js';
+import { isContactColumn, readContactColumns } from './contact.repository.js';
+import { getProvider } from '../providers/index.js';
+import { subscriberNotFound } from './subscriber.errors.js';
 import * as repo from './profile.repository.js';
-import { getProvider } from '../providers/providers.repository.js';
 import { providerRegions } from './search.repository.js';
 
 // The approved changes of the /agent surface. Each runs in one transaction with its audit entry
@@ -45,14 +44,14 @@ const invalidPhone = () =>
     details: [{ field: 'phone', message: 'is not a valid phone number (use international format, e.g. +49 30 1234567)' }],
   });
 
-export interface CustomerChangeDeps {
+export interface SubscriberChangeDeps {
   db: Db;
   clock: Clock;
   mailer: Mailer;
   config: Config;
 }
 
-export function createCustomerChangeService({ db, clock, mailer, config }: CustomerChangeDeps) {
+export function createSubscriberChangeService({ db, clock, mailer, config }: SubscriberChangeDeps) {
   async function normalisePhone(trx: Parameters<typeof providerRegions>[0], providerId: string, phone: string, country: string | null) {
     const regions = country ? [country.trim().toUpperCase()] : await providerRegions(trx, providerId);
     for (const regionCode of regions) {
@@ -69,8 +68,8 @@ export function createCustomerChangeService({ db, clock, mailer, config }: Custo
   async function updateContact(caller: Caller, customerId: string, input: ContactUpdate) {
     try {
       return await db.transaction().execute(async (trx) => {
-        const c = await repo.lockOwnedCustomer(trx, caller.providerId, customerId);
-        if (!c) throw customerNotFound();
+        const c = await repo.lockOwnedSubscriber(trx, caller.providerId, customerId);
+        if (!c) throw subscriberNotFound();
         const cols = FIELD_COLUMNS[input.contact_type];
         const patch: repo.ContactPatch = {};
         const before: Record<string, string | null> = {};
@@ -94,6 +93,8 @@ export function createCustomerChangeService({ db, clock, mailer, config }: Custo
         }
         const now = clock.now();
         const changed = Object.keys(after) as Field[];
+        // The notice goes to the address that held the changed contact before the change (issue 31 §4).
+        const noticeTo = await contactNoticeAddress(trx, now, c, input.contact_type);
         if (changed.length) {
           const cols = Object.keys(patch).filter(isContactColumn);
           const restore = await readContactColumns(trx, c.id, cols);
@@ -109,8 +110,8 @@ export function createCustomerChangeService({ db, clock, mailer, config }: Custo
               fields: changed,
               restore,
               expected: Object.fromEntries(cols.map((k) => [k, (patch as Record<string, string | null>)[k] ?? null])),
-              mailTo: c.email,
-              firstName: c.first_name,
+              mailTo: noticeTo,
+              firstName: noticeTo === c.invoice_email ? (c.invoice_first_name ?? c.first_name) : c.first_name,
             },
           );
         }
@@ -135,6 +136,7 @@ export function createCustomerChangeService({ db, clock, mailer, config }: Custo
           },
           changed_fields: changed,
           applied_at: now.toISOString(),
+          confirmation_sent_to_masked: changed.length ? maskEmail(noticeTo) : null,
         };
       });
     } catch (err) {
@@ -152,8 +154,8 @@ export function createCustomerChangeService({ db, clock, mailer, config }: Custo
    */
   async function sendPortalLink(caller: Caller, customerId: string, action: 'password_reset' | 'resend_activation') {
     return db.transaction().execute(async (trx) => {
-      const c = await repo.lockOwnedCustomer(trx, caller.providerId, customerId);
-      if (!c) throw customerNotFound();
+      const c = await repo.lockOwnedSubscriber(trx, caller.providerId, customerId);
+      if (!c) throw subscriberNotFound();
       const provider = await getProvider(trx, caller.providerId);
       const ctx = { brand: mailBrand(provider), baseUrl: config.publicBaseUrl };
       const now = clock.now();
@@ -161,6 +163,7 @@ export function createCustomerChangeService({ db, clock, mailer, config }: Custo
         ? await findUserById(trx, c.user_id)
         : undefined;
       let userCreated = false;
+      let invitationWithdrawn = false;
 
       if (action === 'password_reset') {
         if (!user) {
@@ -176,7 +179,9 @@ export function createCustomerChangeService({ db, clock, mailer, config }: Custo
         }
         if (!user) {
           const taken = await findUserByEmail(trx, c.email);
-          if (taken) {
+          // A staff invitation nobody accepted yet never holds the address against a customer: it is withdrawn.
+          invitationWithdrawn = Boolean(taken) && (await deleteInvitedUser(trx, taken!.id));
+          if (taken && !invitationWithdrawn) {
             throw new AppError(
               409,
               'conflict',
@@ -203,7 +208,12 @@ export function createCustomerChangeService({ db, clock, mailer, config }: Custo
         action: `agent.portal_link.${action}`,
         entityType: 'customer',
         entityId: c.id,
-        after: { link_purpose: purpose, expires_at: link.expiresAt.toISOString(), login_created: userCreated },
+        after: {
+          link_purpose: purpose,
+          expires_at: link.expiresAt.toISOString(),
+          login_created: userCreated,
+          ...(invitationWithdrawn ? { staff_invitation_withdrawn: true } : {}),
+        },
         at: now,
       });
       return { sent: true as const, action, destination_masked: maskEmail(user.email) ?? '***', expires_at: link.expiresAt.toISOString() };
@@ -214,4 +224,4 @@ export function createCustomerChangeService({ db, clock, mailer, config }: Custo
 }
 
 /** @public The type of what the container builds. */
-export type CustomerChangeService = ReturnType<typeof createCustomerChangeService>;
+export type SubscriberChangeService = ReturnType<typeof createSubscriberChangeService>;

@@ -3,8 +3,6 @@
 import { z } from 'zod';
 import { AddressParts } from '../../lib/address.schemas.js';
 
-export const Detail = z.object({ detail: z.string() }).describe('Error');
-
 const Money = z
   .string()
   .regex(/^-?\d+\.\d{2}$/)
@@ -14,7 +12,8 @@ const Timestamp = z.string().describe('RFC 3339 UTC');
 const DateOnly = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/)
-  .describe('YYYY-MM-DD');
+  .describe('YYYY-MM-DD')
+  .meta({ format: 'date' });
 
 const SubscriberRecord = z.object({
   id: z.uuid().describe('Subscriber id (the customer id)'),
@@ -66,7 +65,12 @@ export const MeResponse = z.object({
         id: z.uuid(),
         status: z.enum(['pending', 'redirected', 'completed', 'expired', 'cancelled']),
         plan: PlanSummary,
-        subscription_id: z.uuid().nullable(),
+        subscription_id: z
+          .uuid()
+          .nullable()
+          .describe(
+            'The subscription the session created, when it is one of yours; null when someone else completed it with their own email',
+          ),
         created_at: Timestamp,
         completed_at: Timestamp.nullable(),
       }),

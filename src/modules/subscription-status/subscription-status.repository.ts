@@ -10,15 +10,3 @@ export const lockProviderSubscription = (trx: Transaction<DB>, providerId: strin
     .where('provider_id', '=', providerId)
     .forUpdate()
     .executeTakeFirst();
-
-export const setStatus = (
-  trx: Transaction<DB>,
-  id: string,
-  to: { status: 'ACTIVE' | 'SUSPENDED'; suspended_reason: 'provider' | null },
-  now: Date,
-) =>
-  trx
-    .updateTable('subscriptions')
-    .set({ ...to, updated_at: now })
-    .where('id', '=', id)
-    .execute();

@@ -6,8 +6,8 @@ import type { Clock } from '../../lib/clock.js';
 import { AdapterError } from '../../adapters/types.js';
 import { conflict, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import { recordAudit, type Actor } from '../audit/audit.repository.js';
-import { enqueuePortJob } from '../provisioning/port-job.js';
+import { type Actor, recordAudit } from '../audit/index.js';
+import { enqueuePortJob, setSubscriptionStatus } from '../subscriptions/index.js';
 import * as repo from './subscription-status.repository.js';
 
 export type StatusAction = 'suspend' | 'restore';
@@ -73,7 +73,7 @@ export function createSubscriptionStatusService(deps: SubscriptionStatusDeps) {
         throw conflict('conflict', `Cannot suspend a subscription in status ${s.status}; only ACTIVE subscriptions can be suspended`);
       }
       const now = clock.now();
-      await repo.setStatus(trx, s.id, { status: 'SUSPENDED', suspended_reason: 'provider' }, now);
+      await setSubscriptionStatus(trx, s.id, { status: 'SUSPENDED', suspended_reason: 'provider' }, now);
       await recordAudit(trx, {
         ...actor,
         providerId,
@@ -140,7 +140,7 @@ export function createSubscriptionStatusService(deps: SubscriptionStatusDeps) {
         throw conflict('conflict', `Cannot restore a subscription in status ${s.status}; only SUSPENDED subscriptions can be restored`);
       }
       const now = clock.now();
-      await repo.setStatus(trx, s.id, { status: 'ACTIVE', suspended_reason: null }, now);
+      await setSubscriptionStatus(trx, s.id, { status: 'ACTIVE', suspended_reason: null }, now);
       let jobId: string | null = null;
       if (s.location_id) {
         jobId = (await enqueuePortJob(trx, jobs, { subscriptionId: s.id, providerId, reason: 'restore' })).id;

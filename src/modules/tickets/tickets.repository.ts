@@ -46,7 +46,7 @@ export async function insertComment(
 }
 
 /** The customer's tickets: linked to the customer, or opened with an email address on file. */
-export function listCustomerTickets(db: Executor, providerId: string, customerId: string, emails: string[], limit: number) {
+export function listSubscriberTickets(db: Executor, providerId: string, customerId: string, emails: string[], limit: number) {
   const lowered = [...new Set(emails.map((e) => e.toLowerCase()))];
   return db
     .selectFrom('tickets')
@@ -65,8 +65,8 @@ export function listCustomerTickets(db: Executor, providerId: string, customerId
     ])
     .where('provider_id', '=', providerId)
     .where((eb) => {
-      const byCustomer = eb('subscriber_id', '=', customerId);
-      return lowered.length ? eb.or([byCustomer, eb(eb.fn('lower', ['contact_email']), 'in', lowered)]) : byCustomer;
+      const bySubscriber = eb('subscriber_id', '=', customerId);
+      return lowered.length ? eb.or([bySubscriber, eb(eb.fn('lower', ['contact_email']), 'in', lowered)]) : bySubscriber;
     })
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')

@@ -4,12 +4,10 @@ import type { Clock } from '../../lib/clock.js';
 import type { Mailer } from '../../mail/types.js';
 import { newId } from '../../lib/ids.js';
 import { mailBrand, ticketNotificationMail } from '../../mail/templates.js';
-import { recordAudit, type Actor } from '../audit/audit.repository.js';
-import { findCustomerIdByEmail, findOwnedCustomer } from '../subscribers/profile.repository.js';
-import { getProvider } from '../providers/providers.repository.js';
-import { customerNotFound } from '../subscribers/subscriber.errors.js';
-import { findSessionByHash } from '../verification/verification.repository.js';
-import { judgeSession, sessionTokenHash } from '../verification/verification.service.js';
+import { type Actor, recordAudit } from '../audit/index.js';
+import { subscriberNotFound, findSubscriberIdByEmail, findOwnedSubscriber } from '../subscribers/index.js';
+import { getProvider } from '../providers/index.js';
+import { findSessionByHash, judgeSession, sessionTokenHash } from '../verified-sessions/index.js';
 import * as repo from './tickets.repository.js';
 
 /** Tickets from the agent land in the provider's support queue. */
@@ -68,11 +66,11 @@ export function createTicketsService({ db, clock, mailer, config }: TicketsDeps)
     return db.transaction().execute(async (trx) => {
       let customer: { id: string; email: string; first_name?: string; last_name?: string; customer_number?: string | null } | undefined;
       if (input.customer_id) {
-        customer = await findOwnedCustomer(trx, caller.providerId, input.customer_id);
-        if (!customer) throw customerNotFound();
+        customer = await findOwnedSubscriber(trx, caller.providerId, input.customer_id);
+        if (!customer) throw subscriberNotFound();
       } else {
         // Linked internally when the address is a customer's on file; the answer does not say so.
-        customer = await findCustomerIdByEmail(trx, caller.providerId, input.contact_email!);
+        customer = await findSubscriberIdByEmail(trx, caller.providerId, input.contact_email!);
       }
       const provider = await getProvider(trx, caller.providerId);
       const now = clock.now();
@@ -123,6 +121,7 @@ export function createTicketsService({ db, clock, mailer, config }: TicketsDeps)
               : null,
           article,
           source: 'ai_agent',
+          callerVerified,
         },
       );
       await mailer.enqueue(trx, { to: note.to, subject: note.subject, text: note.text, html: note.html, tag: note.tag });
@@ -156,11 +155,11 @@ export function createTicketsService({ db, clock, mailer, config }: TicketsDeps)
     });
   }
 
-  async function listForCustomer(providerId: string, customerId: string, limit: number) {
-    const customer = await findOwnedCustomer(db, providerId, customerId);
-    if (!customer) throw customerNotFound();
+  async function listForSubscriber(providerId: string, customerId: string, limit: number) {
+    const customer = await findOwnedSubscriber(db, providerId, customerId);
+    if (!customer) throw subscriberNotFound();
     const emails = [customer.email, customer.invoice_email].filter((e): e is string => Boolean(e));
-    const rows = await repo.listCustomerTickets(db, providerId, customer.id, emails, limit);
+    const rows = await repo.listSubscriberTickets(db, providerId, customer.id, emails, limit);
     return {
       customer_id: customer.id,
       tickets: rows.map((t) => ({
@@ -179,7 +178,7 @@ export function createTicketsService({ db, clock, mailer, config }: TicketsDeps)
     };
   }
 
-  return { createFromAgent, listForCustomer };
+  return { createFromAgent, listForSubscriber };
 }
 
 /** @public The type of what the container builds. */

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
-import type { Adapters } from '../../adapters/types.js';
+import type { SmsSender } from '../../adapters/twilio.sms.js';
+import type { Executor } from '../../db/executor.js';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
@@ -9,12 +10,13 @@ import { bytesEqual, sha256 } from '../../lib/crypto.js';
 import { AppError, dependencyFailed, rateLimitExceeded, serviceUnavailable } from '../../lib/errors.js';
 import { newId, randomToken, sixDigitCode } from '../../lib/ids.js';
 import { maskEmail, maskPhone } from '../../lib/mask.js';
-import { recordAudit, type Actor } from '../audit/audit.repository.js';
-import { findOwnedCustomer, lockOwnedCustomer } from '../subscribers/profile.repository.js';
-import { getProvider } from '../providers/providers.repository.js';
-import { customerNotFound } from '../subscribers/subscriber.errors.js';
+import { type Actor, recordAudit } from '../audit/index.js';
+import { subscriberNotFound, findOwnedSubscriber, lockOwnedSubscriber } from '../subscribers/index.js';
+import { getProvider } from '../providers/index.js';
+import { insertSession } from '../verified-sessions/index.js';
 import { oneTimeCodeMessage } from './verification.mail.js';
 import * as repo from './verification.repository.js';
+import { present } from '../../lib/present.js';
 
 /** Fixed by decisions.md. */
 const CODE_TTL_MS = 10 * 60_000;
@@ -23,8 +25,6 @@ const MAX_WRONG_ATTEMPTS = 5;
 const MAX_ISSUES_PER_WINDOW = 5;
 const ISSUE_WINDOW_MS = 10 * 60_000;
 
-const SESSION_RE = /^vs_[A-Za-z0-9_-]{43}$/;
-
 export type Channel = 'email' | 'sms';
 
 interface Caller extends Actor {
@@ -32,30 +32,17 @@ interface Caller extends Actor {
   requestId: string;
 }
 
-export type { SessionRow } from './verification.repository.js';
-
-export type SessionCheck = 'ok' | 'invalid' | 'mismatch';
-
-/** The stored hash of an X-Verified-Session value; undefined when the value cannot be a token. */
-export const sessionTokenHash = (token: string): Buffer | undefined => (SESSION_RE.test(token) ? sha256(token) : undefined);
-
-/** Whether the session found by its token hash (undefined: none) is valid for this (provider, customer). */
-export function judgeSession(s: repo.SessionRow | undefined, providerId: string, customerId: string, now: Date): SessionCheck {
-  if (!s || new Date(s.expires_at).getTime() <= now.getTime()) return 'invalid';
-  if (s.provider_id !== providerId || s.subscriber_id !== customerId) return 'mismatch';
-  return 'ok';
-}
-
 export interface VerificationDeps {
   db: Db;
   clock: Clock;
   mailer: Mailer;
-  adapters: Adapters;
   config: Config;
+  /** How the provider's SMS codes are sent (modules/integrations), or null: 503 dependency_unconfigured. */
+  smsSenderFor: (ex: Executor, providerId: string) => Promise<SmsSender | null>;
 }
 
 export function createVerificationService(deps: VerificationDeps) {
-  const { db, clock, mailer, adapters } = deps;
+  const { db, clock, mailer } = deps;
   // Six digits are guessable offline from a plain hash; a keyed hash is not (the key never
   // reaches the database). Rotating JWT_SECRET only invalidates codes in flight (10 minutes).
   const codeKey = sha256(`verification-code:${deps.config.jwtSecret}`);
@@ -64,11 +51,12 @@ export function createVerificationService(deps: VerificationDeps) {
   async function issue(caller: Caller, customerId: string, channel: Channel) {
     const issued = await db.transaction().execute(async (trx) => {
       // The row lock serialises issues for one customer, so the limit below cannot be raced.
-      const customer = await lockOwnedCustomer(trx, caller.providerId, customerId);
-      if (!customer) throw customerNotFound();
+      const customer = await lockOwnedSubscriber(trx, caller.providerId, customerId);
+      if (!customer) throw subscriberNotFound();
       const provider = await getProvider(trx, caller.providerId);
+      const sender = channel === 'sms' ? await deps.smsSenderFor(trx, caller.providerId) : null;
       if (channel === 'sms') {
-        if (!provider.sms_configured) {
+        if (!sender) {
           throw serviceUnavailable(
             'dependency_unconfigured',
             'SMS one-time codes are not configured for this provider account; use channel "email"',
@@ -81,7 +69,9 @@ export function createVerificationService(deps: VerificationDeps) {
       const now = clock.now();
       const recent = await repo.recentIssues(trx, customer.id, new Date(now.getTime() - ISSUE_WINDOW_MS));
       if (recent.length >= MAX_ISSUES_PER_WINDOW) {
-        const freeAt = new Date(recent[recent.length - MAX_ISSUES_PER_WINDOW].created_at).getTime() + ISSUE_WINDOW_MS;
+        const freeAt =
+          new Date(present(recent[recent.length - MAX_ISSUES_PER_WINDOW], 'the issue that frees a slot').created_at).getTime() +
+          ISSUE_WINDOW_MS;
         const retryAfter = Math.max(1, Math.ceil((freeAt - now.getTime()) / 1000));
         // The standard rate-limit 429 like every other 429 of /agent (agent document), not the envelope.
         throw rateLimitExceeded(retryAfter);
@@ -111,13 +101,13 @@ export function createVerificationService(deps: VerificationDeps) {
         after: { code_id: id, channel, expires_at: expiresAt.toISOString() },
         at: now,
       });
-      return { id, customer, expiresAt, sms: msg.sms };
+      return { id, customer, expiresAt, sms: msg.sms, sender };
     });
 
     let destinationMasked: string | null;
     if (channel === 'sms') {
       try {
-        await adapters.sms.send({ to: issued.customer.phone_e164!, text: issued.sms });
+        await issued.sender!.send({ to: issued.customer.phone_e164!, text: issued.sms });
       } catch (err) {
         if (!(err instanceof AdapterError)) throw err;
         // Undelivered: the code must not stay usable, and the trail says why.
@@ -145,8 +135,8 @@ export function createVerificationService(deps: VerificationDeps) {
 
   async function check(caller: Caller, customerId: string, code: string) {
     const outcome = await db.transaction().execute(async (trx): Promise<CheckOutcome> => {
-      const customer = await findOwnedCustomer(trx, caller.providerId, customerId);
-      if (!customer) return { ok: false, error: customerNotFound() };
+      const customer = await findOwnedSubscriber(trx, caller.providerId, customerId);
+      if (!customer) return { ok: false, error: subscriberNotFound() };
       const now = clock.now();
       const audit = (result: string, after: Record<string, unknown> = {}) =>
         recordAudit(trx, {
@@ -194,7 +184,7 @@ export function createVerificationService(deps: VerificationDeps) {
       const token = `vs_${randomToken(32)}`;
       const sessionId = newId();
       const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
-      await repo.insertSession(trx, {
+      await insertSession(trx, {
         id: sessionId,
         providerId: caller.providerId,
         subscriberId: customer.id,

@@ -1,7 +1,8 @@
+import { apiKeyOf } from '../../plugins/auth.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { limit } from '../../plugins/rate-limit.js';
-import { CustomerParams, describeRoute, SECURITY_VERIFIED, verifiedErrors } from './common.schemas.js';
+import { CustomerParams } from './common.schemas.js';
 import { BillingSummary, CustomerProfile, NetworkHealth, Payments, TicketHistory } from './customer-read.schemas.js';
 import { requireOwnedCustomer, requireOwnedProfile, requireVerifiedSession } from './verified-session.js';
 
@@ -10,7 +11,7 @@ const ListQuery = z.object({
 });
 
 export const customerReadRoutes: FastifyPluginAsyncZod = async (app) => {
-  const reads = app.services.customerReads;
+  const reads = app.services.subscriberReads;
   const tickets = app.services.tickets;
   const common = {
     config: { rateLimit: limit('agent.read') },
@@ -27,19 +28,14 @@ export const customerReadRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'getCustomerProfile',
         tags: ['read'],
         summary: 'Customer profile (verified)',
-        description: describeRoute(
-          'The slim profile: contract and invoice contacts, invoice address, service locations, subscriptions with plan name, price and status, and whether an online account exists.',
-          true,
-        ),
-        security: SECURITY_VERIFIED,
         params: CustomerParams,
-        response: { 200: CustomerProfile, ...verifiedErrors },
+        response: { 200: CustomerProfile },
       },
     },
     async (request) => {
       // Read by requireOwnedProfile together with the ownership and session check.
       const profile = request.agentCustomer?.profile;
-      return profile ? reads.formatProfile(profile) : reads.profile(request.apiKey!.providerId, request.params.customerId);
+      return profile ? reads.formatProfile(profile) : reads.profile(apiKeyOf(request).providerId, request.params.customerId);
     },
   );
 
@@ -51,16 +47,11 @@ export const customerReadRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'getBillingSummary',
         tags: ['read'],
         summary: 'Balance, open invoices, next invoice date, last payment (verified)',
-        description: describeRoute(
-          'What the customer owes (sum of open invoices), each open invoice with its `invoice_id` (to resend it), when the next monthly invoice goes out, and the last payment.',
-          true,
-        ),
-        security: SECURITY_VERIFIED,
         params: CustomerParams,
-        response: { 200: BillingSummary, ...verifiedErrors },
+        response: { 200: BillingSummary },
       },
     },
-    async (request) => reads.billingSummary(request.apiKey!.providerId, request.params.customerId),
+    async (request) => reads.billingSummary(apiKeyOf(request).providerId, request.params.customerId),
   );
 
   app.get(
@@ -71,17 +62,12 @@ export const customerReadRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'listPayments',
         tags: ['read'],
         summary: 'Payments received (verified)',
-        description: describeRoute(
-          'Payments, derived from paid invoices (a paid invoice with its payment reference is the payment record), newest first, each with its `invoice_id`.',
-          true,
-        ),
-        security: SECURITY_VERIFIED,
         params: CustomerParams,
         querystring: ListQuery,
-        response: { 200: Payments, ...verifiedErrors },
+        response: { 200: Payments },
       },
     },
-    async (request) => reads.payments(request.apiKey!.providerId, request.params.customerId, request.query.limit),
+    async (request) => reads.payments(apiKeyOf(request).providerId, request.params.customerId, request.query.limit),
   );
 
   app.get(
@@ -92,16 +78,11 @@ export const customerReadRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'getNetworkHealth',
         tags: ['read'],
         summary: 'Service and modem status per subscription (verified, read-only)',
-        description: describeRoute(
-          'Per subscription: status, activation, provisioning state with the latest provisioning job, installation, last known modem status, and ongoing or recent incidents. Read-only: there is no switch control or live query. A "failed" provisioning state or an offline modem without an incident is a case for a ticket.',
-          true,
-        ),
-        security: SECURITY_VERIFIED,
         params: CustomerParams,
-        response: { 200: NetworkHealth, ...verifiedErrors },
+        response: { 200: NetworkHealth },
       },
     },
-    async (request) => reads.networkHealth(request.apiKey!.providerId, request.params.customerId),
+    async (request) => reads.networkHealth(apiKeyOf(request).providerId, request.params.customerId),
   );
 
   app.get(
@@ -112,16 +93,11 @@ export const customerReadRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'listCustomerTickets',
         tags: ['read'],
         summary: "The customer's support tickets (verified)",
-        description: describeRoute(
-          'Tickets opened for this customer or with an email address on file (contract or invoice email), newest first. Internal comments (such as transcripts) are never included.',
-          true,
-        ),
-        security: SECURITY_VERIFIED,
         params: CustomerParams,
         querystring: ListQuery,
-        response: { 200: TicketHistory, ...verifiedErrors },
+        response: { 200: TicketHistory },
       },
     },
-    async (request) => tickets.listForCustomer(request.apiKey!.providerId, request.params.customerId, request.query.limit),
+    async (request) => tickets.listForSubscriber(apiKeyOf(request).providerId, request.params.customerId, request.query.limit),
   );
 };

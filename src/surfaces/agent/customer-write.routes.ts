@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { emailAddress } from '../../lib/email.js';
 import { limit } from '../../plugins/rate-limit.js';
 import { idempotent } from '../../plugins/idempotency.js';
-import { actorOf } from '../../plugins/auth.js';
-import { CustomerParams, describeRoute, err, IdempotencyHeaders, SECURITY_VERIFIED, Timestamp, verifiedErrors } from './common.schemas.js';
+import { actorOf, apiKeyOf } from '../../plugins/auth.js';
+import { CustomerParams, IdempotencyHeaders, Timestamp, untrusted } from './common.schemas.js';
 import { requireOwnedCustomer, requireVerifiedSession } from './verified-session.js';
 
 const Name = z.string().trim().min(1).max(100);
@@ -17,7 +18,7 @@ const ContactBody = z
       .describe('"contract" (default): the contract holder\'s contact; "invoice": the invoice recipient\'s contact'),
     first_name: Name.optional().describe('New first name').meta({ example: 'Erika' }),
     last_name: Name.optional().describe('New last name').meta({ example: 'Musterfrau' }),
-    email: z.email().max(254).optional().describe('New email address').meta({ example: 'erika.new@example.com' }),
+    email: emailAddress().max(254).optional().describe('New email address').meta({ example: 'erika.new@example.com' }),
     phone: z
       .string()
       .trim()
@@ -30,16 +31,17 @@ const ContactBody = z
   .refine((b) => b.first_name !== undefined || b.last_name !== undefined || b.email !== undefined || b.phone !== undefined, {
     message: 'send at least one of first_name, last_name, email, phone',
     path: ['body'],
-  });
+  })
+  .meta({ anyOf: ['first_name', 'last_name', 'email', 'phone'].map((f) => ({ required: [f] })) });
 
 const caller = (request: FastifyRequest) => ({
   ...actorOf(request),
-  providerId: request.apiKey!.providerId,
+  providerId: apiKeyOf(request).providerId,
   requestId: String(request.id),
 });
 
 export const customerWriteRoutes: FastifyPluginAsyncZod = async (app) => {
-  const changes = app.services.customerChanges;
+  const changes = app.services.subscriberChanges;
   const copies = app.services.invoiceCopies;
   const notes = app.services.notes;
   const common = { config: { rateLimit: limit('agent.write') }, preValidation: [requireOwnedCustomer] };
@@ -53,15 +55,6 @@ export const customerWriteRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'updateCustomerContact',
         tags: ['change'],
         summary: 'Change contact details (verified)',
-        description: describeRoute(
-          'Changes only the fields you send, immediately: read the new values back to the caller before calling. When something changed, a ' +
-            'change-confirmation mail goes to the contract email that was on file before the change, with a rollback link (24 hours, single use) ' +
-            'that restores the previous values of the changed fields unless they were changed again since. The change does not wait for the mail. ' +
-            'contract changes the contract holder (its email is where one-time codes go; the online-account login email is not changed); invoice changes the invoice recipient. ' +
-            '409 conflict when another customer of your provider already uses the email.',
-          true,
-        ),
-        security: SECURITY_VERIFIED,
         params: CustomerParams,
         body: ContactBody,
         response: {
@@ -70,19 +63,23 @@ export const customerWriteRoutes: FastifyPluginAsyncZod = async (app) => {
             contact_type: z.enum(['contract', 'invoice']).describe('Which contact was changed'),
             contact: z
               .object({
-                first_name: z.string().nullable().describe('First name'),
-                last_name: z.string().nullable().describe('Last name'),
-                email: z.string().nullable().describe('Email address'),
-                phone: z.string().nullable().describe('Phone number'),
+                first_name: untrusted(z.string().nullable().describe('First name')),
+                last_name: untrusted(z.string().nullable().describe('Last name')),
+                email: untrusted(z.string().nullable().describe('Email address')),
+                phone: untrusted(z.string().nullable().describe('Phone number')),
               })
               .describe('The contact as it now stands'),
             changed_fields: z
               .array(z.enum(['first_name', 'last_name', 'email', 'phone']))
               .describe('Fields whose value actually changed (a field sent with its current value is not listed)'),
             applied_at: Timestamp.describe('When the change took effect (immediately)'),
+            confirmation_sent_to_masked: z
+              .string()
+              .nullable()
+              .describe(
+                'Where the change-confirmation mail with the undo link went (masked): the address that held the changed contact before; null when nothing changed',
+              ),
           }),
-          ...verifiedErrors,
-          409: err('conflict: the email is already used by another customer of your provider'),
         },
       },
     },
@@ -98,13 +95,6 @@ export const customerWriteRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'sendPortalLink',
         tags: ['change'],
         summary: 'Email a password-reset or account set-up link (verified)',
-        description: describeRoute(
-          'action "password_reset" (default) emails a reset link valid 15 minutes to the online account\'s login email; 409 portal_account_missing when the customer has no online account (use resend_activation). ' +
-            'action "resend_activation" emails the account set-up link valid 14 days, only while no password was ever chosen: 409 already_activated afterwards (use password_reset). ' +
-            'For a customer without an online account, resend_activation creates it (login = contract email) and sends the set-up link; 409 conflict when that email already belongs to another login.',
-          true,
-        ),
-        security: SECURITY_VERIFIED,
         params: CustomerParams,
         body: z.object({
           action: z
@@ -120,10 +110,6 @@ export const customerWriteRoutes: FastifyPluginAsyncZod = async (app) => {
             destination_masked: z.string().describe('Where the link went, masked').meta({ example: 'e***@e***.com' }),
             expires_at: Timestamp.describe('When the link stops working'),
           }),
-          ...verifiedErrors,
-          409: err(
-            'already_activated (use password_reset), portal_account_missing (use resend_activation) or conflict (the email belongs to another login: escalate)',
-          ),
         },
       },
     },
@@ -140,11 +126,6 @@ export const customerWriteRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'resendInvoice',
         tags: ['change'],
         summary: 'Email a copy of an invoice as PDF (verified)',
-        description: describeRoute(
-          "Emails a copy of the invoice, with the PDF attached, to the invoice email on file (else the contract email). Take `invoice_id` from billing-summary or payments. 404 not_found for an invoice that is not this customer's.",
-          true,
-        ),
-        security: SECURITY_VERIFIED,
         params: CustomerParams.extend({
           invoiceId: z.string().max(100).describe('The invoice id (UUID) from billing-summary or payments'),
         }),
@@ -155,8 +136,6 @@ export const customerWriteRoutes: FastifyPluginAsyncZod = async (app) => {
             invoice_number: z.string().describe('Number printed on the invoice'),
             destination_masked: z.string().describe('Where the copy went, masked').meta({ example: 'e***@e***.com' }),
           }),
-          ...verifiedErrors,
-          404: err('customer_not_found (no such customer for your provider) or not_found (no such invoice for this customer)'),
         },
       },
     },
@@ -169,15 +148,12 @@ export const customerWriteRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       ...common,
       preHandler: [requireVerifiedSession, idempotent],
+      // A 5,000-character note of four-byte characters is 20 KB.
+      bodyLimit: 64 * 1024,
       schema: {
         operationId: 'addCustomerNote',
         tags: ['change'],
         summary: "Add an internal note for the provider's staff (verified)",
-        description: describeRoute(
-          "Stores an internal note on the customer, attributed to the AI agent, for the provider's staff. It is never shown to the customer and never returned by this API (not even by this call). Accepts Idempotency-Key.",
-          true,
-        ),
-        security: SECURITY_VERIFIED,
         params: CustomerParams,
         headers: IdempotencyHeaders,
         body: z.object({
@@ -196,9 +172,6 @@ export const customerWriteRoutes: FastifyPluginAsyncZod = async (app) => {
             author: z.literal('ai_agent').describe('Notes from this API are attributed to the AI agent'),
             created_at: Timestamp.describe('When the note was stored'),
           }),
-          ...verifiedErrors,
-          409: err('idempotency_in_progress: the first request with this Idempotency-Key is still running'),
-          422: err('idempotency_key_reused: this Idempotency-Key was used with another body'),
         },
       },
     },
@@ -206,7 +179,11 @@ export const customerWriteRoutes: FastifyPluginAsyncZod = async (app) => {
       reply
         .code(201)
         .send(
-          await notes.addAgentNote({ ...caller(request), keyPrefix: request.apiKey!.prefix }, request.params.customerId, request.body.note),
+          await notes.addAgentNote(
+            { ...caller(request), keyPrefix: apiKeyOf(request).prefix },
+            request.params.customerId,
+            request.body.note,
+          ),
         ),
   );
 };

@@ -3,7 +3,7 @@
 // the route's description in the tool's own words, and its arguments the route's own zod schemas
 // (params, querystring and body merged into one object). Nothing here is written twice: a route
 // that changes its schema or text changes its tool with it.
-import type { FastifyInstance, RouteOptions } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { routeCredentials } from '../../plugins/route-contract.js';
 
@@ -23,10 +23,8 @@ export interface Operation {
   params?: z.ZodType;
   querystring?: z.ZodType;
   body?: z.ZodType;
-  /** The 2xx answer's schema (parsed like the route's serializer: unknown keys dropped). */
+  /** The 2xx answer's schema (its x-untrusted fields are listed in the tool result's _meta). */
   response: z.ZodType;
-  /** The route's rate limit (plugins/rate-limit.ts `limit()`), so a tool call counts in the same bucket. */
-  rateLimit?: object;
 }
 
 interface RouteSchema {
@@ -58,13 +56,12 @@ export function agentOperations(app: FastifyInstance): Operation[] {
       tool: snake(schema.operationId),
       title: schema.summary ?? schema.operationId,
       description: schema.description ?? '',
-      verified: routeCredentials(r.options as RouteOptions).some((c) => c.scheme === 'verifiedSession'),
+      verified: routeCredentials(r.options).some((c) => c.scheme === 'verifiedSession'),
       paramArgs,
       params: schema.params,
       querystring: schema.querystring,
       body: schema.body,
       response: response as z.ZodType,
-      rateLimit: (r.options.config as { rateLimit?: object } | undefined)?.rateLimit,
     });
   }
   const words = mcpWords(ops);
@@ -109,7 +106,7 @@ function toolDescription(op: Operation, words: (text: string) => string): string
 }
 
 /** The JSON Schema a tool lists: the route's params (renamed), querystring and body as one object. */
-export function inputJsonSchema(op: Operation, session: 'required' | 'optional' | 'none') {
+export function inputJsonSchema(op: Operation, session: 'required' | 'optional' | 'none', requires: string[] = []) {
   const properties: Record<string, unknown> = {};
   const required = new Set<string>();
   const add = (t: z.ZodType | undefined, rename: (k: string) => string = (k) => k) => {
@@ -135,5 +132,6 @@ export function inputJsonSchema(op: Operation, session: 'required' | 'optional' 
     };
     if (session === 'required') required.add('verified_session');
   }
+  for (const k of requires) required.add(k);
   return { type: 'object' as const, properties, required: [...required] };
 }

@@ -1,7 +1,9 @@
+import { apiKeyOf } from '../../plugins/auth.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { limit } from '../../plugins/rate-limit.js';
-import { describeRoute, err, SECURITY_KEY, StandardRateLimit } from './common.schemas.js';
+import { untrusted } from './common.schemas.js';
+import { DEMO_FIXED_IDS } from '../../demo/fixed-ids.js';
 
 const ServiceLocationMasked = z.object({
   address: z
@@ -23,8 +25,8 @@ const Match = z.object({
   customer_id: z
     .string()
     .describe('The customer id (UUID): pass it to POST /agent/verify/issue, then to the verified customer routes')
-    .meta({ example: '3f1c9a52-5c1e-4a57-9b1e-7d2f0c8e4b11' }),
-  name_masked: z.string().describe('First name and last initial only').meta({ example: 'Erika M.' }),
+    .meta({ example: DEMO_FIXED_IDS.invoiced.customer }),
+  name_masked: untrusted(z.string().describe('First name and last initial only').meta({ example: 'Erika M.' })),
   email_masked: z
     .string()
     .nullable()
@@ -66,7 +68,7 @@ const SearchResult = z.object({
 });
 
 export const searchRoutes: FastifyPluginAsyncZod = async (app) => {
-  const search = app.services.customerSearch;
+  const search = app.services.subscriberSearch;
 
   app.get(
     '/customers/search',
@@ -76,22 +78,6 @@ export const searchRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'searchCustomers',
         tags: ['identify'],
         summary: 'Identify the caller: masked customer search',
-        description: describeRoute(
-          "Finds customers of your provider by the contact's or invoice contact's name, email or phone, customer number " +
-            '("ABCD-1234"), invoice address, service building address or unit. Email, phone and customer number match only in full ' +
-            '(email in any case, phone in any formatting: "+49 151 2345 6789", "0151/23456789"); a part of one matches nothing. Name ' +
-            'words match whole words (one typo allowed in a word of 5+ letters, never a shortened name); street, city, postal code, ' +
-            'building, house number and unit words match by prefix. q is read in up to three passes, each only when the one before ' +
-            'found nothing: (1) as a phone number, email or customer number; as a name ("Erika Mustermann", "Mustermann Erika"); as an ' +
-            'address, street and house number with unit, postal code or city ("Sonnenweg 7 4B", "594 Main Street"), optionally after ' +
-            'the name; or as a name narrowed by its place ("Erika Mustermann 4B"); (2) every word of q against every field; (3) the ' +
-            'same with one typo in a name word. So appending the unit or street to a name narrows it. A house number or unit is exact ' +
-            'in (1) ("12" finds 12 and 12a, not 120). `match_count` counts the matches of the pass that answered, up to 1000. A search ' +
-            'has a time bound; one that reaches it answers `incomplete: true` with what it found. Answers are masked: verify the ' +
-            'caller before reading account data. Never auto-select when `ambiguous` is true: ask for the service address or unit and ' +
-            'search again, or escalate with a ticket.',
-        ),
-        security: SECURITY_KEY,
         querystring: z.object({
           q: z
             .string()
@@ -113,16 +99,12 @@ export const searchRoutes: FastifyPluginAsyncZod = async (app) => {
         }),
         response: {
           200: SearchResult,
-          400: err('validation_error: q shorter than 2 characters, or limit outside 1..100 (`details` names the field)'),
-          403: err('invalid_api_key or feature_not_enabled'),
-          429: StandardRateLimit,
-          500: err('internal_error'),
         },
       },
       // The time bound counts from the request's arrival: the key check and a cold connection's first
       // statements before the search are part of what the caller waits for (bench/README.md, round 10).
     },
     async (request, reply) =>
-      search.search(request.apiKey!.providerId, request.query.q, request.query.limit, Date.now() - reply.elapsedTime),
+      search.search(apiKeyOf(request).providerId, request.query.q, request.query.limit, Date.now() - reply.elapsedTime),
   );
 };

@@ -1,17 +1,17 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { emailAddress } from '../../lib/email.js';
 import { limit } from '../../plugins/rate-limit.js';
 import { idempotent } from '../../plugins/idempotency.js';
-import { actorOf } from '../../plugins/auth.js';
-import { describeRoute, err, IdempotencyHeaders, SECURITY_KEY, StandardRateLimit, Timestamp, Uuid } from './common.schemas.js';
+import { actorOf, apiKeyOf } from '../../plugins/auth.js';
+import { IdempotencyHeaders, Timestamp, untrusted, Uuid } from './common.schemas.js';
 
 const TicketBody = z
   .object({
     customer_id: Uuid.optional().describe(
       'The customer (from search), when identified; must be a customer of your provider. Verification is not needed',
     ),
-    contact_email: z
-      .email()
+    contact_email: emailAddress()
       .max(254)
       .optional()
       .describe('Where support replies, when the caller is not identified (or to use another address than the one on file)')
@@ -53,7 +53,9 @@ const TicketBody = z
   .refine((b) => b.customer_id !== undefined || b.contact_email !== undefined, {
     message: 'send customer_id or contact_email',
     path: ['customer_id'],
-  });
+  })
+  // The refinement, in the document: a generated client knows one of the two is required.
+  .meta({ anyOf: [{ required: ['customer_id'] }, { required: ['contact_email'] }] });
 
 export const ticketRoutes: FastifyPluginAsyncZod = async (app) => {
   const tickets = app.services.tickets;
@@ -63,17 +65,12 @@ export const ticketRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { rateLimit: limit('agent.tickets') },
       preHandler: [idempotent],
+      // A 100,000-character transcript and two 10,000-character texts.
+      bodyLimit: 512 * 1024,
       schema: {
         operationId: 'createTicket',
         tags: ['escalate'],
         summary: "Escalate to a human: open a ticket in the provider's support queue",
-        description: describeRoute(
-          'The escalation path: works for unverified callers. Give customer_id (a customer of your provider; 404 customer_not_found otherwise) or contact_email (one of the two is required). ' +
-            "ai_summary and ai_diagnosis become the customer-facing article; transcript is kept as an internal staff-only comment. The ticket goes to the provider's support queue and its support address is notified. " +
-            "Send X-Verified-Session when the caller was verified for customer_id: only then is the ticket listed with caller_verified: true in the customer's ticket history (an unverified caller's ticket holds their claim, not instructions). " +
-            'Accepts Idempotency-Key: retry with the same key after a timeout rather than opening a second ticket.',
-        ),
-        security: SECURITY_KEY,
         headers: IdempotencyHeaders,
         body: TicketBody,
         response: {
@@ -81,26 +78,19 @@ export const ticketRoutes: FastifyPluginAsyncZod = async (app) => {
             ticket_id: z.string().describe('Id of the new ticket: quote it to the caller'),
             status: z.literal('open').describe('New tickets are open'),
             priority: z.enum(['low', 'normal', 'high']).describe('The priority given'),
-            subject: z.string().describe('The subject line (given or derived from ai_summary)'),
+            subject: untrusted(z.string().describe('The subject line (given or derived from ai_summary)')),
             queue: z.string().describe('The support queue it was routed to').meta({ example: 'support' }),
             created_at: Timestamp.describe('When the ticket was opened'),
           }),
-          400: err('validation_error: neither customer_id nor contact_email, or another field fails its schema (`details` names it)'),
-          403: err('invalid_api_key or feature_not_enabled'),
-          404: err('customer_not_found: customer_id is not a customer of your provider'),
-          409: err('idempotency_in_progress: the first request with this Idempotency-Key is still running'),
-          422: err('idempotency_key_reused: this Idempotency-Key was used with another body'),
-          429: StandardRateLimit,
-          500: err('internal_error'),
         },
       },
     },
     async (request, reply) => {
-      const session = request.headers['x-verified-session'];
+      const session: unknown = request.headers['x-verified-session'];
       const r = await tickets.createFromAgent(
-        { ...actorOf(request), providerId: request.apiKey!.providerId, requestId: String(request.id) },
+        { ...actorOf(request), providerId: apiKeyOf(request).providerId, requestId: String(request.id) },
         request.body,
-        Array.isArray(session) ? session[0] : session,
+        typeof session === 'string' ? session : undefined,
       );
       return reply.code(201).send(r);
     },

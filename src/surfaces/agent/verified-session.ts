@@ -2,9 +2,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../lib/errors.js';
 import { checksCredential } from '../../plugins/route-contract.js';
 import { isUuid } from '../../lib/ids.js';
-import type { CustomerOwnershipService, OwnedSource, Profile } from '../../modules/subscribers/ownership.service.js';
-import { customerNotFound } from '../../modules/subscribers/subscriber.errors.js';
-import { sessionTokenHash, type SessionRow } from '../../modules/verification/verification.service.js';
+import type { SubscriberOwnershipService, OwnedSource, Profile } from '../../modules/subscribers/index.js';
+import { subscriberNotFound } from '../../modules/subscribers/index.js';
+import { sessionTokenHash, type SessionRow } from '../../modules/verified-sessions/index.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -21,6 +21,15 @@ declare module 'fastify' {
 }
 
 type PreHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
+/** The route's customer, as its ownership hook found it; see apiKeyOf (plugins/auth.ts) for why it throws. */
+export function agentCustomerOf(request: FastifyRequest): NonNullable<FastifyRequest['agentCustomer']> {
+  if (!request.agentCustomer)
+    throw new Error(
+      `${request.method} ${request.routeOptions.url ?? request.url} reads the owned customer, which none of its hooks checks`,
+    );
+  return request.agentCustomer;
+}
 
 function sessionTokenOf(request: FastifyRequest): string | undefined {
   const raw = request.headers['x-verified-session'];
@@ -48,8 +57,8 @@ function ownerQuery(request: FastifyRequest) {
 function ownedCustomerFrom(source: OwnedSource): PreHandler {
   return async (request) => {
     const { providerId, customerId, tokenHash } = ownerQuery(request);
-    const found = await request.server.services.customerOwnership.findOwned(providerId, customerId, tokenHash, source);
-    if (!found) throw customerNotFound();
+    const found = await request.server.services.subscriberOwnership.findOwned(providerId, customerId, tokenHash, source);
+    if (!found) throw subscriberNotFound();
     request.agentCustomer = { id: found.customer.id, providerId, session: found.session };
     if (source === 'agent_customer_profile') request.agentCustomer.profile = found.customer as Profile;
   };
@@ -70,12 +79,12 @@ export const requireOwnedProfile: PreHandler = ownedCustomerFrom('agent_customer
 
 /**
  * The verified-session rule of an owned customer (`owner.session`: the row of `token`, read with
- * the ownership check), shared by the HTTP hook below and the MCP tools (mcp.tools.ts).
+ * the ownership check), shared by the hooks below (an MCP tool call runs them too: mcp.call.ts).
  */
-export function assertVerifiedSession(
+function assertVerifiedSession(
   owner: { id: string; providerId: string; session?: SessionRow },
   token: string | undefined,
-  judge: CustomerOwnershipService['judgeSession'],
+  judge: SubscriberOwnershipService['judgeSession'],
 ) {
   if (!token) {
     throw new AppError(
@@ -119,7 +128,7 @@ const VERIFIED_SESSION = {
 export const requireVerifiedSession: PreHandler = checksCredential<PreHandler>(async (request, reply) => {
   // Already checked in preValidation (so a foreign id answers 404 even before body validation)?
   if (!request.agentCustomer || request.agentCustomer.id !== customerIdOf(request)) await requireOwnedCustomer(request, reply);
-  assertVerifiedSession(request.agentCustomer!, sessionTokenOf(request), request.server.services.customerOwnership.judgeSession);
+  assertVerifiedSession(agentCustomerOf(request), sessionTokenOf(request), request.server.services.subscriberOwnership.judgeSession);
 }, VERIFIED_SESSION);
 
 /** Whether the route's own validators (the ones Fastify runs next) accept every part of the request. */
@@ -128,7 +137,7 @@ function passesValidation(request: FastifyRequest): boolean {
   return (Object.keys(parts) as (keyof typeof parts)[]).every((part) => {
     const validate = request.routeOptions.schema?.[part] ? request.getValidationFunction(part) : undefined;
     if (!validate) return true;
-    const result = validate(parts[part] as never) as unknown;
+    const result = validate(parts[part]) as unknown;
     return typeof result === 'object' && result !== null ? !(result as { error?: unknown }).error : result !== false;
   });
 }
@@ -158,9 +167,9 @@ export function verifiedRead<T>(
   const hook = checksCredential<PreHandler>(async (request) => {
     const { providerId, customerId, token, tokenHash } = ownerQuery(request);
     const found = isUuid(customerId) ? await read(request, { providerId, customerId, tokenHash }) : undefined;
-    if (!found) throw customerNotFound();
+    if (!found) throw subscriberNotFound();
     request.agentCustomer = { id: customerId, providerId, session: found.session };
-    assertVerifiedSession(request.agentCustomer, token, request.server.services.customerOwnership.judgeSession);
+    assertVerifiedSession(request.agentCustomer, token, request.server.services.subscriberOwnership.judgeSession);
     answers.set(request, found.answer);
   }, VERIFIED_SESSION);
   return {

@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { emailAddress } from '../../lib/email.js';
 import { AppError } from '../../lib/errors.js';
 import { limit } from '../../plugins/rate-limit.js';
+import { PARTNER_DESCRIPTIONS } from './examples/descriptions.js';
 
 const Detail = z.object({ detail: z.string() }).describe('Error');
 
@@ -23,20 +25,18 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'login',
         tags: ['auth'],
         summary: 'Log in (subscriber or dashboard) and get a JWT',
-        description:
-          'Email and password of a subscriber or provider staff account. Wrong credentials answer 401 `Invalid credentials` (the same for an unknown email). ' +
-          '10 failed logins of one account within 15 minutes lock its logins for 15 minutes, whatever the IP: 429 with Retry-After, also for the right password.',
-        body: z.object({ email: z.email().max(254), password: z.string().min(1).max(200) }),
+        description: PARTNER_DESCRIPTIONS.login,
+        body: z.object({ email: emailAddress().max(254), password: z.string().min(1).max(200) }),
         response: {
           200: TokenResponse,
           401: Detail,
           422: Detail,
-          429: Detail.describe('The account is locked after 10 failed logins (wait Retry-After seconds)'),
+          429: Detail.describe("The account's logins from this network are locked after 10 failed logins (wait Retry-After seconds)"),
         },
       },
     },
     async (request) => {
-      const token = await app.services.auth.login(request.body.email, request.body.password);
+      const token = await app.services.auth.login(request.body.email, request.body.password, request.ip);
       if (!token) throw new AppError(401, 'invalid_credentials', 'Invalid credentials');
       return token;
     },
@@ -50,9 +50,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'setPassword',
         tags: ['auth'],
         summary: 'Choose a password with an emailed link token',
-        description:
-          'Consumes a single-use token from a password-reset (15 minutes), account set-up or staff invite (14 days) link. An unknown, used or expired token answers 400. Login tokens issued before the new password stop working. ' +
-          '10 such tokens from one client IP within 15 minutes lock that IP out of this route for 15 minutes (429 with Retry-After).',
+        description: PARTNER_DESCRIPTIONS.setPassword,
         body: z.object({ token: z.string().min(10).max(200), password: z.string().min(10).max(200).describe('At least 10 characters') }),
         response: {
           200: z.object({ success: z.literal(true), message: z.string() }),

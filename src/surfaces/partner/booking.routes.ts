@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { limit } from '../../plugins/rate-limit.js';
-import { BOOKING_SCRIPT_HASH, renderBookingPage } from '../../modules/install/booking.page.js';
+import { BOOKING_SCRIPT_HASH, renderBookingPage } from '../pages/booking.page.js';
 import { noStore, pageHelmet } from '../../plugins/page-headers.js';
+import { PARTNER_DESCRIPTIONS } from './examples/descriptions.js';
 
 const Detail = z.object({ detail: z.string() }).describe('Error');
 const Params = z.object({ token: z.string().min(10).max(200).describe('The token of the emailed booking link') });
@@ -19,7 +20,7 @@ const SlotsResponse = z.object({
     .string()
     .describe('The install job: BOOKING_SENT (no appointment), BOOKED, or a state in which the link no longer changes anything'),
   bookable: z.boolean().describe('Whether the link can still book, move or cancel'),
-  move_in_date: z.string().nullable(),
+  move_in_date: z.string().meta({ format: 'date' }).nullable(),
   booking: Window.nullable().describe('The booked window, if any'),
   windows: z
     .array(Window)
@@ -28,13 +29,6 @@ const SlotsResponse = z.object({
     ),
 });
 const BookingResponse = z.object({ status: z.string(), booking: Window.nullable() });
-
-const RULES =
-  "The link of a third-line installation invitation (no other credential). Four-hour windows on weekdays in the building's own " +
-  'time zone (`time_zone`; starting 08:00, 12:00 and 16:00 local time, across daylight-saving changes), at least 24 hours ahead, ' +
-  'not before the move-in date (local midnight), offered four weeks ahead, three bookings per window ' +
-  'and provider. The same link books, moves (book another window) and cancels, until 24 hours before the appointment. ' +
-  'An unknown or expired link answers 404.';
 
 export const bookingRoutes: FastifyPluginAsyncZod = async (app) => {
   const service = app.services.booking;
@@ -49,7 +43,7 @@ export const bookingRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'bookingPage',
         tags: ['booking'],
         summary: 'Installation booking page (HTML)',
-        description: `${RULES} Renders the free windows and the current appointment; its buttons call the JSON endpoints below.`,
+        description: PARTNER_DESCRIPTIONS.bookingPage,
         params: Params,
         produces: ['text/html'],
         response: { 200: z.string().describe('text/html page'), 404: Detail, 422: Detail },
@@ -70,7 +64,7 @@ export const bookingRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'bookingSlots',
         tags: ['booking'],
         summary: 'Free installation windows and the current appointment (JSON)',
-        description: RULES,
+        description: PARTNER_DESCRIPTIONS.bookingSlots,
         params: Params,
         response: { 200: SlotsResponse, 404: Detail, 422: Detail },
       },
@@ -89,7 +83,7 @@ export const bookingRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'bookInstallation',
         tags: ['booking'],
         summary: 'Book a window, or move the appointment to another one',
-        description: `${RULES} \`starts_at\` must be the start of a free window (from /slots).`,
+        description: PARTNER_DESCRIPTIONS.bookInstallation,
         params: Params,
         body: z.object({ starts_at: z.iso.datetime({ offset: true }).describe('Start of the chosen window, RFC 3339') }),
         response: {
@@ -113,7 +107,7 @@ export const bookingRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'cancelInstallationBooking',
         tags: ['booking'],
         summary: 'Cancel the appointment (the link stays valid to book again)',
-        description: RULES,
+        description: PARTNER_DESCRIPTIONS.cancelInstallationBooking,
         params: Params,
         response: {
           200: BookingResponse,

@@ -1,11 +1,15 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { bearer, DASHBOARD_ROLES } from '../../plugins/auth.js';
+import { bearer, DASHBOARD_ROLES, userOf } from '../../plugins/auth.js';
 import { limit } from '../../plugins/rate-limit.js';
-import { idempotent } from '../../plugins/idempotency.js';
-import { Detail } from '../../modules/subscribers/subscriber.schemas.js';
+import { idempotencyKeyHeader, idempotent } from '../../plugins/idempotency.js';
+import { Detail } from './errors.schemas.js';
+import { PARTNER_DESCRIPTIONS } from './examples/descriptions.js';
 
-const DateOnly = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD');
+const DateOnly = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD')
+  .meta({ format: 'date' });
 const Params = z.object({ id: z.uuid().describe('Subscription id') });
 const AUTH = {
   401: Detail.describe('No Bearer token'),
@@ -21,7 +25,7 @@ const CancelResponse = z.object({
 
 const PreviewResponse = z.object({
   subscription_id: z.uuid(),
-  effective_date: z.string().describe('The end date quoted (YYYY-MM-DD, exclusive)'),
+  effective_date: DateOnly.describe('The end date quoted (YYYY-MM-DD, exclusive)'),
   calendar_month: z.string().describe('The calendar month of the end date (YYYY-MM)'),
   month_invoiced: z
     .boolean()
@@ -46,11 +50,6 @@ const PreviewResponse = z.object({
     .describe('Empty for provider-billed subscriptions'),
 });
 
-const RULES =
-  "Dashboard JWT (provider staff of the subscription's provider, or a platform admin); a subscription of another provider " +
-  'answers 404. end_date is YYYY-MM-DD, today (UTC) or later (else 422), and exclusive: the first day without service. Only ' +
-  'ACTIVE, SUSPENDED or PENDING_INSTALL subscriptions can be cancelled (else 409).';
-
 /** Cancellation (internal API, /api/v1 only; registered in internalSurface). */
 export const cancellationRoutes: FastifyPluginAsyncZod = async (app) => {
   const service = app.services.cancellation;
@@ -65,16 +64,13 @@ export const cancellationRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'previewSubscriptionCancellation',
         tags: ['cancellation'],
         summary: 'Read-only quote of a cancellation',
-        description:
-          `${RULES} Writes nothing. For a service-billed subscription, says whether the end date's calendar month is already ` +
-          'invoiced and lists the money lines the cancellation leads to; the lines are empty when the provider bills the subscription.',
-        security: [{ bearer: [] }],
+        description: PARTNER_DESCRIPTIONS.previewSubscriptionCancellation,
         params: Params,
         querystring: z.object({ end_date: DateOnly.describe('YYYY-MM-DD, today (UTC) or later') }),
         response: { 200: PreviewResponse, ...AUTH, 404: Detail, 409: Detail, 422: Detail },
       },
     },
-    (request) => service.preview(request.user!, request.params.id, request.query.end_date),
+    (request) => service.preview(userOf(request), request.params.id, request.query.end_date),
   );
 
   app.post(
@@ -87,21 +83,9 @@ export const cancellationRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'cancelSubscription',
         tags: ['cancellation'],
         summary: 'Cancel a subscription with an end date',
-        description:
-          `${RULES} The subscription is CANCELLED at once (canceled_at = now, ended_at = end_date) and the webhook ` +
-          '`subscription.cancelled` is sent; service and the port last until ended_at, when the port is reset (port_reset_at) by a ' +
-          'scheduled job. An installation not yet done is called off. For a service-billed subscription whose end month is already ' +
-          "invoiced, the unused days are credited with an open credit note; otherwise that month's invoice bills the used days. " +
-          'A cancelled subscription cannot be cancelled again (409); send an `Idempotency-Key` to make a retry after a network error replay the first answer.',
-        security: [{ bearer: [] }],
+        description: PARTNER_DESCRIPTIONS.cancelSubscription,
         params: Params,
-        headers: z.looseObject({
-          'idempotency-key': z
-            .string()
-            .max(255)
-            .optional()
-            .describe('Optional: the same key and body within 24 h replays the first answer (safe retry)'),
-        }),
+        headers: idempotencyKeyHeader('Optional: the same key and body within 24 h replays the first answer (safe retry)'),
         body: z.object({ end_date: DateOnly.describe('YYYY-MM-DD, today (UTC) or later; exclusive') }),
         response: {
           200: CancelResponse,
@@ -113,6 +97,6 @@ export const cancellationRoutes: FastifyPluginAsyncZod = async (app) => {
         },
       },
     },
-    (request) => service.cancel(request.user!, request.params.id, request.body.end_date, String(request.id)),
+    (request) => service.cancel(userOf(request), request.params.id, request.body.end_date, String(request.id)),
   );
 };

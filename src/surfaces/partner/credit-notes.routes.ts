@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { bearer, DASHBOARD_ROLES } from '../../plugins/auth.js';
+import { bearer, DASHBOARD_ROLES, userOf } from '../../plugins/auth.js';
 import { limit } from '../../plugins/rate-limit.js';
-import { Detail } from '../../modules/subscribers/subscriber.schemas.js';
+import { Detail } from './errors.schemas.js';
+import { PARTNER_DESCRIPTIONS } from './examples/descriptions.js';
 
 /** GET /api/v1/credit-notes/{id}/pdf (internal API; registered in internalSurface). */
 export const creditNoteRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -17,11 +18,7 @@ export const creditNoteRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'getCreditNotePdf',
         tags: ['subscriber'],
         summary: 'Credit note as PDF',
-        description:
-          "The PDF of a credit note, read live from the billing system. Accepts the subscriber's own JWT (the note must be theirs) " +
-          "or a dashboard JWT: staff of the provider the note's subscriber belongs to, or a platform admin. A note of someone " +
-          'else, an unknown id and drafts, archived or voided notes all answer 404. 502 when the billing system is unreachable.',
-        security: [{ bearer: [] }],
+        description: PARTNER_DESCRIPTIONS.getCreditNotePdf,
         params: z.object({
           id: z
             .string()
@@ -42,7 +39,7 @@ export const creditNoteRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const r = await creditNotes.pdf(request.user!, request.params.id);
+      const r = await creditNotes.pdf(userOf(request), request.params.id);
       const filename = `credit-note-${r.number.replace(/[^A-Za-z0-9._-]+/g, '_')}.pdf`;
       return (
         reply

@@ -7,17 +7,24 @@ import { adminPlanChangeRoutes, partnerPlanChangeRoutes } from './plan-change.ro
 import { serviceabilityRoutes } from './serviceability.routes.js';
 import { locationRoutes } from './location.routes.js';
 import { checkoutRoutes } from './checkout.routes.js';
+import { checkoutStatusRoutes } from './checkout-status.routes.js';
 import { subscriptionStatusRoutes } from './subscription-status.routes.js';
 import { sandboxRoutes } from './sandbox.routes.js';
 import { provisioningRoutes } from './provisioning.routes.js';
 import { completionRoutes } from './completion.routes.js';
 import { bookingRoutes } from './booking.routes.js';
+import { installRoutes } from './install.routes.js';
 import { subscriberRoutes } from './subscriber.routes.js';
 import { paymentRoutes } from './payment.routes.js';
 import { rollbackRoutes } from './rollback.routes.js';
+import { stripeEventRoutes } from './stripe-events.routes.js';
 import { creditNoteRoutes } from './credit-notes.routes.js';
 import { cancellationRoutes } from './cancellation.routes.js';
 import { staffRoutes } from './staff.routes.js';
+import { adminProviderRoutes } from './admin-providers.routes.js';
+import { adminCatalogueRoutes } from './admin-catalogue.routes.js';
+import { adminIntegrationRoutes } from './admin-integrations.routes.js';
+import { adminImportRoutes } from './admin-import.routes.js';
 
 /**
  * The partner routers, mounted at `/` and again at `/api/v1` (mirror) with the same auth.
@@ -36,14 +43,17 @@ export const partnerSurface: FastifyPluginAsync<{ mirror?: boolean }> = async (a
   await app.register(serviceabilityRoutes);
   await app.register(locationRoutes);
   await app.register(checkoutRoutes);
+  await app.register(checkoutStatusRoutes);
   await app.register(subscriptionStatusRoutes);
   await app.register(sandboxRoutes);
   await app.register(provisioningRoutes);
   await app.register(completionRoutes);
   await app.register(bookingRoutes);
+  await app.register(installRoutes);
   await app.register(subscriberRoutes);
   await app.register(paymentRoutes);
   await app.register(rollbackRoutes);
+  await app.register(stripeEventRoutes);
 };
 
 /** Internal API routes that exist only under /api/v1 (dashboard JWT). */
@@ -54,4 +64,8 @@ export const internalSurface: FastifyPluginAsync = async (app) => {
   await app.register(cancellationRoutes);
   await app.register(staffRoutes);
   await app.register(adminPlanChangeRoutes);
+  await app.register(adminProviderRoutes);
+  await app.register(adminCatalogueRoutes);
+  await app.register(adminIntegrationRoutes);
+  await app.register(adminImportRoutes);
 };

@@ -1,11 +1,14 @@
+import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { bearer } from '../../plugins/auth.js';
+import { bearer, userOf } from '../../plugins/auth.js';
 import { limit } from '../../plugins/rate-limit.js';
-import { ConfirmBody, Detail, PaymentMethodResponse, SetupResponse } from '../../modules/subscribers/subscriber.schemas.js';
-import { type PayResultState } from '../../modules/billing/pay-page.service.js';
-import { renderPayPage } from '../../modules/billing/pay-page.html.js';
+import { ConfirmBody, PaymentMethodResponse, SetupResponse } from '../../modules/subscribers/index.js';
+import { type PayResultState } from '../../modules/billing/index.js';
+import { payPageSources, renderPayPage, type PayPageView } from '../pages/pay.page.js';
 import { noStore, pageHelmet } from '../../plugins/page-headers.js';
+import { Detail } from './errors.schemas.js';
+import { PARTNER_DESCRIPTIONS } from './examples/descriptions.js';
 
 const security = [{ bearer: [] }];
 const AUTH = {
@@ -33,6 +36,7 @@ const STATUS: Record<PayResultState, number> = {
   no_card_processor: 409,
   in_progress: 409,
   invalid: 404,
+  card_number_refused: 400,
 };
 
 export const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -40,6 +44,10 @@ export const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
   const payPage = app.services.payPage;
   const auth = bearer(['subscriber']);
   const sandbox = app.config.SANDBOX;
+  // The page's Content-Security-Policy lets the processor's form in: Stripe.js and its frames, or a form
+  // posting to the card simulator's own server. Stripe.js loads from Stripe and nowhere else.
+  const processor = payPage.processorKind();
+  const payHelmet = pageHelmet(payPageSources({ processor, simulatorUrl: payPage.simulatorUrl() }));
 
   // The pay page's form posts application/x-www-form-urlencoded (only inside this plugin).
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
@@ -55,13 +63,12 @@ export const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'getSubscriberPaymentMethod',
         tags: ['subscriber'],
         summary: 'The saved card (brand, last 4 digits, expiry)',
-        description:
-          '`payment_method` is null when no card is saved. 409 when the provider has no card-processor connection; 404 without a subscriber record.',
+        description: PARTNER_DESCRIPTIONS.getSubscriberPaymentMethod,
         security,
         response: { 200: PaymentMethodResponse, ...AUTH, 404: NO_RECORD, 409: NO_PROCESSOR },
       },
     },
-    (request) => methods.get(request.user!.userId),
+    (request) => methods.get(userOf(request).userId),
   );
 
   app.post(
@@ -73,15 +80,12 @@ export const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'startSubscriberCardSetup',
         tags: ['subscriber'],
         summary: 'Start saving a card',
-        description:
-          "Starts a card setup with the provider's card processor and returns its `client_secret` for the processor's card form; " +
-          'finish with POST .../confirm. A new setup replaces one still in progress. 409 when the provider has no card-processor ' +
-          'connection; 502 when the processor is unreachable.',
+        description: PARTNER_DESCRIPTIONS.startSubscriberCardSetup,
         security,
         response: { 201: SetupResponse, ...AUTH, 404: NO_RECORD, 409: NO_PROCESSOR, 502: Detail },
       },
     },
-    async (request, reply) => reply.code(201).send(await methods.setup(request.user!.userId)),
+    async (request, reply) => reply.code(201).send(await methods.setup(userOf(request).userId)),
   );
 
   app.post(
@@ -93,10 +97,7 @@ export const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'confirmSubscriberCardSetup',
         tags: ['subscriber'],
         summary: 'Confirm the card setup and save the card',
-        description:
-          "Confirms the setup started with POST .../setup (`client_secret` must be that setup's) and saves the card, replacing a " +
-          'saved one; only brand, last 4 digits and expiry are kept. 402: the card was declined (nothing saved); 409: no card-processor ' +
-          'connection, or no setup with this client_secret in progress; 422: malformed or incorrect card number; 502: processor unreachable.',
+        description: PARTNER_DESCRIPTIONS.confirmSubscriberCardSetup,
         security,
         body: ConfirmBody,
         response: {
@@ -110,66 +111,104 @@ export const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
         },
       },
     },
-    (request) => methods.confirm(request.user!.userId, request.body),
+    (request) => methods.confirm(userOf(request).userId, request.body),
   );
+
+  const page = (reply: FastifyReply, token: string, status: number, view: PayPageView) =>
+    reply
+      .code(status)
+      .header('cache-control', 'no-store')
+      .header('referrer-policy', 'no-referrer')
+      .type('text/html; charset=utf-8')
+      .send(renderPayPage(token, view));
 
   app.get(
     '/pay/:token',
     {
       config: { rateLimit: limit('payment.page') },
-      helmet: pageHelmet(),
+      helmet: payHelmet,
       onRequest: noStore,
       schema: {
         operationId: 'paymentPage',
         tags: ['payment'],
         summary: 'Payment page of an emailed payment link (HTML)',
-        description:
-          'The link of a payment mail (no other credential). Shows the invoice and a card form that posts to the same address. ' +
-          'A paid invoice shows a confirmation; an unknown, expired or void link answers 404.',
+        description: PARTNER_DESCRIPTIONS.paymentPage,
         params: TokenParams,
         produces: ['text/html'],
+        response: Object.fromEntries([200, 404, 409, 502].map((s) => [s, z.string().describe('text/html page')])),
+      },
+    },
+    async (request, reply) => {
+      const token = request.params.token;
+      const v = await payPage.view(token);
+      const base = { invoice: v.invoice, sandbox };
+      if (v.state === 'invalid')
+        return page(reply, token, 404, {
+          title: 'Link not valid',
+          message: 'This payment link is invalid or has expired.',
+          error: true,
+          sandbox,
+        });
+      if (v.state === 'paid')
+        return page(reply, token, 200, { ...base, title: 'Invoice paid', message: 'This invoice is paid. Thank you.' });
+      if (v.state === 'in_progress')
+        return page(reply, token, 409, {
+          ...base,
+          title: 'Payment in progress',
+          message: 'A payment with this link is being processed; reload this page in a moment.',
+        });
+      if (v.state === 'no_card_processor')
+        return page(reply, token, 409, { ...base, title: 'Payment not possible', message: v.message, error: true });
+      if (v.state === 'unavailable')
+        return page(reply, token, 502, { ...base, title: 'Payment not possible', message: v.message, error: true });
+      return page(reply, token, 200, {
+        ...base,
+        title: v.invoice!.first ? 'Pay your first invoice' : 'Pay your invoice',
+        checkout: v.checkout,
+      });
+    },
+  );
+
+  app.get(
+    '/pay/:token/complete',
+    {
+      config: { rateLimit: limit('payment.page') },
+      helmet: payHelmet,
+      onRequest: noStore,
+      schema: {
+        operationId: 'paymentPageReturn',
+        tags: ['payment'],
+        summary: 'Where the card processor sends the browser back after a payment (HTML)',
+        description: PARTNER_DESCRIPTIONS.paymentPageReturn,
+        params: TokenParams,
+        querystring: z.object({
+          payment_intent: z
+            .string()
+            .min(3)
+            .max(255)
+            .regex(/^[A-Za-z0-9_]+$/)
+            .describe("The processor's payment id"),
+          payment_intent_client_secret: z.string().max(500).optional().describe('Added by Stripe; not used'),
+          redirect_status: z.string().max(50).optional().describe('Added by Stripe; not trusted: the processor is asked'),
+        }),
+        produces: ['text/html'],
         response: {
-          200: z.string().describe('text/html page'),
-          404: z.string().describe('text/html page'),
-          409: z.string().describe('text/html page'),
+          ...Object.fromEntries([200, 402, 404, 409, 502].map((s) => [s, z.string().describe('text/html page')])),
+          422: Detail.describe('payment_intent missing or malformed'),
         },
       },
     },
     async (request, reply) => {
-      const v = await payPage.view(request.params.token);
-      reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').type('text/html; charset=utf-8');
-      if (v.state === 'invalid')
-        return reply.code(404).send(
-          renderPayPage(request.params.token, {
-            title: 'Link not valid',
-            message: 'This payment link is invalid or has expired.',
-            form: false,
-            error: true,
-            sandbox,
-          }),
-        );
-      if (v.state === 'paid')
-        return renderPayPage(request.params.token, {
-          title: 'Invoice paid',
-          message: 'This invoice is paid. Thank you.',
-          invoice: v.invoice,
-          form: false,
-          sandbox,
-        });
-      if (v.state === 'in_progress')
-        return reply.code(409).send(
-          renderPayPage(request.params.token, {
-            title: 'Payment in progress',
-            message: 'A payment with this link is being processed; reload this page in a moment.',
-            invoice: v.invoice,
-            form: false,
-            sandbox,
-          }),
-        );
-      return renderPayPage(request.params.token, {
-        title: v.invoice!.first ? 'Pay your first invoice' : 'Pay your invoice',
-        invoice: v.invoice,
-        form: true,
+      const token = request.params.token;
+      const r = await payPage.complete(token, request.query.payment_intent);
+      const done = r.state === 'paid' || r.state === 'already_paid';
+      const again = r.state === 'declined' ? await payPage.view(token) : undefined;
+      return page(reply, token, STATUS[r.state], {
+        title: done ? 'Invoice paid' : r.state === 'declined' ? 'Payment not completed' : 'Payment not possible',
+        message: r.message,
+        invoice: r.invoice,
+        checkout: again?.checkout,
+        error: !done,
         sandbox,
       });
     },
@@ -179,22 +218,18 @@ export const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
     '/pay/:token',
     {
       config: { rateLimit: limit('payment.page') },
-      helmet: pageHelmet(),
+      helmet: payHelmet,
       onRequest: noStore,
       schema: {
         operationId: 'payWithPaymentLink',
         tags: ['payment'],
-        summary: 'Pay the invoice of a payment link by card (form post)',
-        description:
-          "Form post (application/x-www-form-urlencoded, or JSON) from the payment page. Charges the card through the provider's " +
-          'card processor and marks the invoice paid; a first invoice activates the installed subscription, and paying the last ' +
-          'overdue invoice lifts a non-payment suspension. The link works once; a declined card (402), an incorrect number (422) ' +
-          'or an unreachable processor (502) leave it usable for another try. Answers an HTML page.',
+        summary: 'Sandbox only: pay the invoice of a payment link with a test card number (form post)',
+        description: PARTNER_DESCRIPTIONS.payWithPaymentLink,
         params: TokenParams,
         body: PayBody,
         consumes: ['application/x-www-form-urlencoded', 'application/json'],
         produces: ['text/html'],
-        response: Object.fromEntries([200, 402, 404, 409, 422, 502].map((s) => [s, z.string().describe('text/html page')])),
+        response: Object.fromEntries([200, 400, 402, 404, 409, 422, 502].map((s) => [s, z.string().describe('text/html page')])),
       },
     },
     async (request, reply) => {
@@ -202,17 +237,14 @@ export const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
       const r = await payPage.pay(request.params.token, { cardNumber: request.body.card_number, saveCard });
       const done = r.state === 'paid' || r.state === 'already_paid';
       const retry = r.state === 'declined' || r.state === 'incorrect_number' || r.state === 'unavailable';
-      reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').type('text/html; charset=utf-8');
-      return reply.code(STATUS[r.state]).send(
-        renderPayPage(request.params.token, {
-          title: done ? 'Invoice paid' : retry ? 'Payment not completed' : 'Payment not possible',
-          message: r.message,
-          invoice: r.invoice,
-          form: retry,
-          error: !done,
-          sandbox,
-        }),
-      );
+      return page(reply, request.params.token, STATUS[r.state], {
+        title: done ? 'Invoice paid' : retry ? 'Payment not completed' : 'Payment not possible',
+        message: r.message,
+        invoice: r.invoice,
+        checkout: retry ? { kind: 'legacy' } : undefined,
+        error: !done,
+        sandbox,
+      });
     },
   );
 };

@@ -1,45 +1,28 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
-import { actorOf, bearer, DASHBOARD_ROLES, partnerApiKey } from '../../plugins/auth.js';
-import { idempotent } from '../../plugins/idempotency.js';
+import { RateLimited } from '../../plugins/route-contract.js';
+import { actorOf, bearer, DASHBOARD_ROLES, partnerApiKey, apiKeyOf, userOf } from '../../plugins/auth.js';
+import { idempotencyKeyHeader, idempotent } from '../../plugins/idempotency.js';
 import { limit } from '../../plugins/rate-limit.js';
-import { provisionBulk } from '../../modules/provisioning/provisioning.bulk.js';
+import { provisionBulk } from '../../modules/provisioning/index.js';
 import {
   BulkBody,
   BulkResponse,
   ConfirmInstallBody,
   ConfirmInstallResponse,
-  Detail,
   JobParams,
   JobResponse,
   ProviderInitiatedBody,
   ProvisioningResponse,
-} from '../../modules/provisioning/provisioning.schemas.js';
+} from '../../modules/provisioning/index.js';
+import { Detail } from './errors.schemas.js';
+import { PARTNER_DESCRIPTIONS } from './examples/descriptions.js';
 
 const AUTH_ERRORS = {
   401: Detail.describe('X-API-Key missing: `Not authenticated`'),
   403: Detail.describe('Wrong key or disabled account (`Invalid credentials`), or the key lacks the provisioning:write scope'),
 };
-const RateLimited = z
-  .object({ statusCode: z.literal(429), error: z.string(), message: z.string() })
-  .describe('Rate limit exceeded (the standard rate-limit body, with Retry-After); back off');
-const IdempotencyHeader = z.looseObject({
-  'idempotency-key': z.string().max(255).optional().describe('Optional; the same key and body within 24 h replays the first answer'),
-});
-
-const ROUTING =
-  "Routing by the building's line type, failing closed: a first-line building with a port (location_hash of a location that " +
-  "has a switch port) is provisioned unattended: the subscription is ACTIVE at once, the port (VLAN, the plan's bandwidth, " +
-  'optional MAC binding) is provisioned by an asynchronous job (`route: provision`, `job_id`; webhooks subscription.activated ' +
-  'then provisioning.completed or provisioning.failed). A unit (unit_id) of any building, including a first-line building ' +
-  'ordered by suite, takes the install path: PENDING_INSTALL, an install job (a CPE shipment for second-line buildings, a ' +
-  'technician visit otherwise; third-line subscribers are emailed a booking link, held until `move_in_date` is inside the ' +
-  "booking window of the building's region; windows are in the building's local time zone), `route: install`, `job_id: null`, webhook subscription.pending_install. `delivery_mode` " +
-  'direct on a building that is not first-line or on a location without a switch port answers 422; neither a port nor a ' +
-  'unit answers 422; a unit (or port) already held by a pending, pending-install, active or suspended subscription answers ' +
-  '409 `Unit already has a pending or active subscription`. Branch on `route`, never on job_id presence. ' +
-  'The subscriber is reused by email within your provider, else created (with a customer number and a login without ' +
-  'password, activated later). CKO-04 subscriptions are billed by you: this service creates no invoices or payments for them.';
+const BackOff = RateLimited.describe('Rate limit exceeded (the standard rate-limit body, with Retry-After); back off');
+const IdempotencyHeader = idempotencyKeyHeader('Optional; the same key and body within 24 h replays the first answer');
 
 export const provisioningRoutes: FastifyPluginAsyncZod = async (app) => {
   const service = app.services.provisioning;
@@ -56,17 +39,7 @@ export const provisioningRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'provisionProviderInitiated',
         tags: ['provisioning'],
         summary: 'Provision a subscriber from your own storefront (CKO-04)',
-        description:
-          'Creates the subscriber (or reuses it by email) and the subscription for `plan_version_id` at a port (`location_hash`, ' +
-          'delivery_mode direct, the default) or a unit (`unit_id` with delivery_mode home_drop: a unit_id without delivery_mode answers ' +
-          '422 naming delivery_mode). ' +
-          ROUTING +
-          ' ' +
-          'Idempotent per (subscriber email, plan version, location): a repeat answers 200 with the existing subscription and ' +
-          '`Subscription already exists (idempotent replay)`, or `Provisioning already in progress` while its port job is queued ' +
-          'or running; the same subscriber and plan at another location provisions a second line (201). Concurrent duplicates ' +
-          'create one subscription. 120 requests per minute per key.',
-        security: [{ apiKey: [] }],
+        description: PARTNER_DESCRIPTIONS.provisionProviderInitiated,
         headers: IdempotencyHeader,
         body: ProviderInitiatedBody,
         response: {
@@ -83,7 +56,7 @@ export const provisioningRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const ctx = { providerId: request.apiKey!.providerId, actor: actorOf(request), requestId: String(request.id) };
+      const ctx = { providerId: apiKeyOf(request).providerId, actor: actorOf(request), requestId: String(request.id) };
       const { created, result } = await service.provisionExplicit(ctx, request.body, 'provider_initiated');
       return reply.code(created ? 201 : 200).send(result);
     },
@@ -95,18 +68,13 @@ export const provisioningRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: auth,
       preHandler: idempotent,
       config: { rateLimit: limit('provisioning.bulk') },
+      // Up to 500 provider-initiated bodies of a few KB each.
+      bodyLimit: 1024 * 1024,
       schema: {
         operationId: 'provisionBulk',
         tags: ['provisioning'],
         summary: 'Provision up to 500 subscribers in one call',
-        description:
-          'Each item is a provider-initiated body and is handled exactly like POST /provisioning/provider-initiated, on its own ' +
-          '(own transaction, in order): one refused item never affects another. The answer is 200 with one result per item: ' +
-          '`created` (new subscription, with route, subscription_id and job_id), `replayed` (it already existed: idempotent per ' +
-          '(subscriber email, plan version, location), also within the batch) or `error` with the reason (the 4xx detail a single ' +
-          'request would have answered, e.g. `subscriber.email: Invalid email address`). Resend only the failed items. ' +
-          '30 requests per minute per key.',
-        security: [{ apiKey: [] }],
+        description: PARTNER_DESCRIPTIONS.provisionBulk,
         headers: IdempotencyHeader,
         body: BulkBody,
         response: {
@@ -115,12 +83,12 @@ export const provisioningRoutes: FastifyPluginAsyncZod = async (app) => {
           ...AUTH_ERRORS,
           409: Detail.describe('The same Idempotency-Key is still running'),
           422: Detail.describe('`items` missing, empty or longer than 500'),
-          429: RateLimited,
+          429: BackOff,
         },
       },
     },
     async (request) => {
-      const ctx = { providerId: request.apiKey!.providerId, actor: actorOf(request), requestId: String(request.id) };
+      const ctx = { providerId: apiKeyOf(request).providerId, actor: actorOf(request), requestId: String(request.id) };
       return { results: await provisionBulk(service, ctx, request.body.items, request.log) };
     },
   );
@@ -134,13 +102,7 @@ export const provisioningRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'getProvisioningJob',
         tags: ['provisioning'],
         summary: 'Poll a port-provisioning job',
-        description:
-          'The state of a job_id from a provisioning response: `queued` (waiting, also between retries: see attempts and error), ' +
-          '`running`, `succeeded` (the port is provisioned; provisioning.completed was sent) or `failed` (retries exhausted; ' +
-          '`error` says why and provisioning.failed was sent; the subscription stays ACTIVE and the operator re-provisions the port). ' +
-          "Only jobs of the key's provider: any other id answers 404. 300 requests per minute per key: poll every few seconds, " +
-          'or wait for the webhook.',
-        security: [{ apiKey: [] }],
+        description: PARTNER_DESCRIPTIONS.getProvisioningJob,
         params: JobParams,
         response: {
           200: JobResponse,
@@ -150,7 +112,7 @@ export const provisioningRoutes: FastifyPluginAsyncZod = async (app) => {
         },
       },
     },
-    async (request) => service.getJob(request.apiKey!.providerId, request.params.job_id),
+    async (request) => service.getJob(apiKeyOf(request).providerId, request.params.job_id),
   );
 
   app.post(
@@ -163,15 +125,7 @@ export const provisioningRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'confirmInstall',
         tags: ['provisioning'],
         summary: 'Staff: confirm an installation (dashboard login only)',
-        description:
-          'Provider staff (dashboard JWT in `Authorization: Bearer`) confirm that the installation of an own PENDING_INSTALL ' +
-          "subscription is done. The install job must be SHIPPED (else 409) and is COMPLETED; the unit's port is attached. A " +
-          'subscription the provider bills becomes ACTIVE at once and its port is provisioned by a job (`job_id`); one this service ' +
-          'bills gets its first invoice (the installation month pro rata) and the saved card is charged right after the answer, else ' +
-          'the subscriber is emailed a payment link; it becomes ACTIVE, and its port is provisioned, when that payment succeeds ' +
-          '(`job_id` null until then; `status` and `payment` say which). ' +
-          'No webhook fires: poll the session status or the subscription. Not callable with a partner API key.',
-        security: [{ bearer: [] }],
+        description: PARTNER_DESCRIPTIONS.confirmInstall,
         headers: IdempotencyHeader,
         body: ConfirmInstallBody,
         response: {
@@ -188,6 +142,6 @@ export const provisioningRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) =>
-      confirm.confirm(request.user!, request.body.subscription_id, { actor: actorOf(request), requestId: String(request.id) }),
+      confirm.confirm(userOf(request), request.body.subscription_id, { actor: actorOf(request), requestId: String(request.id) }),
   );
 };

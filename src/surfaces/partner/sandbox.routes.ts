@@ -1,11 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { emailAddress } from '../../lib/email.js';
 import { AppError } from '../../lib/errors.js';
 import { limit } from '../../plugins/rate-limit.js';
 import { noStore, pageHelmet } from '../../plugins/page-headers.js';
-import { renderSandboxCheckout, type SandboxPageView } from '../../modules/checkout/sandbox-page.html.js';
-import { pageErrorOf, SANDBOX_CHECKOUT_PATH } from '../../modules/checkout/sandbox.service.js';
+import { renderSandboxCheckout, type SandboxPageView } from '../pages/sandbox-checkout.page.js';
+import { pageErrorOf, SANDBOX_CHECKOUT_PATH } from '../../modules/checkout/index.js';
 
 const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 
@@ -13,7 +14,7 @@ const PageQuery = z.object({ session_id: z.uuid() });
 const CancelBody = z.object({ session_id: z.uuid() });
 const PayBody = z.object({
   session_id: z.uuid(),
-  email: z.email().max(254),
+  email: emailAddress().max(254),
   first_name: z.string().trim().min(1).max(100),
   last_name: z.string().trim().min(1).max(100),
   phone: z.preprocess(blankToUndefined, z.string().trim().max(40).optional()),
@@ -43,7 +44,7 @@ export const sandboxRoutes: FastifyPluginAsyncZod = async (app) => {
     return send(reply, err.status, { title, message: pageErrorOf(err), error: true, payAction: null, ...view });
   };
 
-  const pagePath = (request: FastifyRequest) => request.url.split('?')[0];
+  const pagePath = (request: FastifyRequest) => request.url.split('?')[0] ?? request.url;
 
   app.get(
     SANDBOX_CHECKOUT_PATH,
@@ -118,7 +119,10 @@ export const sandboxRoutes: FastifyPluginAsyncZod = async (app) => {
         } catch (err) {
           return failure(reply, err);
         }
-        const field = request.validationError.validation?.[0]?.instancePath?.replace(/^\//, '') || 'form';
+        const issues: unknown = request.validationError.validation;
+        const first: unknown = Array.isArray(issues) ? issues[0] : undefined;
+        const path = first && typeof first === 'object' && 'instancePath' in first ? first.instancePath : undefined;
+        const field = (typeof path === 'string' && path.replace(/^\//, '')) || 'form';
         return send(reply, 422, {
           title: 'Confirm and pay',
           message: `Please check ${field.replace('_', ' ')}.`,

@@ -1,10 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { bearer, DASHBOARD_ROLES } from '../../plugins/auth.js';
+import { emailAddress } from '../../lib/email.js';
+import { bearer, DASHBOARD_ROLES, userOf } from '../../plugins/auth.js';
 import { limit } from '../../plugins/rate-limit.js';
-import { idempotent } from '../../plugins/idempotency.js';
-import { SP_ROLES } from '../../modules/staff/staff.service.js';
-import { Detail } from '../../modules/subscribers/subscriber.schemas.js';
+import { idempotencyKeyHeader, idempotent } from '../../plugins/idempotency.js';
+import { SP_ROLES } from '../../modules/staff/index.js';
+import { Detail } from './errors.schemas.js';
+import { PARTNER_DESCRIPTIONS } from './examples/descriptions.js';
 
 const UserSummary = z.object({
   id: z.uuid(),
@@ -21,10 +23,6 @@ const AUTH = {
   403: Detail.describe('Invalid token, or not the provider admin (role service_provider with sp_role sp_admin or none)'),
 };
 
-const RULES =
-  'Only the provider admin (a service_provider user with sp_role `sp_admin` or none) manages staff, and only of the own ' +
-  'provider; support, sales and bookkeeping users, subscribers and platform admins answer 403.';
-
 /** Provider staff (internal API, /api/v1 only; registered in internalSurface). */
 export const staffRoutes: FastifyPluginAsyncZod = async (app) => {
   const service = app.services.staff;
@@ -40,21 +38,10 @@ export const staffRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'inviteProviderUser',
         tags: ['staff'],
         summary: 'Invite a staff user to the own provider',
-        description:
-          `${RULES} The invitee is always created with role service_provider under the caller's provider, with the sp_role given ` +
-          '(`sp_admin`, `support`, `sales`, `bookkeeping`; anything else 422). An email already in use by any account answers 409. ' +
-          'The set-password mail (a single-use link valid 14 days, used with POST /auth/set-password) is sent asynchronously. ' +
-          'Send an `Idempotency-Key` to make a retry after a network error replay the first 201 instead of answering 409.',
-        security: [{ bearer: [] }],
-        headers: z.looseObject({
-          'idempotency-key': z
-            .string()
-            .max(255)
-            .optional()
-            .describe('Optional: the same key and body within 24 h replays the first answer (safe retry)'),
-        }),
+        description: PARTNER_DESCRIPTIONS.inviteProviderUser,
+        headers: idempotencyKeyHeader('Optional: the same key and body within 24 h replays the first answer (safe retry)'),
         body: z.object({
-          email: z.email().max(254).describe("The invitee's email (also the login)"),
+          email: emailAddress().max(254).describe("The invitee's email (also the login)"),
           sp_role: z.enum(SP_ROLES).describe('sp_admin, support, sales or bookkeeping'),
           first_name: z.string().trim().min(1).max(100).nullish(),
           last_name: z.string().trim().min(1).max(100).nullish(),
@@ -63,12 +50,12 @@ export const staffRoutes: FastifyPluginAsyncZod = async (app) => {
           201: UserSummary,
           400: Detail.describe('Malformed Idempotency-Key'),
           ...AUTH,
-          409: Detail.describe('Email already in use'),
+          409: Detail.describe('The email is already one of your staff users'),
           422: Detail,
         },
       },
     },
-    async (request, reply) => reply.code(201).send(await service.invite(request.user!, request.body)),
+    async (request, reply) => reply.code(201).send(await service.invite(userOf(request), request.body)),
   );
 
   app.get(
@@ -80,12 +67,11 @@ export const staffRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'listProviderUsers',
         tags: ['staff'],
         summary: 'Staff users of the own provider',
-        description: `${RULES} A bare list of user summaries, oldest first.`,
-        security: [{ bearer: [] }],
+        description: PARTNER_DESCRIPTIONS.listProviderUsers,
         response: { 200: z.array(UserSummary), ...AUTH },
       },
     },
-    (request) => service.list(request.user!),
+    (request) => service.list(userOf(request)),
   );
 
   app.post(
@@ -97,14 +83,34 @@ export const staffRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'resendProviderUserInvite',
         tags: ['staff'],
         summary: 'Send a staff user a new invite link',
-        description:
-          `${RULES} Mails a new 14-day set-password link; earlier invite links of the user stop working. A user of another provider ` +
-          '(or unknown) answers 404; a user who already chose a password (status active) answers 409: use the password reset.',
-        security: [{ bearer: [] }],
+        description: PARTNER_DESCRIPTIONS.resendProviderUserInvite,
         params: z.object({ user_id: z.uuid() }),
         response: { 200: z.object({ ok: z.literal(true) }), ...AUTH, 404: Detail, 409: Detail.describe('Already active'), 422: Detail },
       },
     },
-    (request) => service.resendInvite(request.user!, request.params.user_id),
+    (request) => service.resendInvite(userOf(request), request.params.user_id),
+  );
+
+  app.delete(
+    '/provider/users/:user_id',
+    {
+      onRequest: auth,
+      config: { rateLimit: limit('internal.write') },
+      schema: {
+        operationId: 'withdrawProviderUserInvite',
+        tags: ['staff'],
+        summary: 'Withdraw a staff invitation',
+        description: PARTNER_DESCRIPTIONS.withdrawProviderUserInvite,
+        params: z.object({ user_id: z.uuid() }),
+        response: {
+          200: z.object({ ok: z.literal(true) }).describe('Withdrawn'),
+          ...AUTH,
+          404: Detail,
+          409: Detail.describe('The user already chose a password'),
+          422: Detail,
+        },
+      },
+    },
+    (request) => service.withdrawInvite(userOf(request), request.params.user_id),
   );
 };

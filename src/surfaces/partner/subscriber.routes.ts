@@ -1,12 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { bearer } from '../../plugins/auth.js';
+import { bearer, userOf } from '../../plugins/auth.js';
 import { limit } from '../../plugins/rate-limit.js';
 import {
   BillingDayBody,
   BillingDayResponse,
   CreditNoteItem,
-  Detail,
   DetailsResponse,
   InvoiceItem,
   MeResponse,
@@ -14,7 +13,9 @@ import {
   PasswordResponse,
   StatusHistoryResponse,
   UsageResponse,
-} from '../../modules/subscribers/subscriber.schemas.js';
+} from '../../modules/subscribers/index.js';
+import { Detail } from './errors.schemas.js';
+import { PARTNER_DESCRIPTIONS } from './examples/descriptions.js';
 
 const security = [{ bearer: [] }];
 const AUTH = {
@@ -41,15 +42,12 @@ export const subscriberRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'getSubscriberMe',
         tags: ['subscriber'],
         summary: 'The signed-in subscriber: record, subscriptions, linked checkout sessions, provider branding',
-        description:
-          'Always 200 for a subscriber token. Without a subscriber record yet (an account created at checkout before completion), ' +
-          '`subscriber` and `provider` are null and `subscriptions` is empty; `checkout_sessions` still lists the anonymous ' +
-          "external-checkout sessions created with this account's token.",
+        description: PARTNER_DESCRIPTIONS.getSubscriberMe,
         security,
         response: { 200: MeResponse, ...AUTH },
       },
     },
-    (request) => subscribers.me(request.user!.userId),
+    (request) => subscribers.me(userOf(request).userId),
   );
 
   app.get(
@@ -61,13 +59,12 @@ export const subscriberRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'getSubscriberDetails',
         tags: ['subscriber'],
         summary: 'Full account profile',
-        description:
-          'Contract holder, billing contact and invoice address, customer_number (null for accounts linked before the rollout) and the saved card summary. 404 without a subscriber record.',
+        description: PARTNER_DESCRIPTIONS.getSubscriberDetails,
         security,
         response: { 200: DetailsResponse, ...AUTH, 404: NO_RECORD },
       },
     },
-    (request) => subscribers.details(request.user!.userId),
+    (request) => subscribers.details(userOf(request).userId),
   );
 
   app.patch(
@@ -79,10 +76,7 @@ export const subscriberRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'changeSubscriberPassword',
         tags: ['subscriber'],
         summary: 'Change the password',
-        description:
-          'Needs the current password. A wrong current password answers 400 `Current password is incorrect`; a new password under ' +
-          "10 characters answers 422. Outstanding password-reset and activation links stop working, and so does every token issued before the change, this request's own included: log in again with the new password. " +
-          'Wrong current passwords count with failed logins: 10 within 15 minutes lock both for 15 minutes (429 with Retry-After).',
+        description: PARTNER_DESCRIPTIONS.changeSubscriberPassword,
         security,
         body: PasswordBody,
         response: {
@@ -90,11 +84,11 @@ export const subscriberRoutes: FastifyPluginAsyncZod = async (app) => {
           400: Detail.describe('`Current password is incorrect`'),
           ...AUTH,
           422: Detail,
-          429: Detail.describe('Locked after 10 wrong passwords or failed logins (wait Retry-After seconds)'),
+          429: Detail.describe('Locked from this network after 10 wrong passwords or failed logins (wait Retry-After seconds)'),
         },
       },
     },
-    (request) => passwords.changePassword(request.user!.userId, request.body.current_password, request.body.new_password),
+    (request) => passwords.changePassword(userOf(request).userId, request.body.current_password, request.body.new_password, request.ip),
   );
 
   app.get(
@@ -106,13 +100,12 @@ export const subscriberRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'listSubscriberInvoices',
         tags: ['subscriber'],
         summary: 'Own invoices, newest first',
-        description:
-          'The invoices this service issued (monthly and first invoices), sorted by invoice_date descending, each with its lines. Drafts are never listed. 404 without a subscriber record.',
+        description: PARTNER_DESCRIPTIONS.listSubscriberInvoices,
         security,
         response: { 200: z.array(InvoiceItem), ...AUTH, 404: NO_RECORD },
       },
     },
-    (request) => subscribers.invoices(request.user!.userId),
+    (request) => subscribers.invoices(userOf(request).userId),
   );
 
   app.get(
@@ -124,15 +117,12 @@ export const subscriberRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'listSubscriberCreditNotes',
         tags: ['subscriber'],
         summary: 'Own credit notes, read live from the billing system, newest first',
-        description:
-          'Read live from the billing system on every call. Drafts, archived and voided notes are never listed. When the billing ' +
-          'system is unreachable the answer is 502 (never an empty list in its place): retry later. The PDF of a note is at ' +
-          '`pdf_url` (GET /api/v1/credit-notes/{id}/pdf). 404 without a subscriber record.',
+        description: PARTNER_DESCRIPTIONS.listSubscriberCreditNotes,
         security,
         response: { 200: z.array(CreditNoteItem), ...AUTH, 404: NO_RECORD, 502: Detail.describe('Billing system unreachable') },
       },
     },
-    (request) => creditNotes.list(request.user!.userId),
+    (request) => creditNotes.list(userOf(request).userId),
   );
 
   app.get(
@@ -144,15 +134,12 @@ export const subscriberRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'getSubscriberUsage',
         tags: ['subscriber'],
         summary: 'Monthly data usage: the last 6 complete calendar months plus the current month to date',
-        description:
-          "Summed over the subscriber's subscriptions, in decimal gigabytes (1 GB = 1000^3 bytes, 2 places). `status` is " +
-          '`no_subscription` (no subscription) or `no_data` (nothing recorded in the window) with an empty `months` list; otherwise ' +
-          '`ok` with 7 months, oldest first, months without records as 0, the current one flagged `partial`. 404 without a subscriber record.',
+        description: PARTNER_DESCRIPTIONS.getSubscriberUsage,
         security,
         response: { 200: UsageResponse, ...AUTH, 404: NO_RECORD },
       },
     },
-    (request) => subscribers.usage(request.user!.userId),
+    (request) => subscribers.usage(userOf(request).userId),
   );
 
   app.get(
@@ -164,14 +151,12 @@ export const subscriberRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'getSubscriberStatusHistory',
         tags: ['subscriber'],
         summary: 'Own connection timeline (outages, degradations, maintenance), newest first',
-        description:
-          'At most the 100 most recent events. `ongoing` is true while `resolved_at` is null. Degrades to an empty `events` list on ' +
-          'any failure (and without a subscriber record): an empty list does not prove there were no events.',
+        description: PARTNER_DESCRIPTIONS.getSubscriberStatusHistory,
         security,
         response: { 200: StatusHistoryResponse, ...AUTH },
       },
     },
-    (request) => subscribers.statusHistory(request.user!.userId),
+    (request) => subscribers.statusHistory(userOf(request).userId),
   );
 
   app.patch(
@@ -183,15 +168,7 @@ export const subscriberRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'changeSubscriberBillingDay',
         tags: ['subscriber'],
         summary: 'Move the day of the month the monthly invoice is sent and collected',
-        description:
-          'The billing period stays the calendar month: only the collection day moves, and no invoice, credit note or correction ' +
-          'results. If the current month is already invoiced, the new day applies from next month (`effective_period` = next ' +
-          "month's 1st). If it is not invoiced yet, the day must still lie ahead this month: a day that is today or has passed " +
-          "answers 409 (choose a later day, or change it after this month's invoice). When the service does not invoice the " +
-          'current month (provider-billed, not yet installed, starting next month) the day applies from next month. ' +
-          "`next_send_date` is the next recurring invoice's date under the new day, null when the subscription has no recurring " +
-          'invoice (provider-billed or not in service). 502 means the day WAS saved but the billing system could not reschedule ' +
-          'the next invoice: repeat the same request (safe). 404: not one of your subscriptions. 422: billing_day outside 1 to 10.',
+        description: PARTNER_DESCRIPTIONS.changeSubscriberBillingDay,
         security,
         body: BillingDayBody,
         response: {
@@ -206,6 +183,6 @@ export const subscriberRoutes: FastifyPluginAsyncZod = async (app) => {
         },
       },
     },
-    (request) => billingDays.changeBillingDay(request.user!.userId, request.body.subscription_id, request.body.billing_day),
+    (request) => billingDays.changeBillingDay(userOf(request).userId, request.body.subscription_id, request.body.billing_day),
   );
 };

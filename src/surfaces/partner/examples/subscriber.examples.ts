@@ -37,7 +37,7 @@ export const SUBSCRIBER_EXAMPLES: ExampleMap = {
     },
     401: [{ name: 'invalid_credentials', detail: 'Invalid credentials' }],
     422: [{ name: 'email_invalid', detail: 'email: Invalid email address' }],
-    429: [{ name: 'account_locked', detail: 'Too many failed logins for this account; retry in 15 minutes' }],
+    429: [{ name: 'account_locked', detail: 'Too many failed logins for this account from this network; retry in 15 minutes' }],
   },
   // POST /auth/set-password
   setPassword: {
@@ -124,7 +124,7 @@ export const SUBSCRIBER_EXAMPLES: ExampleMap = {
         detail: 'new_password: Too small: expected string to have >=10 characters',
       },
     ],
-    429: [{ name: 'account_locked', detail: 'Too many wrong passwords for this account; retry in 15 minutes' }],
+    429: [{ name: 'account_locked', detail: 'Too many wrong passwords for this account from this network; retry in 15 minutes' }],
   },
   // GET /subscriber/me/invoices
   listSubscriberInvoices: {
@@ -282,6 +282,35 @@ export const SUBSCRIBER_EXAMPLES: ExampleMap = {
     200: payPage('Pay your invoice', 'INV-202611-7KQ2M9XA · 44.99 EUR · due 2026-11-15'),
     404: [LINK_NOT_VALID],
     409: [PAYMENT_IN_PROGRESS],
+    502: [
+      {
+        name: 'processor_unreachable',
+        detail: payPage('Payment not possible', 'Card payments are unavailable right now; please try again in a few minutes.'),
+      },
+    ],
+  },
+  // GET /pay/{token}/complete
+  paymentPageReturn: {
+    200: payPage('Invoice paid', 'Thank you: the invoice is paid.'),
+    402: [
+      { name: 'not_completed', detail: payPage('Payment not completed', 'The payment was not completed. Try again or use another card.') },
+    ],
+    404: [{ name: 'other_invoice', detail: payPage('Payment not possible', 'This payment is not known for this invoice.') }],
+    409: [{ name: 'processing', detail: payPage('Payment not possible', 'The payment is being processed; reload this page in a moment.') }],
+    422: [{ name: 'no_payment_intent', detail: 'querystring/payment_intent: Required' }],
+    502: [
+      {
+        name: 'processor_unreachable',
+        detail: payPage('Payment not possible', 'Card payments are unavailable right now; please try again in a few minutes.'),
+      },
+    ],
+  },
+  // POST /webhooks/stripe
+  receiveStripeEvent: {
+    200: { received: true, outcome: 'applied' },
+    400: [{ name: 'bad_signature', detail: 'The Stripe-Signature does not verify' }],
+    502: [{ name: 'stripe_unreachable', detail: 'The card processor is unreachable; redeliver later' }],
+    503: [{ name: 'not_configured', detail: 'Stripe events are not configured (STRIPE_WEBHOOK_SECRET)' }],
   },
   // POST /pay/{token}
   payWithPaymentLink: {
@@ -290,6 +319,12 @@ export const SUBSCRIBER_EXAMPLES: ExampleMap = {
       {
         name: 'card_declined',
         detail: payPage('Payment not completed', 'The card was declined. Try another card.'),
+      },
+    ],
+    400: [
+      {
+        name: 'card_number_refused',
+        detail: payPage('Payment not possible', 'Card numbers are never sent to this server; pay with the card form on this page.'),
       },
     ],
     404: [LINK_NOT_VALID],
@@ -366,6 +401,17 @@ export const SUBSCRIBER_EXAMPLES: ExampleMap = {
       {
         name: 'this_user_has_already_set',
         detail: 'This user has already set a password; use the password reset instead',
+      },
+    ],
+    422: [{ name: 'user_id_invalid_uuid', detail: 'user_id: Invalid UUID' }],
+  },
+  withdrawProviderUserInvite: {
+    200: { ok: true },
+    404: [{ name: 'user_not_found', detail: 'User not found' }],
+    409: [
+      {
+        name: 'this_user_has_already_set',
+        detail: 'This user has already set a password; only an invitation not yet accepted can be withdrawn',
       },
     ],
     422: [{ name: 'user_id_invalid_uuid', detail: 'user_id: Invalid UUID' }],

@@ -1,0 +1,1 @@
+export { createIntegrationsService, type IntegrationsService, type IntegrationsSummary } from './integrations.service.js';

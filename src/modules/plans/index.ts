@@ -1,0 +1,2 @@
+export { createPlansService, type PlansService } from './plans.service.js';
+export * from './plans.schemas.js';

@@ -1,0 +1,2 @@
+// The tickets owner: support tickets opened by an agent or by mail.
+export { createTicketsService } from './tickets.service.js';
