@@ -1,4 +1,5 @@
-# The server image, in two stages: the build compiles TypeScript to dist/ (`npm run build`); the
+# The server image, in two stages: the build type-checks and compiles TypeScript to dist/
+# (`npm run typecheck:build`, then `npm run build`, which only emits); the
 # runtime holds production dependencies only and runs `node dist/...` as the unprivileged `node` user.
 # Node 22 (LTS): Node 20 left support in April 2026; the code still runs on 20, which the
 # development machines have.
@@ -10,7 +11,7 @@ RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY src src
 COPY scripts scripts
-RUN npm run build
+RUN npm run typecheck:build && npm run build
 
 FROM node:22-bookworm-slim AS runtime
 WORKDIR /app

@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Transaction } from 'kysely';
+import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../db/types.js';
 
 export type Rows = { [K in keyof DB]: Insertable<DB[K]>[] };
@@ -59,6 +59,16 @@ export async function insertRows(trx: Transaction<DB>, rows: Pick<Rows, SeedTabl
     }
   }
   return counts;
+}
+
+/**
+ * Gives the planner statistics of the tables just loaded. Postgres's autovacuum would take a minute
+ * or more to; the embedded database has no autovacuum and never would: without statistics its
+ * planner filters every row through the search's key function instead of reading the name index
+ * (a demo search took 0.4-0.9 s on 292 customers, 20-40 ms with them).
+ */
+export async function analyzeLoaded(db: Kysely<DB>): Promise<void> {
+  await sql.raw(`ANALYZE ${INSERT_ORDER.map((t) => `"${t}"`).join(', ')}`).execute(db);
 }
 
 /** Serialises concurrent loaders (two `npm start` on one DATABASE_URL) for the transaction's length. */

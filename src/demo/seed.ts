@@ -4,7 +4,7 @@ import type { Clock } from '../lib/clock.js';
 import { sandboxCheckoutUrl } from '../modules/checkout/index.js';
 import { buildDemoDataset } from './dataset.js';
 import type { DemoDocument } from './document.js';
-import { insertRows, lockDemo } from './rows.js';
+import { analyzeLoaded, insertRows, lockDemo } from './rows.js';
 
 export type { DemoDocument } from './document.js';
 
@@ -45,7 +45,7 @@ export async function loadDemo({ db, clock, config }: DemoDeps, opts: { occupanc
     webhookUrl: config.DEMO_WEBHOOK_URL ?? null,
     occupancy: opts.occupancy,
   });
-  return db.transaction().execute(async (trx) => {
+  const load = await db.transaction().execute(async (trx) => {
     await lockDemo(trx);
     // Another loader may have finished while this one built its rows.
     const stored = await trx.selectFrom('demo_state').select('document').where('id', '=', 1).executeTakeFirst();
@@ -57,6 +57,8 @@ export async function loadDemo({ db, clock, config }: DemoDeps, opts: { occupanc
       .execute();
     return { document, created: true, ms: Date.now() - started };
   });
+  if (load.created) await analyzeLoaded(db);
+  return load;
 }
 
 /** Whether the database was ever loaded with the demo dataset (its document, secrets in clear, is in demo_state). */

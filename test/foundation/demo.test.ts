@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePhoneNumber } from 'awesome-phonenumber';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
@@ -29,6 +30,16 @@ const docsOf = (subscriptionId: string) =>
 describe('loading', () => {
   it('loads the whole dataset in one go (its load time is in the start banner, not asserted here)', () => {
     expect(doc.counts.subscribers).toBeGreaterThanOrEqual(200);
+  });
+
+  it('leaves the planner statistics of what it loaded: a name search reads the name index, not every customer', async () => {
+    const analyzed = await sql<{ n: number }>`SELECT count(DISTINCT tablename)::int AS n FROM pg_stats
+      WHERE schemaname = 'public' AND tablename IN ('subscribers', 'subscriptions', 'buildings', 'units', 'locations')`.execute(t.db);
+    expect(analyzed.rows[0]!.n).toBe(5);
+    const plan = await sql<{ 'QUERY PLAN': string }>`EXPLAIN SELECT id FROM subscribers
+      WHERE agent_search_name_keys(first_name, last_name, invoice_first_name, invoice_last_name) @> ARRAY['mason gauthier']
+        AND provider_id = ${doc.providers.main.id}`.execute(t.db);
+    expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toContain('subscribers_search_name_keys_idx');
   });
 
   it('is idempotent: a second load returns the stored document byte for byte and inserts nothing', async () => {

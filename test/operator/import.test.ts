@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOps } from '../../src/cli/ops-program.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
@@ -68,6 +69,10 @@ describe('inventory import', () => {
     expect(await count('locations', id)).toBe(6);
     // three building addresses, three loose ones (Torstraße 101 is the building's own, linked again)
     expect(await count('coverage_addresses', id)).toBe(6);
+    // Each committed import leaves the planner statistics of its table (no autovacuum on the embedded database).
+    const analyzed = await sql<{ t: string }>`SELECT DISTINCT tablename AS t FROM pg_stats WHERE schemaname = 'public'
+      AND tablename IN ('buildings', 'units', 'locations', 'coverage_addresses') ORDER BY 1`.execute(t.db);
+    expect(analyzed.rows.map((r) => r.t)).toEqual(['buildings', 'coverage_addresses', 'locations', 'units']);
     const b = await t.db
       .selectFrom('buildings')
       .selectAll()

@@ -1,7 +1,7 @@
 // Writes of the inventory import: buildings, units, switch ports (locations) and coverage
 // addresses, a batch at a time, inside the import's one transaction. The import owns these writes;
 // the serviceability, locations and install modules read the rows.
-import { sql, type Insertable, type Transaction } from 'kysely';
+import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../../db/types.js';
 import { present } from '../../lib/present.js';
 
@@ -10,6 +10,17 @@ type Trx = Transaction<DB>;
 /** One import per provider at a time (a second waits): two imports of one file cannot race to insert the same keys. */
 export async function lockProviderInventory(trx: Trx, providerId: string) {
   await sql`SELECT pg_advisory_xact_lock(hashtext(${`inventory:${providerId}`}))`.execute(trx);
+}
+
+const TABLE_OF_KIND = { buildings: 'buildings', units: 'units', ports: 'locations', addresses: 'coverage_addresses' } as const;
+
+/**
+ * Fresh planner statistics for the table a committed import wrote: the embedded database has no
+ * autovacuum, and on Postgres it would come a minute or more later, while the next autocomplete or
+ * serviceability read of a table that grew from nothing plans as if it were empty.
+ */
+export async function analyzeImported(db: Kysely<DB>, kind: keyof typeof TABLE_OF_KIND) {
+  await sql`ANALYZE ${sql.table(TABLE_OF_KIND[kind])}`.execute(db);
 }
 
 export async function buildingIdsByRef(trx: Trx, providerId: string, refs: string[]) {

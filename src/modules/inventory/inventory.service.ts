@@ -115,6 +115,7 @@ export function createInventoryImportService({ db }: InventoryDeps) {
         if (report.errors_total > 0 || opts.dryRun) throw new RolledBack();
       });
       report.committed = true;
+      if (report.inserted + report.updated > 0) await repo.analyzeImported(db, kind);
     } catch (err) {
       if (!(err instanceof RolledBack)) throw err;
     }

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.js';
-import type { Db } from '../../db/database.js';
+import type { Db, DbHandle } from '../../db/database.js';
 import type { Scheduler } from '../../jobs/scheduler.js';
 import type { JobQueue } from '../../jobs/types.js';
 import type { Clock } from '../../lib/clock.js';
@@ -11,6 +11,7 @@ import {
   deleteFinishedJobs,
   deleteSettledDeliveries,
   EXPIRING_TABLES,
+  refreshStatistics,
   type ExpiringTable,
 } from './retention.repository.js';
 
@@ -25,6 +26,7 @@ type RetentionCounts = Record<
 
 export interface RunRetentionDeps {
   db: Db;
+  dbHandle: Pick<DbHandle, 'kind'>;
   clock: Clock;
   log: FastifyBaseLogger;
   config: Config;
@@ -54,12 +56,16 @@ async function runRetention(deps: RunRetentionDeps) {
     credential_failures: (await deleteOldCredentialFailures(deps.db, deps.clock.now())).deleted,
   };
   for (const table of EXPIRING_TABLES) counts[table] = (await deleteExpired(deps.db, table, cutoff)).deleted;
+  // The embedded database has no autovacuum: without this its planner statistics would stay those
+  // of the day it was loaded (or none), and its searches would read every row.
+  if (deps.dbHandle.kind === 'embedded') await refreshStatistics(deps.db);
   deps.log.info({ retention_days: days, cutoff: cutoff.toISOString(), deleted: counts }, 'retention: old rows deleted');
   return { cutoff: cutoff.toISOString(), deleted: counts };
 }
 
 export interface RetentionJobsDeps {
   db: Db;
+  dbHandle: Pick<DbHandle, 'kind'>;
   clock: Clock;
   log: FastifyBaseLogger;
   config: Config;

@@ -196,3 +196,8 @@ export function deleteSettledDeliveries(db: Executor, cutoff: Date, limit = RETE
     { webhook_deliveries: 0, webhook_attempts: 0, jobs: 0 },
   );
 }
+
+/** ANALYZE of every table: the planner statistics autovacuum keeps on Postgres. */
+export async function refreshStatistics(db: Executor) {
+  await sql`ANALYZE`.execute(db);
+}
