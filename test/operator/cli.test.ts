@@ -1,13 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpsProgram, runOps } from '../../src/cli/ops-program.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { createTestDb, usingPostgres, type TestDb } from '../helpers/db.js';
+import { childEnv, useChildDb } from '../foundation/server-helpers.js';
 
 const run = promisify(execFile);
 let t: TestApp;
@@ -118,26 +115,12 @@ describe('the operator CLI, in-process', () => {
 });
 
 describe('the operator CLI as a process (npm run ops)', () => {
-  let db: TestDb | undefined;
-  let dir: string | undefined;
-  let env: Record<string, string>;
-  beforeAll(async () => {
-    if (usingPostgres()) {
-      db = await createTestDb();
-      env = { DATABASE_URL: db.url! };
-    } else {
-      dir = mkdtempSync(path.join(tmpdir(), 'ops-cli-'));
-      env = { EMBEDDED_DB_DIR: path.join(dir, 'db') };
-    }
-  });
-  afterAll(async () => {
-    await db?.drop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  // A migrated empty database (the run's template): creating one from nothing is the go-live test's.
+  const childDb = useChildDb();
   const cli = (...argv: string[]) => cliWithInput(undefined, ...argv);
   const cliWithInput = (input: string | undefined, ...argv: string[]) => {
     const started = run(process.execPath, ['--import', 'tsx', 'scripts/ops.ts', ...argv], {
-      env: { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'silent', ...env },
+      env: { ...childEnv({ NODE_ENV: 'development', LOG_LEVEL: 'silent' }), ...childDb().env },
     });
     if (input !== undefined) started.child.stdin!.end(input);
     return started.then(
