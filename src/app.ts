@@ -5,7 +5,7 @@ import { trustProxyOption } from './lib/trust-proxy.js';
 import { createDb, type DbHandle } from './db/database.js';
 import { migrate } from './db/migrate.js';
 import { systemClock, type Clock } from './lib/clock.js';
-import { createContainer, type Deps, type DepsOverrides, type Services } from './container.js';
+import { connectionWarmUp, createContainer, type Deps, type DepsOverrides, type Services } from './container.js';
 import { createAdapters, type AdaptersHandle, type SimulatorServer } from './adapters/index.js';
 import { genReqId } from './plugins/request-id.js';
 import { withNextStep } from './lib/errors.catalogue.js';
@@ -104,6 +104,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     opts.dbHandle ??
     (await createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, embeddedDir: config.EMBEDDED_DB_DIR }));
   if (opts.migrate !== false) await migrate(dbHandle);
+  if (ownsDb) await dbHandle.warmUp(connectionWarmUp(dbHandle.db));
   const clock = opts.clock ?? systemClock;
   // The switch and billing adapters (and outside production their simulator server, closed with the app).
   const external: AdaptersHandle = opts.adapters

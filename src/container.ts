@@ -49,6 +49,7 @@ import {
   createSubscriberReadService,
   createSubscriberSearchService,
   createSubscriberService,
+  searchWarmUp,
 } from './modules/subscribers/index.js';
 import { createSubscriptionStatusService } from './modules/subscription-status/index.js';
 import { createTicketsService } from './modules/tickets/index.js';
@@ -168,6 +169,11 @@ function registerJobHandlers(deps: Deps, services: Services) {
   registerBillingJobs({ ...deps, billingRun: services.billingRun, dunning: services.dunning });
   registerCancellationJobs(deps);
   registerRetentionJobs(deps);
+}
+
+/** What each new database connection runs first (DbHandle.warmUp): the hot reads' PL/pgSQL functions. */
+export function connectionWarmUp(db: Db) {
+  return [searchWarmUp(db)];
 }
 
 /** The composition root: infrastructure, then services, then job handlers. Only this file wires them. */

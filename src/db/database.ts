@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
 import pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 import { PGliteDialect } from 'kysely-pglite-dialect';
@@ -22,6 +22,13 @@ export interface DbHandle {
    */
   withScriptSession<T>(lockId: number, fn: (run: (script: string) => Promise<void>) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /**
+   * Statements each connection runs once when it opens, before anything else (compiling the PL/pgSQL
+   * functions of the hot reads), and opens the pool's connections now so the first requests find them
+   * warm. Run after migrations (the statements call their functions); a failing one is ignored.
+   * A no-op on the embedded database (one in-process connection, warm after its first use).
+   */
+  warmUp(statements: readonly CompiledQuery[]): Promise<void>;
   /** The pg pool's clients right now (GET /metrics); absent on the embedded database (one in-process connection). */
   poolStats?(): { total: number; idle: number; waiting: number; max: number };
 }
@@ -35,7 +42,11 @@ export interface DbOptions {
 
 export async function createDb(opts: DbOptions): Promise<DbHandle> {
   if (opts.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
+    const max = opts.poolSize ?? 10;
+    // Idle connections stay open (pg closes them after 10 s by default): each new one would pay its
+    // connect and its warm-up again on the request that opens it. At most `max` per process.
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max, idleTimeoutMillis: 0 });
+    let warm: readonly CompiledQuery[] = [];
     // A dropped connection (database restart, failover) must not crash the process: an idle client's
     // error reaches the pool, a checked-out client's reaches the client itself. The query in flight
     // fails (answered 503) and the pool replaces the broken client.
@@ -43,6 +54,8 @@ export async function createDb(opts: DbOptions): Promise<DbHandle> {
     pool.on('connect', (client) => {
       client.on('error', () => undefined);
       prepareStatements(client);
+      // Queued ahead of the first query of whoever checked the client out.
+      for (const q of warm) void client.query(q.sql, [...q.parameters]).catch(() => undefined);
     });
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     return {
@@ -68,6 +81,12 @@ export async function createDb(opts: DbOptions): Promise<DbHandle> {
           client.release();
         }
       },
+      async warmUp(statements) {
+        warm = statements;
+        const clients = await Promise.all(Array.from({ length: max }, () => pool.connect()));
+        // Each runs its warm-up before this, the first statement it is given.
+        await Promise.all(clients.map((c) => c.query('SELECT 1').finally(() => c.release())));
+      },
       close: () => db.destroy(),
       poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 }),
     };
@@ -80,6 +99,7 @@ export async function createDb(opts: DbOptions): Promise<DbHandle> {
     pglite,
     // The embedded database admits one process, so no lock is needed.
     withScriptSession: (_lockId, fn) => fn((script) => pglite.transaction(async (tx) => void (await tx.exec(script)))),
+    warmUp: async () => undefined,
     close: () => db.destroy(),
   };
 }

@@ -4,6 +4,7 @@
 export { createSubscriberService } from './account.service.js';
 export { createSubscriberReadService } from './profile.service.js';
 export { createSubscriberSearchService } from './search.service.js';
+export { searchWarmUp } from './search.repository.js';
 export { createSubscriberChangeService } from './subscriber-changes.service.js';
 export { createSubscriberOwnershipService } from './ownership.service.js';
 export { createInvoiceCopyService } from './invoice-copy.service.js';
