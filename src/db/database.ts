@@ -45,7 +45,8 @@ export async function createDb(opts: DbOptions): Promise<DbHandle> {
     const max = opts.poolSize ?? 10;
     // Idle connections stay open (pg closes them after 10 s by default): each new one would pay its
     // connect and its warm-up again on the request that opens it. At most `max` per process.
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max, idleTimeoutMillis: 0 });
+    // allowExitOnIdle: idle connections never keep a script's process alive (the server has its listener).
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max, idleTimeoutMillis: 0, allowExitOnIdle: true });
     let warm: readonly CompiledQuery[] = [];
     // A dropped connection (database restart, failover) must not crash the process: an idle client's
     // error reaches the pool, a checked-out client's reaches the client itself. The query in flight
