@@ -1,12 +1,16 @@
 // `npm start`: the real server, with the demo dataset loaded into an empty database first
 // (see src/demo/startup.ts) and a banner saying how to call it.
-import { demoStartEnv, ensureDemo, writeDemoDocument, type DemoAtStart } from '../src/demo/startup.js';
-import { isDatabaseEmpty } from '../src/demo/seed.js';
-import { exitOnConfigError, loadConfigOrExit, startServer } from '../src/server.js';
+import { demoStartEnv } from '../src/demo/start-env.js';
+import { exitOnConfigError, loadConfigOrExit } from '../src/config-or-exit.js';
+import type { DemoAtStart } from '../src/demo/startup.js';
 import type { SimulatorServer } from '../src/adapters/index.js';
 
 const { env, sandboxNote } = demoStartEnv(process.env);
+// The settings first: a wrong one ends the start before the server's code is loaded (0.5 s, not 3 s).
 const config = loadConfigOrExit(env);
+const { ensureDemo, writeDemoDocument } = await import('../src/demo/startup.js');
+const { isDatabaseEmpty } = await import('../src/demo/seed.js');
+const { startServer } = await import('../src/server.js');
 // Progress, one line a step, so a first start (migrations, the demo load) is never silent.
 const t0 = Date.now();
 const since = () => `${((Date.now() - t0) / 1000).toFixed(1)} s`;

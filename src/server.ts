@@ -2,30 +2,10 @@ import { pathToFileURL } from 'node:url';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type BuildOptions } from './app.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, type Config } from './config.js';
+import { exitOnConfigError, loadConfigOrExit } from './config-or-exit.js';
 import type { Db } from './db/database.js';
 import { holdsDemoDataset } from './demo/seed.js';
-
-/** A ConfigError (a refused setting or database) as its lines on stderr and exit code 1; anything else is rethrown. */
-export function exitOnConfigError(err: unknown): never {
-  if (err instanceof ConfigError) {
-    process.stderr.write(`${err.message}\n`);
-    process.exit(1);
-  }
-  throw err;
-}
-
-/** The configuration, or one readable line on stderr and exit code 1. */
-export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
-  try {
-    const config = loadConfig(env);
-    // The server signs tokens: no start without a key (or, on the embedded database, its kept one).
-    void config.jwtSecret;
-    return config;
-  } catch (err) {
-    return exitOnConfigError(err);
-  }
-}
 
 export interface StartOptions extends BuildOptions {
   /** Runs after the app is built (database open and migrated) and before it listens. */

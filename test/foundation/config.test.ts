@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { demoStartEnv } from '../../src/demo/startup.js';
+import { demoStartEnv } from '../../src/demo/start-env.js';
 import { productionEnv } from '../helpers/production.js';
 
 describe('loadConfig', () => {
