@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { sql } from 'kysely';
+import { RawNode, sql, type KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOps } from '../../src/cli/ops-program.js';
+import { createInventoryImportService } from '../../src/modules/inventory/index.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 
 const SAMPLES = path.resolve(import.meta.dirname, '../../docs/import-samples');
@@ -133,6 +134,22 @@ describe('inventory import', () => {
       .where('ref', '=', 'B-1002')
       .executeTakeFirstOrThrow();
     expect(b.line_type).toBe('first_line');
+  });
+
+  it('a committed import stays a success when its ANALYZE fails (statistics only speed later reads)', async () => {
+    const id = await provider('import-no-analyze');
+    // A database whose ANALYZE fails, as one without the table owner's rights or under a lock timeout would.
+    const noAnalyze: KyselyPlugin = {
+      transformQuery: ({ node }) => {
+        if (RawNode.is(node) && node.sqlFragments.join('').trimStart().startsWith('ANALYZE')) throw new Error('ANALYZE refused');
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    };
+    const service = createInventoryImportService({ db: t.db.withPlugin(noAnalyze), clock: t.clock });
+    const report = await service.importCsv(id, 'buildings', createReadStream(path.join(SAMPLES, 'buildings.csv')));
+    expect(report).toMatchObject({ committed: true, rows: 3, inserted: 3, errors_total: 0 });
+    expect(await count('buildings', id)).toBe(3);
   });
 
   it('--dry-run reports the counts and writes nothing', async () => {

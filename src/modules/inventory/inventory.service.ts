@@ -115,7 +115,8 @@ export function createInventoryImportService({ db }: InventoryDeps) {
         if (report.errors_total > 0 || opts.dryRun) throw new RolledBack();
       });
       report.committed = true;
-      if (report.inserted + report.updated > 0) await repo.analyzeImported(db, kind);
+      // Statistics only speed later reads: a failed ANALYZE never turns a committed import into an error.
+      if (report.inserted + report.updated > 0) await repo.analyzeImported(db, kind).catch(() => undefined);
     } catch (err) {
       if (!(err instanceof RolledBack)) throw err;
     }
