@@ -20,7 +20,12 @@ export interface DbHandle {
    * Runs `fn` with a script runner on one session that holds an advisory lock, so several
    * processes starting together migrate one at a time. Each script runs in its own transaction.
    */
-  withScriptSession<T>(lockId: number, fn: (run: (script: string) => Promise<void>) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` on one connection holding the advisory lock `lockId`. `run` sends a script (several
+   * statements) in one transaction, or with `{ transaction: false }` one statement alone (CREATE
+   * INDEX CONCURRENTLY cannot run in a transaction).
+   */
+  withScriptSession<T>(lockId: number, fn: (run: ScriptRunner) => Promise<T>): Promise<T>;
   close(): Promise<void>;
   /**
    * Statements each connection runs once when it opens, before anything else (compiling the PL/pgSQL
@@ -32,6 +37,11 @@ export interface DbHandle {
   /** The pg pool's clients right now (GET /metrics); absent on the embedded database (one in-process connection). */
   poolStats?(): { total: number; idle: number; waiting: number; max: number };
 }
+
+export type ScriptRunner = (script: string, opts?: { transaction?: boolean }) => Promise<void>;
+
+/** How long a process waiting for another's script session sleeps between two tries of its lock (ms). */
+const LOCK_RETRY_MS = 250;
 
 export interface DbOptions {
   databaseUrl?: string;
@@ -65,9 +75,18 @@ export async function createDb(opts: DbOptions): Promise<DbHandle> {
       async withScriptSession(lockId, fn) {
         const client = await pool.connect();
         try {
-          await client.query('SELECT pg_advisory_lock($1)', [lockId]);
+          // Tried, not waited for: a session waiting in pg_advisory_lock holds a snapshot, and CREATE
+          // INDEX CONCURRENTLY in the session holding the lock waits for every older snapshot, so two
+          // processes migrating at once would wait for each other.
+          while (!(await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [lockId])).rows[0]?.ok) {
+            await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
+          }
           // A query without parameters uses the simple protocol, which takes several statements.
-          return await fn(async (script) => {
+          return await fn(async (script, opts) => {
+            if (opts?.transaction === false) {
+              await client.query(script);
+              return;
+            }
             await client.query('BEGIN');
             try {
               await client.query(script);
@@ -99,7 +118,10 @@ export async function createDb(opts: DbOptions): Promise<DbHandle> {
     kind: 'embedded',
     pglite,
     // The embedded database admits one process, so no lock is needed.
-    withScriptSession: (_lockId, fn) => fn((script) => pglite.transaction(async (tx) => void (await tx.exec(script)))),
+    withScriptSession: (_lockId, fn) =>
+      fn((script, opts) =>
+        opts?.transaction === false ? pglite.exec(script).then(() => undefined) : pglite.transaction(async (tx) => void (await tx.exec(script))),
+      ),
     warmUp: async () => undefined,
     close: () => db.destroy(),
   };

@@ -4,7 +4,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
-import type { DbHandle } from './database.js';
+import type { DbHandle, ScriptRunner } from './database.js';
 
 // The SQL files stay at the repository root: two levels up from src/db/ (tsx), three from the
 // compiled dist/src/db/ (`npm run build`), so one copy serves both.
@@ -54,6 +54,84 @@ export function affectedFunctions(files: { text: string }[], changed: { text: st
   return [...affected];
 }
 
+/** The first line of a versioned file that runs outside a transaction (migrations/README.md). */
+const NO_TRANSACTION = /^--\s*migrate:\s*no-transaction\b/i;
+const CONCURRENT_CREATE = /^CREATE\s+(?:UNIQUE\s+)?INDEX\s+CONCURRENTLY\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)\s+ON\s/i;
+const CONCURRENT_DROP = /^DROP\s+INDEX\s+CONCURRENTLY\s+(?:IF\s+EXISTS\s+)?\w+$/i;
+
+/**
+ * The one statement of a no-transaction file, and the index it builds (null: it drops one). Only a
+ * concurrent index build or drop may run outside a transaction: anything else half-done by a
+ * failure would stay half-done.
+ */
+export function concurrentStatement(file: string, text: string): { statement: string; builds: string | null } {
+  const code = withoutComments(text).trim().replace(/;\s*$/, '').trim();
+  if (code.includes(';')) throw new Error(`migrations/${file}: a no-transaction migration holds one statement`);
+  const create = CONCURRENT_CREATE.exec(code);
+  if (create) return { statement: code, builds: create[1]! };
+  if (CONCURRENT_DROP.test(code)) return { statement: code, builds: null };
+  throw new Error(`migrations/${file}: a no-transaction migration holds one CREATE INDEX CONCURRENTLY or DROP INDEX CONCURRENTLY`);
+}
+
+/**
+ * Runs a no-transaction file: an index left invalid by an earlier, interrupted build of the same
+ * name is dropped first (IF NOT EXISTS would otherwise keep it), and the build must end valid
+ * before the file is recorded.
+ */
+async function runConcurrently(handle: DbHandle, run: ScriptRunner, file: string, text: string) {
+  const { statement, builds } = concurrentStatement(file, text);
+  const validity = async () =>
+    (
+      await sql<{ valid: boolean }>`SELECT i.indisvalid AS valid FROM pg_index i WHERE i.indexrelid = to_regclass(${builds})`.execute(
+        handle.db,
+      )
+    ).rows[0]?.valid;
+  if (builds && (await validity()) === false) await run(`DROP INDEX CONCURRENTLY ${builds}`, { transaction: false });
+  await run(statement, { transaction: false });
+  if (builds && (await validity()) !== true) throw new Error(`migrations/${file}: index ${builds} was not built valid`);
+  await run(`INSERT INTO schema_migrations (name) VALUES ('${file}')`);
+}
+
+const quoted = (names: string[]) => `ARRAY[${names.map((n) => `'${n}'`).join(', ')}]::text[]`;
+
+/** Keeps the definitions of the functions the changed files define, to tell a changed function from a changed comment. */
+const definitionsBefore = (changed: { text: string }[]) =>
+  `CREATE TEMP TABLE migrate_definitions ON COMMIT DROP AS SELECT p.oid, pg_get_functiondef(p.oid) AS def FROM pg_proc p
+    WHERE p.pronamespace = 'public'::regnamespace AND p.proname = ANY (${quoted(changed.flatMap((f) => definedFunctions(withoutComments(f.text))))});`;
+
+/**
+ * After the changed files are applied (same transaction): the indexes whose expressions call a
+ * function whose definition changed, or a function that calls one (affectedFunctions). On
+ * PostgreSQL such a change is refused (the transaction rolls back): rebuilding the index in place
+ * blocks its table, and rebuilding it concurrently would let queries read the old index with the
+ * new function meanwhile. The changed function takes a new name instead (migrations/README.md). The
+ * embedded database serves one process, which is not serving while it migrates: there the indexes
+ * are rebuilt in place.
+ */
+function indexesOverChanged(files: { text: string }[], changed: { text: string }[], embedded: boolean) {
+  const checks = changed.map((f) => {
+    const names = definedFunctions(withoutComments(f.text));
+    return `IF EXISTS (SELECT 1 FROM pg_proc p LEFT JOIN migrate_definitions d ON d.oid = p.oid
+        WHERE p.pronamespace = 'public'::regnamespace AND p.proname = ANY (${quoted(names)})
+          AND d.def IS DISTINCT FROM pg_get_functiondef(p.oid)) THEN
+      touched := touched || ${quoted(affectedFunctions(files, [f]))};
+    END IF;`;
+  });
+  return `DO $migrate$ DECLARE touched text[] := '{}'; found text[]; i text; BEGIN
+    ${checks.join('\n    ')}
+    SELECT array_agg(DISTINCT d.objid::regclass::text ORDER BY d.objid::regclass::text) INTO found FROM pg_depend d
+      JOIN pg_proc p ON p.oid = d.refobjid AND d.refclassid = 'pg_proc'::regclass
+      JOIN pg_index x ON x.indexrelid = d.objid AND d.classid = 'pg_class'::regclass
+      WHERE p.proname = ANY (touched);
+    IF found IS NULL THEN RETURN; END IF;
+    IF ${embedded ? 'false' : 'true'} THEN
+      RAISE EXCEPTION 'a changed function file changes the answers of index %: an index is never rebuilt in place on PostgreSQL (it would block its table); define the changed function under a new name and build its index concurrently (migrations/README.md)',
+        array_to_string(found, ', ');
+    END IF;
+    FOREACH i IN ARRAY found LOOP EXECUTE format('REINDEX INDEX %s', i); END LOOP;
+  END $migrate$;`;
+}
+
 /** What the files ask for: the versioned migrations' names, and each function file's checksum. */
 export async function expectedSchema(dir = MIGRATIONS_DIR): Promise<{ migrations: string[]; functions: Map<string, string> }> {
   const functionsDir = path.join(dir, 'functions');
@@ -67,13 +145,13 @@ export async function expectedSchema(dir = MIGRATIONS_DIR): Promise<{ migrations
  * 1. every file of migrations/functions/ whose text changed since it was last applied (or that is
  *    new) is applied again, recorded with its checksum in `schema_functions`. Function bodies are not
  *    checked at creation (check_function_bodies off), so the files need no order among themselves
- *    and may refer to tables a pending migration creates. When a file changed, every index whose
- *    expression calls one of its functions, or a function that calls one (affectedFunctions), is
- *    rebuilt in the same transaction: an index over an IMMUTABLE function would otherwise keep the old
- *    function's answers. The others are left alone (a rebuild at a million rows takes minutes and
- *    blocks the table's reads and writes).
+ *    and may refer to tables a pending migration creates. A change of the definition of a function
+ *    that an index is built on, directly or through a function that calls it, is refused on
+ *    PostgreSQL and rebuilds the index on the embedded database (indexesOverChanged).
  * 2. every migrations/*.sql not yet recorded in `schema_migrations` is applied, in name order, each
- *    in its own transaction together with its row. These are never edited once a release is tagged.
+ *    in its own transaction together with its row, or, when its first line is
+ *    `-- migrate: no-transaction`, as one concurrent index build or drop (runConcurrently). These
+ *    are never edited once a release is tagged.
  * Returns the names applied (functions as `functions/<file>`).
  */
 export async function migrate(handle: DbHandle, dir = MIGRATIONS_DIR): Promise<string[]> {
@@ -94,22 +172,17 @@ export async function migrate(handle: DbHandle, dir = MIGRATIONS_DIR): Promise<s
       .map((f, i) => ({ file: f, text: texts[i]!, sum: checksum(texts[i]!) }))
       .filter((f) => applied.get(f.file) !== f.sum);
     if (changed.length > 0) {
-      const rebuild = affectedFunctions(
-        texts.map((text) => ({ text })),
-        changed,
-      );
       const statements = changed.map(
         (f) => `${f.text}\n;INSERT INTO schema_functions (name, checksum) VALUES ('${f.file}', '${f.sum}')
           ON CONFLICT (name) DO UPDATE SET checksum = EXCLUDED.checksum, applied_at = now();`,
       );
-      // Only a database that has such indexes has anything to rebuild (a new one has no tables yet).
-      const reindex = `DO $reindex$ DECLARE r record; BEGIN
-        FOR r IN SELECT DISTINCT d.objid::regclass AS idx FROM pg_depend d
-          JOIN pg_proc p ON p.oid = d.refobjid AND d.refclassid = 'pg_proc'::regclass
-          JOIN pg_index i ON i.indexrelid = d.objid AND d.classid = 'pg_class'::regclass
-          WHERE p.proname = ANY (ARRAY[${rebuild.map((n) => `'${n}'`).join(', ')}]::text[])
-        LOOP EXECUTE format('REINDEX INDEX %s', r.idx); END LOOP; END $reindex$;`;
-      await run(`SET LOCAL check_function_bodies = off;\n${statements.join('\n')}\n${reindex}`);
+      await run(
+        `SET LOCAL check_function_bodies = off;\n${definitionsBefore(changed)}\n${statements.join('\n')}\n${indexesOverChanged(
+          texts.map((text) => ({ text })),
+          changed,
+          handle.kind === 'embedded',
+        )}`,
+      );
       ran.push(...changed.map((f) => `functions/${f.file}`));
     }
 
@@ -118,7 +191,8 @@ export async function migrate(handle: DbHandle, dir = MIGRATIONS_DIR): Promise<s
     for (const file of files) {
       if (migrated.has(file)) continue;
       const text = await readFile(path.join(dir, file), 'utf8');
-      await run(`${text}\n;INSERT INTO schema_migrations (name) VALUES ('${file}');`);
+      if (NO_TRANSACTION.test(text)) await runConcurrently(handle, run, file, text);
+      else await run(`${text}\n;INSERT INTO schema_migrations (name) VALUES ('${file}');`);
       ran.push(file);
     }
     return ran;
