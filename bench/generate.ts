@@ -1,7 +1,9 @@
-// npm run bench:data -- --customers 1000000 [--addresses 1000000] [--free-locations 20000] [--force]
-// Loads one large provider into DATABASE_URL (a database of its own: it is wiped first) with COPY,
-// then writes bench/dataset.json: the credentials, sample queries with the row each must find,
-// verified sessions and free ports that the harness (bench/run.ts) drives.
+// npm run bench:data -- --customers 1000000 [--providers 1] [--addresses 1000000] [--free-locations 20000] [--force]
+// Loads the customers into DATABASE_URL (a database of its own: it is wiped first) with COPY, then
+// writes bench/dataset.json: the credentials, sample queries with the row each must find, verified
+// sessions and free ports that the harness (bench/run.ts) drives. One provider by default; with
+// --providers P > 1 the bench provider (the one the harness drives) holds a third of the customers
+// and the other P - 1 share the rest in sizes falling as 1/k (a long tail of small providers).
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
@@ -16,6 +18,7 @@ import { coverageKeys } from './coverage-keys.js';
 const { values: args } = parseArgs({
   options: {
     customers: { type: 'string', default: '1000000' },
+    providers: { type: 'string', default: '1' },
     addresses: { type: 'string', default: '1000000' },
     'free-locations': { type: 'string', default: '20000' },
     sessions: { type: 'string', default: '500' },
@@ -24,6 +27,7 @@ const { values: args } = parseArgs({
   },
 });
 const N = Number(args.customers);
+const PROVIDERS = Math.max(1, Number(args.providers));
 const ADDRESSES = Number(args.addresses);
 const FREE = Number(args['free-locations']);
 const SESSIONS = Number(args.sessions);
@@ -123,6 +127,40 @@ function building(b: number): Building {
 }
 const unitLabel = (u: number) => `${1 + Math.floor(u / 4)}${'ABCD'[u % 4]}`;
 
+/**
+ * Each provider's customers as a run of whole buildings: provider 0 (the bench provider) a third
+ * (all of them with one provider), the others the rest in sizes proportional to 1/k.
+ */
+function providerRuns(customers: number, providers: number): number[] {
+  const buildings = Math.ceil(customers / UNITS_PER_BUILDING);
+  if (providers === 1) return [0, buildings];
+  const first = Math.ceil(buildings / 3);
+  const weights = Array.from({ length: providers - 1 }, (_, k) => 1 / (k + 1));
+  const total = weights.reduce((a, b) => a + b, 0);
+  const sizes = weights.map((w) => Math.max(1, Math.floor(((buildings - first) * w) / total)));
+  sizes[0]! += buildings - first - sizes.reduce((a, b) => a + b, 0);
+  const starts = [0, first];
+  for (const n of sizes) starts.push(starts[starts.length - 1]! + n);
+  return starts; // provider p owns buildings starts[p] .. starts[p + 1] - 1
+}
+const runs = providerRuns(N, PROVIDERS);
+const providerIdOf = (p: number) => uuid(1, p + 1);
+/** The provider of building b (binary search over the runs). */
+function providerOfBuilding(b: number): number {
+  let lo = 0;
+  let hi = runs.length - 2;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (runs[mid]! <= b) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+const providerOf = (i: number) => providerOfBuilding(Math.floor(i / UNITS_PER_BUILDING));
+/** The bench provider's customers: 0 .. BENCH_N - 1. */
+const BENCH_N = Math.min(N, runs[1]! * UNITS_PER_BUILDING);
+const BENCH_BUILDINGS = runs[1]!;
+
 async function main() {
   const started = Date.now();
   const admin = new pg.Pool({ connectionString: url, max: 4 });
@@ -159,7 +197,7 @@ async function main() {
   );
   for (const r of idx.rows) await client.query(`DROP INDEX ${r.indexname}`);
 
-  const providerId = uuid(1, 1);
+  const providerId = providerIdOf(0);
   const key = newPrefixedSecret('sk');
   const whs = newPrefixedSecret('whs');
   await client.query(
@@ -179,15 +217,35 @@ async function main() {
     ['Fast 500', 3999, 500, 100],
     ['Faster 1000', 5999, 1000, 250],
   ] as const;
-  const planVersionIds = plans.map((_, k) => uuid(3, k + 1));
-  for (const [k, [name, price, down, up]] of plans.entries()) {
-    await client.query(`INSERT INTO plans (id, provider_id, name) VALUES ($1, $2, $3)`, [uuid(4, k + 1), providerId, name]);
-    await client.query(
-      `INSERT INTO plan_versions (id, plan_id, provider_id, name, monthly_price_cents, currency, store_product_id, download_mbps, upload_mbps)
-      VALUES ($1, $2, $3, $4, $5, 'EUR', $6, $7, $8)`,
-      [planVersionIds[k], uuid(4, k + 1), providerId, name, price, `prod_${k}`, down, up],
-    );
-  }
+  // The other providers: their rows only (no key, no webhook), and each its three plans.
+  await client.query(
+    `INSERT INTO providers (id, name, slug, support_email)
+    SELECT ('00000001-0000-4000-8000-' || lpad(to_hex(p + 1), 12, '0'))::uuid, 'Bench provider ' || p, 'bench-provider-' || p, 'p' || p || '@bench.test'
+    FROM generate_series(1, $1::int - 1) p`,
+    [PROVIDERS],
+  );
+  const planVersionOf = (p: number, k: number) => uuid(3, p * 3 + k + 1);
+  const planVersionIds = plans.map((_, k) => planVersionOf(0, k));
+  await copyRows(
+    client,
+    'plans',
+    ['id', 'provider_id', 'name'],
+    (function* () {
+      for (let p = 0; p < PROVIDERS; p++) for (const [k, [name]] of plans.entries()) yield [uuid(4, p * 3 + k + 1), providerIdOf(p), name];
+    })(),
+    () => undefined,
+  );
+  await copyRows(
+    client,
+    'plan_versions',
+    ['id', 'plan_id', 'provider_id', 'name', 'monthly_price_cents', 'currency', 'store_product_id', 'download_mbps', 'upload_mbps'],
+    (function* () {
+      for (let p = 0; p < PROVIDERS; p++)
+        for (const [k, [name, price, down, up]] of plans.entries())
+          yield [planVersionOf(p, k), uuid(4, p * 3 + k + 1), providerIdOf(p), name, price, 'EUR', p ? `prod_${p}_${k}` : `prod_${k}`, down, up];
+    })(),
+    () => undefined,
+  );
 
   await client.query('BEGIN');
   await copyRows(
@@ -199,7 +257,7 @@ async function main() {
         const a = building(b);
         yield [
           uuid(5, b),
-          providerId,
+          providerIdOf(providerOfBuilding(b)),
           a.street,
           a.house,
           a.postal,
@@ -213,7 +271,8 @@ async function main() {
     bar('buildings', buildingsCount),
   );
   // Units 0..39 of each building hold the customers; FREE extra units (with ports) wait for provisioning.
-  const freePerBuilding = Math.ceil(FREE / Math.max(1, Math.floor(buildingsCount * 0.7)));
+  // Only the bench provider's buildings get them (the provisioning scenario runs as that provider).
+  const freePerBuilding = Math.ceil(FREE / Math.max(1, Math.floor(BENCH_BUILDINGS * 0.7)));
   const freeLocations: string[] = [];
   await copyRows(
     client,
@@ -222,7 +281,7 @@ async function main() {
     (function* () {
       for (let i = 0; i < N; i++) yield [uuid(6, i), uuid(5, Math.floor(i / UNITS_PER_BUILDING)), unitLabel(i % UNITS_PER_BUILDING)];
       let f = 0;
-      for (let b = 0; b < buildingsCount && f < FREE; b++) {
+      for (let b = 0; b < BENCH_BUILDINGS && f < FREE; b++) {
         if (b % 10 >= 7) continue;
         for (let k = 0; k < freePerBuilding && f < FREE; k++, f++) yield [uuid(7, f), uuid(5, b), `F${k + 1}`];
       }
@@ -238,7 +297,7 @@ async function main() {
         const b = Math.floor(i / UNITS_PER_BUILDING);
         yield [
           uuid(8, i),
-          providerId,
+          providerIdOf(providerOfBuilding(b)),
           uuid(5, b),
           uuid(6, i),
           `loc_${sha256(`l${i}`).toString('hex').slice(0, 24)}`,
@@ -249,7 +308,7 @@ async function main() {
         ];
       }
       let f = 0;
-      for (let b = 0; b < buildingsCount && f < FREE; b++) {
+      for (let b = 0; b < BENCH_BUILDINGS && f < FREE; b++) {
         if (b % 10 >= 7) continue;
         for (let k = 0; k < freePerBuilding && f < FREE; k++, f++) {
           const hash = `loc_${sha256(`f${f}`).toString('hex').slice(0, 24)}`;
@@ -262,7 +321,8 @@ async function main() {
   );
 
   const queries: { class: string; q: string; expect_id: string }[] = [];
-  const sample = (i: number) => i % Math.max(1, Math.floor(N / 4000)) === 0;
+  // Sample queries of the bench provider's customers only (the harness searches as that provider).
+  const sample = (i: number) => i < BENCH_N && i % Math.max(1, Math.floor(BENCH_N / 4000)) === 0;
   await copyRows(
     client,
     'subscribers',
@@ -309,7 +369,7 @@ async function main() {
         }
         yield [
           id,
-          providerId,
+          providerIdOf(providerOf(i)),
           customerNumber(i),
           first,
           last,
@@ -355,9 +415,9 @@ async function main() {
         const t = new Date(Date.UTC(2024, 0, 1) + (i % 700) * 86_400_000);
         yield [
           uuid(11, i),
-          providerId,
+          providerIdOf(providerOf(i)),
           uuid(10, i),
-          planVersionIds[i % 2],
+          planVersionOf(providerOf(i), i % 2),
           uuid(5, Math.floor(i / UNITS_PER_BUILDING)),
           uuid(6, i),
           uuid(8, i),
@@ -404,7 +464,7 @@ async function main() {
           const open = m === 0;
           yield [
             uuid(12, i * 12 + m),
-            providerId,
+            providerIdOf(providerOf(i)),
             uuid(10, i),
             uuid(11, i),
             `INV-${i}-${11 - m}`,
@@ -431,7 +491,7 @@ async function main() {
     ['id', 'provider_id', 'subscription_id', 'period_start', 'invoice_id', 'external_document_id'],
     (function* () {
       for (let i = 0; i < N; i += 4)
-        yield [uuid(13, i), providerId, uuid(11, i), thisMonth.toISOString().slice(0, 10), uuid(12, i * 12), `bd_${i}`];
+        yield [uuid(13, i), providerIdOf(providerOf(i)), uuid(11, i), thisMonth.toISOString().slice(0, 10), uuid(12, i * 12), `bd_${i}`];
     })(),
     bar('billing_documents', Math.ceil(N / 4)),
   );
@@ -469,13 +529,14 @@ async function main() {
           country: b.country,
           province: b.province,
         });
-        if (a % Math.max(1, Math.floor(ADDRESSES / 2000)) === 0) {
+        const owner = inBuilding ? providerOfBuilding(a) : 0;
+        if (owner === 0 && a % Math.max(1, Math.floor(ADDRESSES / 2000)) === 0) {
           const words = `${b.street} ${house}`;
           autocomplete.push(words.slice(0, Math.max(3, Math.min(words.length, 4 + (a % 12)))));
         }
         yield [
           uuid(14, a),
-          providerId,
+          providerIdOf(owner),
           inBuilding ? uuid(5, a) : null,
           b.street,
           house,
@@ -501,7 +562,7 @@ async function main() {
   // Verified sessions for the profile and preview scenarios (tokens as the agent surface hashes them).
   const sessions: { customer_id: string; subscription_id: string; token: string }[] = [];
   for (let s = 0; s < SESSIONS; s++) {
-    const i = ((s * 4 * 997) % N) - (((s * 4 * 997) % N) % 4); // a service-billed customer
+    const i = ((s * 4 * 997) % BENCH_N) - (((s * 4 * 997) % BENCH_N) % 4); // a service-billed customer of the bench provider
     const token = `vs_${sha256(`bench-session-${s}`).toString('base64url')}`; // the format the agent surface issues
     sessions.push({ customer_id: uuid(10, i), subscription_id: uuid(11, i), token });
   }
@@ -522,6 +583,8 @@ async function main() {
     JSON.stringify({
       generated_at: new Date().toISOString(),
       customers: N,
+      providers: PROVIDERS,
+      bench_provider_customers: BENCH_N,
       addresses: ADDRESSES,
       provider_id: providerId,
       api_key: key.secret,
@@ -534,7 +597,7 @@ async function main() {
     }),
   );
   process.stderr.write(
-    `loaded ${N} customers and ${ADDRESSES} addresses in ${Math.round((Date.now() - started) / 1000)} s; wrote ${args.out}\n`,
+    `loaded ${N} customers (${PROVIDERS} provider${PROVIDERS > 1 ? 's' : ''}, the bench provider ${BENCH_N}) and ${ADDRESSES} addresses in ${Math.round((Date.now() - started) / 1000)} s; wrote ${args.out}\n`,
   );
 }
 
