@@ -18,11 +18,11 @@ import { agentSurface } from './surfaces/agent/index.js';
 import { partnerSurface, internalSurface } from './surfaces/partner/index.js';
 import { partnerNotFound } from './plugins/error-handlers.js';
 import { registerBenchFloors } from './plugins/bench-floors.js';
-import { requestSerializer } from './plugins/log-redaction.js';
+import { loggerOptions } from './ops/logger-options.js';
 import { textSafeValidatorCompiler } from './plugins/text-input.js';
 import { DEFAULT_BODY_LIMIT, registerJsonBody } from './plugins/json-body.js';
 import { registerUnmatched } from './plugins/unmatched.js';
-import { logContextMixin, registerLogContext } from './ops/log-context.js';
+import { registerLogContext } from './ops/log-context.js';
 import { registerHealth } from './ops/health.js';
 import { registerMetrics } from './ops/metrics.js';
 import { createOpsRepository } from './ops/ops.repository.js';
@@ -51,32 +51,9 @@ export interface BuildOptions extends DepsOverrides {
   logStream?: NodeJS.WritableStream;
 }
 
-// Secrets never reach a log line, whatever logs the request.
-const REDACT = [
-  'req.headers["x-api-key"]',
-  'req.headers["x-webhook-secret"]',
-  'req.headers["x-verified-session"]',
-  'req.headers.authorization',
-  'req.headers.cookie',
-  '*.password',
-  '*.current_password',
-  '*.new_password',
-  '*.code',
-  '*.token',
-];
-
 export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger:
-      config.LOG_LEVEL === 'silent'
-        ? false
-        : {
-            level: config.LOG_LEVEL,
-            redact: { paths: REDACT, censor: '[redacted]' },
-            serializers: { req: requestSerializer },
-            mixin: logContextMixin,
-            ...(opts.logStream ? { stream: opts.logStream } : {}),
-          },
+    logger: config.LOG_LEVEL === 'silent' ? false : loggerOptions(config.LOG_LEVEL, opts.logStream),
     genReqId,
     requestIdHeader: false,
     trustProxy: trustProxyOption(config.TRUST_PROXY),
