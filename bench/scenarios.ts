@@ -217,5 +217,14 @@ export function scenarios(d: Dataset, ctx: Ctx): Scenario[] {
       },
       meets: (m) => m.rps >= 2000 && m.errors === 0 && !!m.other_provider && m.other_provider.lost === 0 && m.other_provider.max_ms <= 5000,
     },
+    {
+      name: 'port_job_fairness',
+      target: "2,000 port jobs of one provider drain with zero errors; another provider's single port jobs, queued meanwhile, each done within 5 s (max)",
+      async custom() {
+        const { portFairness } = await import('./port-fairness.js');
+        return portFairness(ctx, d, 2_000);
+      },
+      meets: (m) => m.errors === 0 && !!m.other_provider && m.other_provider.lost === 0 && m.other_provider.max_ms <= 5000,
+    },
   ];
 }

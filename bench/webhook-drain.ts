@@ -32,8 +32,8 @@ const OTHER_EVERY_MS = 200;
 const OTHER_EVENTS_MAX = 2_000;
 const OTHER_SLUG = 'bench-fairness-other';
 
-/** A second provider of the bench database, created once, whose webhooks go to the same receiver. */
-async function otherProvider(db: Kysely<DB>, url: string, signingSecret: string): Promise<string> {
+/** A second provider of the bench database, created once; with `url`, its webhooks go to that receiver. */
+export async function otherProvider(db: Kysely<DB>, url?: string, signingSecret?: string): Promise<string> {
   const found = await db.selectFrom('providers').select('id').where('slug', '=', OTHER_SLUG).executeTakeFirst();
   const id = found?.id ?? randomUUID();
   if (!found)
@@ -41,7 +41,8 @@ async function otherProvider(db: Kysely<DB>, url: string, signingSecret: string)
       .insertInto('providers')
       .values({ id, name: 'Bench fairness (another provider)', slug: OTHER_SLUG, support_email: 'other@bench.invalid' })
       .execute();
-  await db.updateTable('providers').set({ webhook_url: url, webhook_signing_secret: signingSecret }).where('id', '=', id).execute();
+  if (url && signingSecret)
+    await db.updateTable('providers').set({ webhook_url: url, webhook_signing_secret: signingSecret }).where('id', '=', id).execute();
   return id;
 }
 
