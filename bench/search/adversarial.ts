@@ -46,6 +46,11 @@ export async function adversarialSearch(
   } finally {
     agent.destroy();
   }
+  console.error(
+    `agent_search_adversarial: ${incomplete.size} of ${corpus.length} queries ended incomplete (at the time bound) on a run: ${[...incomplete]
+      .map((q) => JSON.stringify(q.length > 40 ? `${q.slice(0, 40)}…` : q))
+      .join(', ')}`,
+  );
   const sorted = times.map((t) => t.ms).sort((a, b) => a - b);
   const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
   const round = (x: number) => Math.round(x * 10) / 10;
