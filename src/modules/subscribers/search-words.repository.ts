@@ -391,9 +391,11 @@ export function inSearchTransaction<T>(
   if (embedded) return fn(db, async () => undefined);
   // JIT and parallel workers are switched off with each timeout (one statement): a cancelled
   // parallel plan ("1A": a parallel scan of the subscriptions) answered 20-40 ms past its timeout.
+  // work_mem as agent_customer_search's: a common name's bitmap stays exact (a lossy one checks
+  // every row of its pages through the name function again, and a GIN scan is not interrupted).
   const setTimeoutMs = (ex: Executor) => async (ms: number) => {
     await sql`SELECT set_config('jit', 'off', true), set_config('max_parallel_workers_per_gather', '0', true),
-      set_config('statement_timeout', ${String(Math.max(1, Math.floor(ms)))}, true)`.execute(ex);
+      set_config('work_mem', '16MB', true), set_config('statement_timeout', ${String(Math.max(1, Math.floor(ms)))}, true)`.execute(ex);
   };
   return db.isTransaction ? fn(db, setTimeoutMs(db)) : db.transaction().execute((trx) => fn(trx, setTimeoutMs(trx)));
 }

@@ -1,0 +1,78 @@
+// agent_customer_search runs on generic plans, where a provider is one of n_distinct: with hundreds
+// of providers the planner read a provider's whole entries of a provider-leading index into a bitmap
+// to AND with the name index's (60 ms at 10M customers, bench/README.md). The probes that read an
+// index not led by the provider check the provider where no index serves it. PostgreSQL only: the
+// plans are read with auto_explain, which the embedded database does not have.
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { planSearch, structuredProbes } from '../../src/modules/subscribers/search.query.js';
+import { createTestDb, usingPostgres, type TestDb } from '../helpers/db.js';
+
+describe.skipIf(!usingPostgres())('the search probes on generic plans (PostgreSQL)', () => {
+  let testDb: TestDb;
+  let client: pg.Client;
+  const provider = '00000000-0000-4000-8000-000000000001';
+
+  beforeAll(async () => {
+    testDb = await createTestDb();
+    const db = testDb.handle.db;
+    // 300 providers of 20 customers each, every one a "Zoe"; the first provider's also live in buildings.
+    await sql`INSERT INTO providers (id, name, slug, support_email)
+      SELECT ('00000000-0000-4000-8000-' || lpad(to_hex(p), 12, '0'))::uuid, 'P' || p, 'p-' || p, 'p' || p || '@example.test'
+      FROM generate_series(1, 300) p`.execute(db);
+    await sql`INSERT INTO subscribers (id, provider_id, first_name, last_name, email)
+      SELECT gen_random_uuid(), ('00000000-0000-4000-8000-' || lpad(to_hex(1 + i % 300), 12, '0'))::uuid,
+        'Zoe', 'Name' || (i % 50), 'c' || i || '@example.test'
+      FROM generate_series(0, 5999) i`.execute(db);
+    await sql`ANALYZE subscribers`.execute(db);
+    client = new pg.Client({ connectionString: testDb.url });
+    await client.connect();
+    await client.query(`LOAD 'auto_explain'`);
+    await client.query(`SET auto_explain.log_min_duration = 0`);
+    await client.query(`SET auto_explain.log_nested_statements = on`);
+  });
+  afterAll(async () => {
+    await client?.end();
+    await testDb?.drop();
+  });
+
+  /** The plans of the statements one call of agent_customer_search runs for q's probes of `kind` (its second call: generic plans). */
+  async function plans(q: string, kind: string) {
+    const probes = structuredProbes(planSearch(q, ['DE'])).filter((p) => p.kind === kind);
+    expect(probes).toHaveLength(1);
+    const names = probes.map((p) => ('names' in p && p.names ? p.names.join(' ') : null));
+    const tokens = probes.map((p) => ('tokens' in p ? p.tokens.join(' ') : null));
+    const text = `SELECT * FROM agent_customer_search($1::uuid, $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], 25, 1000)`;
+    const values = [provider, [kind], [null], [null], names, tokens];
+    await client.query(text, values);
+    const log: string[] = [];
+    const listen = (m: { message?: string }) => log.push(m.message ?? '');
+    client.on('notice', listen);
+    await client.query('SET client_min_messages = log');
+    const r = await client.query(text, values);
+    await client.query('SET client_min_messages = notice');
+    client.off('notice', listen);
+    return { rows: r.rows.length, plan: log.join('\n') };
+  }
+
+  it('a name probe reads the name index alone, never a provider-leading index', async () => {
+    const { rows, plan } = await plans('Zoe', 'name');
+    expect(rows).toBe(20);
+    expect(plan).toMatch(/subscribers_search_name_keys_idx/);
+    expect(plan).not.toMatch(/Index Cond: \(provider_id = /);
+  });
+
+  it('a name-plus-place probe does the same', async () => {
+    const { plan } = await plans('Zoe 4B', 'name_location');
+    expect(plan).toMatch(/subscribers_search_name_keys_idx/);
+    expect(plan).not.toMatch(/Index Cond: \(provider_id = /);
+  });
+
+  it('the search function keeps common names’ bitmaps exact (its work_mem)', async () => {
+    const r = await sql<{ config: string[] }>`SELECT proconfig AS config FROM pg_proc WHERE proname = 'agent_customer_search'`.execute(
+      testDb.handle.db,
+    );
+    expect(r.rows[0]!.config).toContain('work_mem=16MB');
+  });
+});
