@@ -242,7 +242,17 @@ async function main() {
     (function* () {
       for (let p = 0; p < PROVIDERS; p++)
         for (const [k, [name, price, down, up]] of plans.entries())
-          yield [planVersionOf(p, k), uuid(4, p * 3 + k + 1), providerIdOf(p), name, price, 'EUR', p ? `prod_${p}_${k}` : `prod_${k}`, down, up];
+          yield [
+            planVersionOf(p, k),
+            uuid(4, p * 3 + k + 1),
+            providerIdOf(p),
+            name,
+            price,
+            'EUR',
+            p ? `prod_${p}_${k}` : `prod_${k}`,
+            down,
+            up,
+          ];
     })(),
     () => undefined,
   );

@@ -55,10 +55,19 @@ async function keyedDb() {
   await migrate(db);
   const key = newPrefixedSecret('sk');
   const providerId = '00000000-0000-4000-8000-00000000b001';
-  await db.db.insertInto('providers').values({ id: providerId, name: 'Hooks', slug: 'hooks', support_email: 'hooks@bench.invalid' }).execute();
+  await db.db
+    .insertInto('providers')
+    .values({ id: providerId, name: 'Hooks', slug: 'hooks', support_email: 'hooks@bench.invalid' })
+    .execute();
   await db.db
     .insertInto('api_keys')
-    .values({ id: '00000000-0000-4000-8000-00000000b002', provider_id: providerId, prefix: key.prefix, key_hash: key.hash, features: ['agent_api_access'] })
+    .values({
+      id: '00000000-0000-4000-8000-00000000b002',
+      provider_id: providerId,
+      prefix: key.prefix,
+      key_hash: key.hash,
+      features: ['agent_api_access'],
+    })
     .execute();
   return { db, key: key.secret };
 }
@@ -93,7 +102,10 @@ async function build(v: Variant): Promise<{ app: FastifyInstance; url: string; h
       // Read only when /metrics is scraped, which this variant never is.
       const unused = {} as never;
       const config = { NODE_ENV: 'test' as const, METRICS_TOKEN: undefined };
-      return { app: await app(false, (a) => registerMetrics(a, { config, dbHandle: unused, clock: systemClock, repo: unused })), url: '/x' };
+      return {
+        app: await app(false, (a) => registerMetrics(a, { config, dbHandle: unused, clock: systemClock, repo: unused })),
+        url: '/x',
+      };
     }
     case 'auth_api_key': {
       const { createAuthService } = await import('../src/modules/auth/index.js');
@@ -168,7 +180,9 @@ else {
     ['auth (/agent API key, cached lookup)', cost('auth_api_key')],
     ['log redaction (redact paths, request serializer, context mixin), over plain logging', cost('logging_redacted', 'logging_plain')],
   ] as const;
-  console.log(`bare app: ${m.bare.toFixed(1)} µs per inject (${REQUESTS} requests x ${ROUNDS} rounds, each in a process of its own; median)`);
+  console.log(
+    `bare app: ${m.bare.toFixed(1)} µs per inject (${REQUESTS} requests x ${ROUNDS} rounds, each in a process of its own; median)`,
+  );
   console.log('\n| per-request cost | µs |\n|---|---|');
   for (const [name, us] of hooks) console.log(`| ${name} | ${us} |`);
   console.log(`| **sum of these four** (target < 30) | **${Math.round(hooks.reduce((a, [, us]) => a + us, 0) * 10) / 10}** |`);

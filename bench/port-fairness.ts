@@ -26,7 +26,12 @@ const OTHER_JOBS_MAX = 500;
 
 export async function portFairness(ctx: { db: Kysely<DB> }, d: Dataset, count: number): Promise<Measured> {
   // This container only queues jobs and signs no token, but a DATABASE_URL config wants a JWT key.
-  const config = loadConfig({ JWT_SECRET: randomBytes(32).toString('base64url'), ...process.env, LOG_LEVEL: 'silent', JOBS_ENABLED: 'false' });
+  const config = loadConfig({
+    JWT_SECRET: randomBytes(32).toString('base64url'),
+    ...process.env,
+    LOG_LEVEL: 'silent',
+    JOBS_ENABLED: 'false',
+  });
   const handle = await createDb({ databaseUrl: config.DATABASE_URL, poolSize: 4 });
   const external = await createAdapters({ config, db: handle.db, clock: systemClock });
   const { deps } = createContainer(config, handle, systemClock, pino({ level: 'silent' }), { adapters: external.adapters });
@@ -43,16 +48,17 @@ export async function portFairness(ctx: { db: Kysely<DB> }, d: Dataset, count: n
     const spare = subs.splice(count);
     const burst = await handle.db.transaction().execute(async (trx) => {
       const ids: string[] = [];
-      for (const s of subs) ids.push((await enqueuePortJob(trx, deps.jobs, { subscriptionId: s.id, providerId: d.provider_id, reason: 'restore' })).id);
+      for (const s of subs)
+        ids.push((await enqueuePortJob(trx, deps.jobs, { subscriptionId: s.id, providerId: d.provider_id, reason: 'restore' })).id);
       return ids;
     });
     const committed = Date.now();
     const pending = async () =>
       Number(
         (
-          await sql<{ n: string }>`SELECT count(*) AS n FROM jobs WHERE id = ANY(${burst}::uuid[]) AND status IN ('queued', 'running')`.execute(
-            ctx.db,
-          )
+          await sql<{
+            n: string;
+          }>`SELECT count(*) AS n FROM jobs WHERE id = ANY(${burst}::uuid[]) AND status IN ('queued', 'running')`.execute(ctx.db)
         ).rows[0]!.n,
       );
     let draining = true;
@@ -79,7 +85,9 @@ export async function portFairness(ctx: { db: Kysely<DB> }, d: Dataset, count: n
     await single;
     // The last single jobs finish shortly after the burst.
     for (let waited = 0; waited < 10_000; waited += 100) {
-      const open = await sql<{ n: string }>`SELECT count(*) AS n FROM jobs WHERE id = ANY(${others}::uuid[]) AND finished_at IS NULL`.execute(ctx.db);
+      const open = await sql<{
+        n: string;
+      }>`SELECT count(*) AS n FROM jobs WHERE id = ANY(${others}::uuid[]) AND finished_at IS NULL`.execute(ctx.db);
       if (Number(open.rows[0]!.n) === 0) break;
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -219,7 +219,8 @@ export function scenarios(d: Dataset, ctx: Ctx): Scenario[] {
     },
     {
       name: 'port_job_fairness',
-      target: "2,000 port jobs of one provider drain with zero errors; another provider's single port jobs, queued meanwhile, each done within 5 s (max)",
+      target:
+        "2,000 port jobs of one provider drain with zero errors; another provider's single port jobs, queued meanwhile, each done within 5 s (max)",
       async custom() {
         const { portFairness } = await import('./port-fairness.js');
         return portFairness(ctx, d, 2_000);

@@ -47,7 +47,9 @@ export async function adversarialSearch(
     agent.destroy();
   }
   console.error(
-    `agent_search_adversarial: ${incomplete.size} of ${corpus.length} queries ended incomplete (at the time bound) on a run: ${[...incomplete]
+    `agent_search_adversarial: ${incomplete.size} of ${corpus.length} queries ended incomplete (at the time bound) on a run: ${[
+      ...incomplete,
+    ]
       .map((q) => JSON.stringify(q.length > 40 ? `${q.slice(0, 40)}…` : q))
       .join(', ')}`,
   );

@@ -120,7 +120,9 @@ export async function createDb(opts: DbOptions): Promise<DbHandle> {
     // The embedded database admits one process, so no lock is needed.
     withScriptSession: (_lockId, fn) =>
       fn((script, opts) =>
-        opts?.transaction === false ? pglite.exec(script).then(() => undefined) : pglite.transaction(async (tx) => void (await tx.exec(script))),
+        opts?.transaction === false
+          ? pglite.exec(script).then(() => undefined)
+          : pglite.transaction(async (tx) => void (await tx.exec(script))),
       ),
     warmUp: async () => undefined,
     close: () => db.destroy(),

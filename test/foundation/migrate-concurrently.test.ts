@@ -91,7 +91,9 @@ describe.skipIf(!usingPostgres())('migrator, concurrent index builds (PostgreSQL
       const viaIndex = await sql<{ n: number }>`SELECT count(*)::int AS n FROM subscribers
         WHERE mt_slow_key(last_name) = ANY (ARRAY(SELECT lower(last_name) FROM subscribers WHERE last_name LIKE 'Writer%'))`.execute(trx);
       const all = await sql<{ n: number }>`SELECT count(*)::int AS n FROM subscribers WHERE last_name LIKE 'Writer%'`.execute(trx);
-      const plan = await sql<{ 'QUERY PLAN': string }>`EXPLAIN SELECT 1 FROM subscribers WHERE mt_slow_key(last_name) = 'writer1'`.execute(trx);
+      const plan = await sql<{ 'QUERY PLAN': string }>`EXPLAIN SELECT 1 FROM subscribers WHERE mt_slow_key(last_name) = 'writer1'`.execute(
+        trx,
+      );
       expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/subscribers_mt_slow_idx/);
       return { viaIndex: viaIndex.rows[0]!.n, all: all.rows[0]!.n };
     });
