@@ -118,6 +118,7 @@ export async function portFairness(ctx: { db: Kysely<DB> }, d: Dataset, count: n
       p50_ms: Math.round((done?.p50 ?? committed) - committed),
       p99_ms: Math.round((done?.p99 ?? committed) - committed),
       errors: count - succeeded,
+      requests: succeeded,
       other_provider: otherWait,
     };
   } finally {

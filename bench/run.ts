@@ -13,7 +13,7 @@ import pg from 'pg';
 import type { DB } from '../src/db/types.js';
 import { cpuBetween, cpuPerRequest, cpuSnapshot } from './cpu.js';
 import { benchServerEnv, spawnServer, waitForServer } from './server.js';
-import { scenarios, type Dataset, type Scenario } from './scenarios.js';
+import { scenarios, type Dataset, type Measured, type Scenario } from './scenarios.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -70,12 +70,6 @@ function rssPhase(): () => number {
   return () => Math.round(phaseMax);
 }
 
-interface Measured {
-  rps: number;
-  p50_ms: number;
-  p99_ms: number;
-  errors: number;
-}
 type Load = Pick<Scenario, 'requests'> & { connections?: number };
 const FLOOR: Load = { requests: [{ method: 'GET', path: '/__bench/select1' }] };
 
@@ -100,7 +94,13 @@ function measured(ws: Awaited<ReturnType<typeof window>>[]): Measured {
   );
   const done = ws.reduce((n, w) => n + w.r.totalCompletedRequests, 0);
   const seconds = ws.reduce((n, w) => n + w.seconds, 0);
-  return { rps: Math.round(done / seconds), p50_ms: a.latency.p50, p99_ms: a.latency.p99, errors: a.errors + a.timeouts + a.non2xx };
+  return {
+    rps: Math.round(done / seconds),
+    p50_ms: a.latency.p50,
+    p99_ms: a.latency.p99,
+    errors: a.errors + a.timeouts + a.non2xx,
+    requests: done,
+  };
 }
 
 const load = async (s: Load): Promise<Measured> => measured([await window(s, DURATION)]);
@@ -202,8 +202,20 @@ async function main() {
       const check = s.check ? await s.check() : undefined;
       const alternate = !s.custom && !s.background;
       const p = alternate ? await paired(s, server.pid!) : undefined;
-      const floor = p?.floor ?? (await load(FLOOR));
-      const m = p?.m ?? (s.custom ? await s.custom() : await load(s));
+      // Without pairs, the CPU of the floor run just before and of the scenario's own run (a
+      // scenario that leaves background work is charged what ran while it ran).
+      const timed = async <T extends Measured>(run: () => Promise<T>) => {
+        const before = cpuSnapshot(server.pid!);
+        const out = await run();
+        const spent = cpuBetween(before, cpuSnapshot(server.pid!));
+        return { out, cpu: spent && out.requests ? cpuPerRequest(spent, out.requests) : null };
+      };
+      const floorRun = p ? undefined : await timed(() => load(FLOOR));
+      const floor = p?.floor ?? floorRun!.out;
+      const own = p ? undefined : await timed(() => (s.custom ? s.custom() : load(s)));
+      const m = p?.m ?? own!.out;
+      const cpu = p?.cpu ?? own?.cpu ?? null;
+      const floorCpu = p?.floorCpu ?? floorRun?.cpu ?? null;
       const ratio = Math.round((m.rps / floor.rps) * 1000) / 1000;
       const met = s.meets(m, ratio, check);
       const rss = rssOf();
@@ -215,14 +227,14 @@ async function main() {
         floor_measured: floorMeasured,
         ratio,
         ...(p ? { ratio_pairs: p.pairs } : {}),
-        ...(p?.cpu ? { cpu_per_request: p.cpu, floor_cpu_per_request: p.floorCpu } : {}),
+        ...(cpu ? { cpu_per_request: cpu, floor_cpu_per_request: floorCpu } : {}),
         target: s.target,
         met,
         rss_max_mb: rss,
         ...(check ? { check } : {}),
       });
       console.error(
-        `${s.name}: ${m.rps} req/s (${pct(ratio)} of the SELECT 1 floor ${floor.rps}, ${floorMeasured}${p ? `; pairs ${pairsRange(p.pairs)}` : ''}${p?.cpu ? `; CPU per request: server ${p.cpu.server_us} µs, PostgreSQL ${p.cpu.postgres_us} µs (SELECT 1: ${p.floorCpu?.server_us}, ${p.floorCpu?.postgres_us})` : ''}) p50 ${m.p50_ms} ms p99 ${m.p99_ms} ms errors ${m.errors} ${met ? 'MET' : 'MISSED'}; server RSS max ${rss} MB`,
+        `${s.name}: ${m.rps} req/s (${pct(ratio)} of the SELECT 1 floor ${floor.rps}, ${floorMeasured}${p ? `; pairs ${pairsRange(p.pairs)}` : ''}${cpu ? `; CPU per request: server ${cpu.server_us} µs, PostgreSQL ${cpu.postgres_us} µs (SELECT 1: ${floorCpu?.server_us}, ${floorCpu?.postgres_us})` : ''}) p50 ${m.p50_ms} ms p99 ${m.p99_ms} ms errors ${m.errors} ${met ? 'MET' : 'MISSED'}; server RSS max ${rss} MB`,
       );
     }
     const commit = (() => {

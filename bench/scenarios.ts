@@ -19,6 +19,8 @@ export interface Measured {
   p99_ms: number;
   errors: number;
   max_ms?: number;
+  /** What the scenario counts as its requests (HTTP requests, deliveries, port jobs): CPU per request divides by it. */
+  requests?: number;
   /** webhook_delivery: another provider's single events sent while the burst drains, from commit to arrival. */
   other_provider?: { events: number; p50_ms: number; max_ms: number; lost: number };
 }

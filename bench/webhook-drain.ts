@@ -214,6 +214,7 @@ export async function drainRate(ctx: { db: Kysely<DB> }, d: Dataset, count: numb
       p50_ms: latencies[Math.floor(latencies.length / 2)] ?? 0,
       p99_ms: latencies[Math.floor(latencies.length * 0.99)] ?? 0,
       errors: count - delivered + badSignature,
+      requests: delivered,
       other_provider: otherProviderWait,
     };
   } finally {

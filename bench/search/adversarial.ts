@@ -62,6 +62,7 @@ export async function adversarialSearch(
     p99_ms: round(at(0.99)!),
     max_ms: round(sorted[sorted.length - 1]!),
     errors,
+    requests: times.length,
     incomplete: [...incomplete],
     slowest: [...times]
       .sort((a, b) => b.ms - a.ms)
