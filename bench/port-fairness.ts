@@ -1,13 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import pino from 'pino';
 import { sql, type Kysely } from 'kysely';
-import { loadConfig } from '../src/config.js';
-import { createAdapters } from '../src/adapters/index.js';
-import { createContainer } from '../src/container.js';
-import { createDb } from '../src/db/database.js';
 import type { DB } from '../src/db/types.js';
-import { systemClock } from '../src/lib/clock.js';
 import { enqueuePortJob } from '../src/modules/subscriptions/index.js';
+import { harnessContainer } from './harness-container.js';
 import type { Dataset, Measured } from './scenarios.js';
 import { otherProvider } from './webhook-drain.js';
 
@@ -25,16 +19,8 @@ const OTHER_EVERY_MS = 200;
 const OTHER_JOBS_MAX = 500;
 
 export async function portFairness(ctx: { db: Kysely<DB> }, d: Dataset, count: number): Promise<Measured> {
-  // This container only queues jobs and signs no token, but a DATABASE_URL config wants a JWT key.
-  const config = loadConfig({
-    JWT_SECRET: randomBytes(32).toString('base64url'),
-    ...process.env,
-    LOG_LEVEL: 'silent',
-    JOBS_ENABLED: 'false',
-  });
-  const handle = await createDb({ databaseUrl: config.DATABASE_URL, poolSize: 4 });
-  const external = await createAdapters({ config, db: handle.db, clock: systemClock });
-  const { deps } = createContainer(config, handle, systemClock, pino({ level: 'silent' }), { adapters: external.adapters });
+  const app = await harnessContainer();
+  const { deps, handle } = app;
   const otherId = await otherProvider(ctx.db);
   try {
     const subs = await ctx.db
@@ -122,7 +108,6 @@ export async function portFairness(ctx: { db: Kysely<DB> }, d: Dataset, count: n
       other_provider: otherWait,
     };
   } finally {
-    await external.close();
-    await handle.close();
+    await app.close();
   }
 }

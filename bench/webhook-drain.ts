@@ -1,13 +1,8 @@
-import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
-import pino from 'pino';
 import { sql, type Kysely } from 'kysely';
-import { loadConfig } from '../src/config.js';
-import { createAdapters } from '../src/adapters/index.js';
-import { createContainer } from '../src/container.js';
-import { createDb } from '../src/db/database.js';
 import type { DB } from '../src/db/types.js';
-import { systemClock } from '../src/lib/clock.js';
+import { harnessContainer } from './harness-container.js';
 import type { Dataset, Measured } from './scenarios.js';
 
 /**
@@ -48,16 +43,8 @@ export async function otherProvider(db: Kysely<DB>, url?: string, signingSecret?
 
 export async function drainRate(ctx: { db: Kysely<DB> }, d: Dataset, count: number): Promise<Measured> {
   const entered = Date.now();
-  // This container only queues events and signs no token, but a DATABASE_URL config wants a JWT key.
-  const config = loadConfig({
-    JWT_SECRET: randomBytes(32).toString('base64url'),
-    ...process.env,
-    LOG_LEVEL: 'silent',
-    JOBS_ENABLED: 'false',
-  });
-  const handle = await createDb({ databaseUrl: config.DATABASE_URL, poolSize: 4 });
-  const external = await createAdapters({ config, db: handle.db, clock: systemClock });
-  const { deps } = createContainer(config, handle, systemClock, pino({ level: 'silent' }), { adapters: external.adapters });
+  const app = await harnessContainer();
+  const { deps, handle } = app;
   const provider = await ctx.db
     .selectFrom('providers')
     .select(['webhook_url', 'webhook_signing_secret'])
@@ -223,7 +210,6 @@ export async function drainRate(ctx: { db: Kysely<DB> }, d: Dataset, count: numb
     const closed = new Promise<void>((r) => receiver.close(() => r()));
     receiver.closeAllConnections();
     await closed;
-    await external.close();
-    await handle.close();
+    await app.close();
   }
 }
