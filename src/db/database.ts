@@ -17,13 +17,10 @@ export interface DbHandle {
   /** The embedded instance, for tests that clone or dump it. */
   pglite?: PGlite;
   /**
-   * Runs `fn` with a script runner on one session that holds an advisory lock, so several
-   * processes starting together migrate one at a time. Each script runs in its own transaction.
-   */
-  /**
-   * Runs `fn` on one connection holding the advisory lock `lockId`. `run` sends a script (several
-   * statements) in one transaction, or with `{ transaction: false }` one statement alone (CREATE
-   * INDEX CONCURRENTLY cannot run in a transaction).
+   * Runs `fn` on one session holding the advisory lock `lockId`, so several processes starting
+   * together migrate one at a time. `run` sends a script (several statements) in one transaction,
+   * or with `{ transaction: false }` one statement alone (CREATE INDEX CONCURRENTLY cannot run in a
+   * transaction).
    */
   withScriptSession<T>(lockId: number, fn: (run: ScriptRunner) => Promise<T>): Promise<T>;
   close(): Promise<void>;
