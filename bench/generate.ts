@@ -161,6 +161,30 @@ const providerOf = (i: number) => providerOfBuilding(Math.floor(i / UNITS_PER_BU
 const BENCH_N = Math.min(N, runs[1]! * UNITS_PER_BUILDING);
 const BENCH_BUILDINGS = runs[1]!;
 
+/**
+ * Every customer's search document (agent_search_doc, as the migration's backfill writes it), in id
+ * ranges over two connections.
+ */
+async function searchDocuments(progress: (n: number) => void) {
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  const CHUNK = 10_000;
+  let next = 0;
+  const worker = async () => {
+    for (let from = next; from < N; from = next) {
+      next += CHUNK;
+      const to = Math.min(N, from + CHUNK);
+      await pool.query(
+        `INSERT INTO search_documents (subscriber_id, provider_id, doc)
+         SELECT s.id, s.provider_id, agent_search_doc(s.id) FROM subscribers s WHERE s.id >= $1 AND s.id < $2`,
+        [uuid(10, from), uuid(10, to)],
+      );
+      progress(to - from);
+    }
+  };
+  await Promise.all([worker(), worker()]);
+  await pool.end();
+}
+
 async function main() {
   const started = Date.now();
   const admin = new pg.Pool({ connectionString: url, max: 4 });
@@ -170,6 +194,9 @@ async function main() {
   await handle.close();
 
   const client = await admin.connect();
+  // No triggers while loading: each customer and subscription would write its search document, which
+  // is written once for all below instead.
+  await client.query(`SET session_replication_role = replica`);
   const bars = new cliProgress.MultiBar(
     { format: ' {table} |{bar}| {value}/{total} rows | {duration}s', hideCursor: true, clearOnComplete: false },
     cliProgress.Presets.shades_classic,
@@ -189,7 +216,7 @@ async function main() {
   };
 
   // Big tables load without their indexes, which are rebuilt once afterwards (far faster).
-  const bigTables = ['subscribers', 'subscriptions', 'invoices', 'coverage_addresses', 'units', 'locations'];
+  const bigTables = ['subscribers', 'subscriptions', 'invoices', 'coverage_addresses', 'units', 'locations', 'search_documents'];
   const idx = await client.query<{ indexname: string; indexdef: string }>(
     `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename = ANY($1) AND indexname NOT LIKE '%_pkey'
        AND indexname NOT IN (SELECT conname FROM pg_constraint WHERE contype IN ('u', 'p'))`,
@@ -567,7 +594,12 @@ async function main() {
   bars.stop();
 
   process.stderr.write(`rebuilding ${idx.rows.length} indexes ...\n`);
-  for (const r of idx.rows) await client.query(r.indexdef);
+  // The search documents are written from the other tables through their indexes, then indexed.
+  const documentIndexes = idx.rows.filter((r) => / ON public\.search_documents /.test(r.indexdef));
+  for (const r of idx.rows) if (!documentIndexes.includes(r)) await client.query(r.indexdef);
+  await client.query(`SET session_replication_role = DEFAULT`);
+  await searchDocuments(bar('search_documents', N));
+  for (const r of documentIndexes) await client.query(r.indexdef);
 
   // Verified sessions for the profile and preview scenarios (tokens as the agent surface hashes them).
   const sessions: { customer_id: string; subscription_id: string; token: string }[] = [];

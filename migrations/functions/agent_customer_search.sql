@@ -31,6 +31,9 @@ DECLARE
   t2 text;
   t3 text;
   t4 text;
+  nq text;
+  fw text;
+  t text;
 BEGIN
   FOR i IN 1 .. coalesce(array_length(p_kinds, 1), 0) LOOP
     k := p_kinds[i];
@@ -142,12 +145,26 @@ BEGIN
           OR agent_search_name_words(s.first_name, s.last_name, s.invoice_first_name, s.invoice_last_name) @> nw
         LIMIT p_cap + 1);
     ELSIF k = 'name_location' THEN
+      -- The candidates: customers whose search document (search_documents, agent_search_doc) holds every name word, and for each
+      -- place word of two or more characters a house number, unit or postal code it starts ('h:') or a word of a
+      -- place it starts ('w:', its first folded word): what agent_search_word_names_place and _invoice below
+      -- need of a match. Not every customer of the name: a common one is thousands.
+      nq := (SELECT string_agg(public.agent_search_doc_lexeme('n:' || x, false), ' & ') FROM unnest(nw) x WHERE x <> '');
+      FOREACH t IN ARRAY toks LOOP
+        CONTINUE WHEN length(t) < 2;
+        fw := (SELECT x FROM unnest(string_to_array(public.agent_search_fold_street(t), ' ')) x WHERE x <> '' LIMIT 1);
+        CONTINUE WHEN fw IS NULL;
+        nq := nq || ' & (' || public.agent_search_doc_lexeme('h:' || replace(t, ' ', ''), true) || ' | '
+          || public.agent_search_doc_lexeme('w:' || fw, true) || ')';
+      END LOOP;
+      CONTINUE WHEN nq IS NULL;
       hits := hits || ARRAY(
         WITH n AS MATERIALIZED (
-          SELECT s.id, s.first_name, s.last_name, s.email, s.phone, s.customer_number FROM subscribers s
-          WHERE (agent_search_name_keys(s.first_name, s.last_name, s.invoice_first_name, s.invoice_last_name) @> nk
-               OR agent_search_name_keys(s.first_name, s.last_name, s.invoice_first_name, s.invoice_last_name) @> nm)
-            AND (s.provider_id = p_provider) IS TRUE
+          SELECT c.id, c.first_name, c.last_name, c.email, c.phone, c.customer_number
+          FROM (SELECT d.subscriber_id FROM search_documents d WHERE d.doc @@ nq::tsquery AND d.provider_id = p_provider OFFSET 0) d
+          CROSS JOIN LATERAL (SELECT s.* FROM subscribers s WHERE s.id = d.subscriber_id AND s.provider_id = p_provider OFFSET 0) c
+          WHERE agent_search_name_keys(c.first_name, c.last_name, c.invoice_first_name, c.invoice_last_name) @> nk
+             OR agent_search_name_keys(c.first_name, c.last_name, c.invoice_first_name, c.invoice_last_name) @> nm
         )
         SELECT ROW(n.id, n.first_name, n.last_name, n.email, n.phone, n.customer_number)::agent_search_hit FROM n
         WHERE EXISTS (

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { DbHandle, ScriptRunner } from './database.js';
 
 // The SQL files stay at the repository root: two levels up from src/db/ (tsx), three from the
@@ -58,6 +58,8 @@ export function affectedFunctions(files: { text: string }[], changed: { text: st
 const NO_TRANSACTION = /^--\s*migrate:\s*no-transaction\b/i;
 const CONCURRENT_CREATE = /^CREATE\s+(?:UNIQUE\s+)?INDEX\s+CONCURRENTLY\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)\s+ON\s/i;
 const CONCURRENT_DROP = /^DROP\s+INDEX\s+CONCURRENTLY\s+(?:IF\s+EXISTS\s+)?\w+$/i;
+/** The first line of a versioned file that runs as a series of short transactions (migrations/README.md). */
+const BATCHES = /^--\s*migrate:\s*batches\b/i;
 
 /**
  * The one statement of a no-transaction file, and the index it builds (null: it drops one). Only a
@@ -89,6 +91,28 @@ async function runConcurrently(handle: DbHandle, run: ScriptRunner, file: string
   if (builds && (await validity()) === false) await run(`DROP INDEX CONCURRENTLY ${builds}`, { transaction: false });
   await run(statement, { transaction: false });
   if (builds && (await validity()) !== true) throw new Error(`migrations/${file}: index ${builds} was not built valid`);
+  await run(`INSERT INTO schema_migrations (name) VALUES ('${file}')`);
+}
+
+/**
+ * Runs a batches file: its one statement again and again, each run a transaction of its own, with $1
+ * the key it answered the time before (NULL at first), until it answers NULL; then the file is
+ * recorded. A backfill of every row in one transaction would hold them all locked until it commits.
+ * An interrupted series starts again from the first batch (the statement skips rows already done).
+ */
+async function runBatches(handle: DbHandle, run: ScriptRunner, file: string, text: string) {
+  const statement = withoutComments(text).trim().replace(/;\s*$/, '').trim();
+  if (statement.includes(';')) throw new Error(`migrations/${file}: a batches migration holds one statement`);
+  if (!statement.includes('$1')) throw new Error(`migrations/${file}: a batches migration takes the last key as $1`);
+  let last: unknown = null;
+  do {
+    const r = await handle.db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(statement, [last]));
+    const row = r.rows[0];
+    if (!row || Object.keys(row).length !== 1) throw new Error(`migrations/${file}: a batch answers one row of one column`);
+    const next = Object.values(row)[0] ?? null;
+    if (next !== null && next === last) throw new Error(`migrations/${file}: a batch answered the key it was given`);
+    last = next;
+  } while (last !== null);
   await run(`INSERT INTO schema_migrations (name) VALUES ('${file}')`);
 }
 
@@ -150,7 +174,8 @@ export async function expectedSchema(dir = MIGRATIONS_DIR): Promise<{ migrations
  *    PostgreSQL and rebuilds the index on the embedded database (indexesOverChanged).
  * 2. every migrations/*.sql not yet recorded in `schema_migrations` is applied, in name order, each
  *    in its own transaction together with its row, or, when its first line is
- *    `-- migrate: no-transaction`, as one concurrent index build or drop (runConcurrently). These
+ *    `-- migrate: no-transaction`, as one concurrent index build or drop (runConcurrently), or, when
+ *    it is `-- migrate: batches`, as one statement run in short transactions until done (runBatches). These
  *    are never edited once a release is tagged.
  * Returns the names applied (functions as `functions/<file>`).
  */
@@ -192,6 +217,7 @@ export async function migrate(handle: DbHandle, dir = MIGRATIONS_DIR): Promise<s
       if (migrated.has(file)) continue;
       const text = await readFile(path.join(dir, file), 'utf8');
       if (NO_TRANSACTION.test(text)) await runConcurrently(handle, run, file, text);
+      else if (BATCHES.test(text)) await runBatches(handle, run, file, text);
       else await run(`${text}\n;INSERT INTO schema_migrations (name) VALUES ('${file}');`);
       ran.push(file);
     }

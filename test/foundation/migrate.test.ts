@@ -186,6 +186,34 @@ describe('migrator', () => {
     rmSync(path.join(dir, '29990106000000_mt_bad.sql'));
   });
 
+  it('a batches file runs its statement in short transactions, each from the key the last one answered, until done', async () => {
+    writeMigration('29990107000000_mt_w.sql', 'ALTER TABLE mt_rows ADD COLUMN w text;\n');
+    writeMigration(
+      '29990108000000_mt_w_backfill.sql',
+      `-- migrate: batches
+-- w for every row, seven rows (in v order) per transaction.
+WITH b AS (SELECT v FROM mt_rows WHERE $1::text IS NULL OR v > $1::text ORDER BY v LIMIT 7),
+u AS (UPDATE mt_rows m SET w = 'x' || m.v FROM b WHERE m.v = b.v AND m.w IS NULL)
+SELECT max(v) AS last FROM b;
+`,
+    );
+    expect(await migrate(testDb.handle, dir)).toEqual(['29990107000000_mt_w.sql', '29990108000000_mt_w_backfill.sql']);
+    const r = await sql<{ done: number; batches: number }>`SELECT count(*) FILTER (WHERE w = 'x' || v)::int AS done,
+      count(DISTINCT xmin::text)::int AS batches FROM mt_rows`.execute(testDb.handle.db);
+    // 50 rows, 7 per batch: 8 transactions wrote them.
+    expect(r.rows[0]).toEqual({ done: 50, batches: 8 });
+    expect(await migrate(testDb.handle, dir)).toEqual([]);
+
+    writeMigration('29990109000000_mt_no_key.sql', '-- migrate: batches\nUPDATE mt_rows SET w = v;\n');
+    await expect(migrate(testDb.handle, dir)).rejects.toThrow(/29990109000000_mt_no_key.sql: a batches migration takes the last key as \$1/);
+    rmSync(path.join(dir, '29990109000000_mt_no_key.sql'));
+    writeMigration('29990110000000_mt_stuck.sql', "-- migrate: batches\nSELECT coalesce($1::text, '1') AS last;\n");
+    await expect(migrate(testDb.handle, dir)).rejects.toThrow(/29990110000000_mt_stuck.sql: a batch answered the key it was given/);
+    rmSync(path.join(dir, '29990110000000_mt_stuck.sql'));
+    const recorded = await sql<{ name: string }>`SELECT name FROM schema_migrations WHERE name >= '29990109' ORDER BY 1`.execute(testDb.handle.db);
+    expect(recorded.rows).toEqual([]);
+  });
+
   it('a function counts as changed through every function that calls it, and only through those', async () => {
     const { affectedFunctions } = await import('../../src/db/migrate.js');
     const file = (name: string, body: string) => ({ text: `CREATE OR REPLACE FUNCTION ${name}(p text) RETURNS text AS $$ ${body} $$;` });

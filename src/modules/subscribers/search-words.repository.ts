@@ -237,7 +237,64 @@ function tokenMatches(providerId: string, tok: SearchToken, fuzzy: boolean): Raw
   }
 }
 
-function matchedIds(providerId: string, plan: SearchPlan, fuzzy: boolean, driver: number): RawBuilder<unknown> {
+/** A search-document word as tsquery text (agent_search_doc_lexeme); `prefix`: every word it starts. */
+const docLexeme = (lexeme: RawBuilder<unknown> | string, prefix: boolean) =>
+  sql`agent_search_doc_lexeme(${lexeme}, ${sql.raw(prefix ? 'true' : 'false')})`;
+
+/**
+ * Whether a word narrows the search document's index: a word of one character starts too many of its
+ * words ("1": every house number, postal code and unit label that starts with 1) and is only checked
+ * on the candidates the others find.
+ */
+const narrows = (tok: SearchToken) => tok.kind === 'word' && [...tok.text].length >= 2;
+
+/**
+ * What a word can match in the search document (search_documents, agent_search_doc), as tsquery text: every field it
+ * prefixes (service places and invoice address, as `lower(field) LIKE 'word%'`), its name words
+ * whole (fuzzy, one name word: any of its typo keys), and (fuzzy) a word inside a street, building
+ * name or city that it starts. Every customer tokenMatches keeps has these words, so the index
+ * finds a superset of the matches; the exact check runs on it.
+ */
+function docTerm(tok: SearchToken & { kind: 'word' }, fuzzy: boolean): RawBuilder<unknown> {
+  const terms = [docLexeme(sql`'f:' || lower(${streetStem(tok.text)})`, true)];
+  if (insideWords(tok, fuzzy))
+    terms.push(docLexeme(sql`'w:' || split_part(agent_search_fold_street(${tok.text.toLowerCase()}), ' ', 1)`, true));
+  const names = wordNames(tok.text);
+  const [name] = names;
+  if (name !== undefined) {
+    const keys = fuzzy && names.length === 1 ? typoKeys(name) : names;
+    const joined = sql.join(
+      keys.map((k) => docLexeme(`n:${k}`, false)),
+      sql` || ${fuzzy && names.length === 1 ? ' | ' : ' & '} || `,
+    );
+    terms.push(sql`'(' || ${joined} || ')'`);
+  }
+  return sql`'(' || ${sql.join(terms, sql` || ' | ' || `)} || ')'`;
+}
+
+/**
+ * The customers whose search document holds every word that narrows (docTerm), read through
+ * search_documents_doc_idx; null when no word narrows or a token is not a word (a phone, email or
+ * customer number drives by its own index).
+ */
+function docCandidates(providerId: string, plan: SearchPlan, fuzzy: boolean): RawBuilder<unknown> | null {
+  if (plan.kind !== 'tokens' || plan.tokens.some((t) => t.kind !== 'word')) return null;
+  const words = plan.tokens.filter(narrows) as (SearchToken & { kind: 'word' })[];
+  if (words.length === 0) return null;
+  const query = sql.join(
+    words.map((t) => docTerm(t, fuzzy)),
+    sql` || ' & ' || `,
+  );
+  return sql`SELECT subscriber_id AS id FROM search_documents WHERE doc @@ (${query})::tsquery AND provider_id = ${providerId}`;
+}
+
+/**
+ * How several words find their candidates: 'document' through the search document's index where a
+ * word narrows it (docCandidates), else 'driver' (the smallest word's set); tests compare the two.
+ */
+export type Candidates = 'document' | 'driver';
+
+function matchedIds(providerId: string, plan: SearchPlan, fuzzy: boolean, driver: number, via: Candidates): RawBuilder<unknown> {
   switch (plan.kind) {
     case 'phone':
       return phoneBranch(providerId, plan.e164);
@@ -246,7 +303,15 @@ function matchedIds(providerId: string, plan: SearchPlan, fuzzy: boolean, driver
     case 'customer_number':
       return numberBranch(providerId, plan.number);
     case 'tokens': {
-      // Every token must match some field: the driver's set, each customer in it checked for the others.
+      // Every token must match some field: the customers the search document finds with all of
+      // them, each checked for every token; else the driver's set, each checked for the others.
+      const candidates = plan.tokens.length > 1 && via === 'document' ? docCandidates(providerId, plan, fuzzy) : null;
+      if (candidates)
+        return sql`SELECT d.id FROM (${candidates}) d
+          WHERE ${sql.join(
+            plan.tokens.map((t) => tokenMatches(providerId, t, fuzzy)),
+            sql` AND `,
+          )}`;
       const others = plan.tokens.filter((_, i) => i !== driver);
       const driving = present(plan.tokens[driver], 'the driving token');
       if (others.length === 0) return tokenSet(providerId, driving, fuzzy);
@@ -283,7 +348,15 @@ const READ_PER_MATCH = 4;
  * found through several fields comes once per field), then made distinct; a read that reaches that
  * bound counts as more than `cap` matches.
  */
-export function searchSql(providerId: string, plan: SearchPlan, limit: number, fuzzy: boolean, driver = 0, cap = 1000) {
+export function searchSql(
+  providerId: string,
+  plan: SearchPlan,
+  limit: number,
+  fuzzy: boolean,
+  driver = 0,
+  cap = 1000,
+  via: Candidates = 'document',
+) {
   const bound = (cap + 1) * READ_PER_MATCH;
   const tok = plan.kind === 'tokens' && plan.tokens.length === 1 ? plan.tokens[0] : undefined;
   // One word: its names are read first, up to `cap` + 1 (one row per customer). Past the cap the
@@ -303,7 +376,7 @@ export function searchSql(providerId: string, plan: SearchPlan, limit: number, f
             SELECT id FROM (${places}) p0 WHERE (SELECT count(*) FROM n) <= ${cap}) m0 LIMIT ${bound}),
           rn AS (SELECT CASE WHEN (SELECT count(*) FROM n) > ${cap} THEN ${bound} ELSE (SELECT count(*) FROM r) END AS n)`;
         })()
-      : sql`r AS MATERIALIZED (SELECT id FROM (${matchedIds(providerId, plan, fuzzy, driver)}) m0 LIMIT ${bound}),
+      : sql`r AS MATERIALIZED (SELECT id FROM (${matchedIds(providerId, plan, fuzzy, driver, via)}) m0 LIMIT ${bound}),
           rn AS (SELECT count(*) AS n FROM r)`;
   return sql<SearchRow>`
     WITH ${r},
@@ -346,8 +419,9 @@ export async function chooseDriver(
   plan: SearchPlan,
   fuzzy: boolean,
   cap = ESTIMATE_CAP,
+  via: Candidates = 'document',
 ): Promise<number | null> {
-  if (plan.kind !== 'tokens' || plan.tokens.length < 2) return 0;
+  if (plan.kind !== 'tokens' || plan.tokens.length < 2 || (via === 'document' && docCandidates(providerId, plan, fuzzy))) return 0;
   const sizes = await tokenSizes(db, providerId, plan.tokens, cap, fuzzy);
   if (sizes.some((n) => n === 0)) return null;
   return pickDriver(sizes);
@@ -362,13 +436,16 @@ export async function searchSubscribers(
   fuzzy: boolean,
   cap: number,
   beforeStatement: () => Promise<void>,
+  via: Candidates = 'document',
 ) {
-  // Only several tokens are measured (one statement); one token drives without a statement.
-  if (plan.kind === 'tokens' && plan.tokens.length >= 2) await beforeStatement();
-  const driver = await chooseDriver(db, providerId, plan, fuzzy);
+  // Only several tokens the search document cannot narrow are measured (one statement); one token,
+  // or the document's candidates, need no measuring.
+  const measured = plan.kind === 'tokens' && plan.tokens.length >= 2 && !(via === 'document' && docCandidates(providerId, plan, fuzzy));
+  if (measured) await beforeStatement();
+  const driver = await chooseDriver(db, providerId, plan, fuzzy, ESTIMATE_CAP, via);
   if (driver === null) return { rows: [] as SearchRow[], total: 0 };
   await beforeStatement();
-  const r = await searchSql(providerId, plan, limit, fuzzy, driver, cap).execute(db);
+  const r = await searchSql(providerId, plan, limit, fuzzy, driver, cap, via).execute(db);
   const [top] = r.rows;
   if (!top) return { rows: r.rows, total: 0 };
   const readAll = Number(top.rows_read) < (cap + 1) * READ_PER_MATCH;

@@ -1,0 +1,189 @@
+// The search document (migrations/functions/agent_search_doc.sql): search_documents follows every
+// change of a customer's names, invoice address and service places, and the word passes find through
+// its index exactly the customers they find word by word (the same ids and counts, exact and with a
+// typo).
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { planSearch } from '../../src/modules/subscribers/search.query.js';
+import { searchSql, searchSubscribers } from '../../src/modules/subscribers/search.repository.js';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { createBuilding, createLocation, createPlanVersion, createProvider, createSubscriber, createSubscription } from '../helpers/factories.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await buildTestApp();
+});
+afterAll(() => t.close());
+
+/** The words of a customer's search document (search_documents.doc). */
+const docOf = async (id: string) =>
+  (await sql<{ w: string[] | null }>`SELECT tsvector_to_array(doc) AS w FROM search_documents WHERE subscriber_id = ${id}`.execute(t.db)).rows[0]
+    ?.w ?? null;
+/** Customers whose stored document differs from what agent_search_doc computes now, or who have none (none, ever). */
+const stale = async () =>
+  (
+    await sql<{ n: number }>`SELECT count(*)::int AS n FROM subscribers s LEFT JOIN search_documents d ON d.subscriber_id = s.id
+      WHERE d.doc IS DISTINCT FROM agent_search_doc(s.id)`.execute(t.db)
+  ).rows[0]!.n;
+
+describe('search documents follow the customer and its service places', () => {
+  it('names, invoice address, a subscription, its building, unit and location, and moving or deleting it', async () => {
+    const p = await createProvider(t.db);
+    const plan = await createPlanVersion(t.db, p.id);
+    const b = await createBuilding(t.db, p.id, { street: 'Karl-Marx-Straße', houseNumber: '12', postalCode: '10115', city: 'Berlin', units: ['3A', '4B'] });
+    const other = await createBuilding(t.db, p.id, { street: 'Am Weinberg', houseNumber: '7', postalCode: '14467', city: 'Potsdam', units: ['1C'] });
+    const a = await createSubscriber(t.db, p.id, { firstName: 'Jürgen', lastName: 'Ott' });
+    const c = await createSubscriber(t.db, p.id);
+    // A new customer: names (whole, and each with a letter deleted from 5 letters on) and invoice address.
+    expect(await docOf(a.id)).toEqual(
+      expect.arrayContaining(['n:jurgen', 'n:~urgen', 'n:~jrgen', 'n:ott', 'f:hauptstraße', 'w:hauptstr', 'f:5', 'h:5', 'h:10115', 'w:berlin']),
+    );
+    expect(await docOf(a.id)).not.toContain('n:~tt');
+
+    const sub = await createSubscription(t.db, { providerId: p.id, subscriberId: a.id, planVersionId: plan.id, buildingId: b.id, unitId: b.units[0]!.id });
+    expect(await docOf(a.id)).toEqual(
+      expect.arrayContaining(['f:karl-marx-straße', 'w:karl', 'w:marx', 'w:str', 'f:12', 'h:12', 'f:3a', 'h:3a', 'f:10115']),
+    );
+
+    await sql`UPDATE buildings SET street = 'Lindenallee' WHERE id = ${b.id}`.execute(t.db);
+    await sql`UPDATE units SET label = '5D' WHERE id = ${b.units[0]!.id}`.execute(t.db);
+    await sql`UPDATE subscribers SET last_name = 'Kowalski', invoice_city = 'Köln' WHERE id = ${a.id}`.execute(t.db);
+    const moved = await docOf(a.id);
+    expect(moved).toEqual(expect.arrayContaining(['f:lindenallee', 'f:5d', 'n:kowalski', 'f:köln', 'w:koln']));
+    for (const gone of ['f:karl-marx-straße', 'f:3a', 'n:ott']) expect(moved).not.toContain(gone);
+
+    // A subscription at a location only: the location's building and unit, and their changes.
+    const loc = await createLocation(t.db, p.id, other.id, other.units[0]!.id, { port: null });
+    await createSubscription(t.db, { providerId: p.id, subscriberId: c.id, planVersionId: plan.id, locationId: loc.id });
+    expect(await docOf(c.id)).toEqual(expect.arrayContaining(['f:am weinberg', 'w:weinberg', 'f:1c', 'f:potsdam']));
+    await sql`UPDATE locations SET unit_id = NULL WHERE id = ${loc.id}`.execute(t.db);
+    expect(await docOf(c.id)).not.toContain('f:1c');
+
+    // The subscription moves to the other customer: both are brought up to date.
+    await sql`UPDATE subscriptions SET subscriber_id = ${c.id} WHERE id = ${sub.id}`.execute(t.db);
+    expect(await docOf(a.id)).not.toContain('f:lindenallee');
+    expect(await docOf(c.id)).toEqual(expect.arrayContaining(['f:lindenallee', 'f:am weinberg']));
+    await sql`DELETE FROM subscriptions WHERE id = ${sub.id}`.execute(t.db);
+    expect(await docOf(c.id)).not.toContain('f:lindenallee');
+    expect(await stale()).toBe(0);
+  });
+});
+
+describe('the search document finds what the word-by-word check finds', () => {
+  let providerId: string;
+  beforeAll(async () => {
+    const main = await createProvider(t.db);
+    const rival = await createProvider(t.db);
+    providerId = main.id;
+    const plan = await createPlanVersion(t.db, main.id);
+    // The same shapes as search-explain.test.ts, smaller: two providers, streets of one and several
+    // words, units 1A..5D, invoice addresses of their own, names that are also places.
+    await sql`
+      INSERT INTO buildings (id, provider_id, street, house_number, postal_code, city, country, name)
+      SELECT gen_random_uuid(), CASE WHEN b % 4 = 3 THEN ${rival.id}::uuid ELSE ${main.id}::uuid END,
+             (ARRAY['Hauptstraße','Am Weinberg','Queen St W','Karl-Marx-Str.','Berliner Allee','Schmidtweg'])[1 + b % 6],
+             (1 + b % 13)::text || CASE WHEN b % 5 = 0 THEN 'a' ELSE '' END, (10100 + b)::text,
+             (ARRAY['Berlin','Hamburg','Toronto','São Paulo'])[1 + b % 4], 'DE', CASE WHEN b % 7 = 0 THEN 'Haus Anna' END
+      FROM generate_series(0, 59) b`.execute(t.db);
+    await sql`
+      INSERT INTO units (id, building_id, label)
+      SELECT gen_random_uuid(), b.id, (1 + u / 4)::text || (ARRAY['A','B','C','D'])[1 + u % 4]
+      FROM buildings b CROSS JOIN generate_series(0, 19) u WHERE b.provider_id IN (${main.id}::uuid, ${rival.id}::uuid)`.execute(t.db);
+    await sql`
+      INSERT INTO subscribers (id, provider_id, first_name, last_name, email, invoice_street, invoice_house_number, invoice_postal_code, invoice_city, invoice_country)
+      SELECT gen_random_uuid(), CASE WHEN i % 5 = 0 THEN ${rival.id}::uuid ELSE ${main.id}::uuid END,
+             (ARRAY['Anna','Hans','Klara','Berlin','Müller','Queen'])[1 + i % 6],
+             (ARRAY['Müller','Schmidt','Hauptmann','Weinberg','Meyer-Schulz'])[1 + (i * 7) % 5],
+             'doc' || i || '@example.test',
+             (ARRAY['Postweg','Hauptstraße','Ringstr.','Queen St W'])[1 + i % 4], (i % 15)::text || CASE WHEN i % 9 = 0 THEN 'b' ELSE '' END,
+             (20000 + i % 40)::text, (ARRAY['Berlin','Hamburg','Toronto'])[1 + i % 3], 'DE'
+      FROM generate_series(1, 1200) i`.execute(t.db);
+    await sql`
+      WITH s AS (SELECT id, provider_id, row_number() OVER (PARTITION BY provider_id ORDER BY id) AS n FROM subscribers WHERE email LIKE 'doc%'),
+           u AS (SELECT u.id AS unit_id, b.id AS building_id, b.provider_id, row_number() OVER (PARTITION BY b.provider_id ORDER BY u.id) AS n
+                 FROM units u JOIN buildings b ON b.id = u.building_id WHERE b.provider_id IN (${main.id}::uuid, ${rival.id}::uuid))
+      INSERT INTO subscriptions (id, provider_id, subscriber_id, plan_version_id, building_id, unit_id, status, origin)
+      SELECT gen_random_uuid(), s.provider_id, s.id, ${plan.id}::uuid, u.building_id, u.unit_id, 'ACTIVE', 'seed'
+      FROM s JOIN u ON u.provider_id = s.provider_id AND u.n = s.n
+      WHERE s.n % 10 <> 0`.execute(t.db);
+    // Some customers have a second service place.
+    await sql`
+      INSERT INTO subscriptions (id, provider_id, subscriber_id, plan_version_id, building_id, unit_id, status, origin)
+      SELECT gen_random_uuid(), s.provider_id, s.subscriber_id, s.plan_version_id, u.building_id, u.id, 'CANCELLED', 'seed'
+      FROM (SELECT * FROM subscriptions WHERE provider_id = ${main.id}::uuid ORDER BY id LIMIT 40) s
+      CROSS JOIN LATERAL (SELECT u.id, u.building_id FROM units u JOIN buildings b ON b.id = u.building_id
+                          WHERE b.provider_id = s.provider_id AND u.id <> s.unit_id ORDER BY u.id DESC LIMIT 1) u`.execute(t.db);
+    await sql`ANALYZE`.execute(t.db);
+    expect(await stale()).toBe(0);
+  });
+
+  const run = async (q: string, fuzzy: boolean, via: 'document' | 'driver') => {
+    const r = await searchSubscribers(t.db, providerId, planSearch(q, ['DE']), 1000, fuzzy, 1000, async () => {}, via);
+    return { total: r.total, ids: r.rows.map((x) => x.id).sort() };
+  };
+
+  const queries = [
+    'Hauptstraße 3A',
+    '3A Hauptstraße',
+    'Hauptstr 12 2B',
+    'Anna 1A',
+    'Anna Berlin 4B',
+    'Schmidt 12',
+    'Müller Hamburg',
+    'Meyer-Schulz Toronto',
+    'Queen St W',
+    '1 Queen St W',
+    'Karl Marx 3',
+    'Karl-Marx-Str 4a',
+    'São Paulo 12',
+    'Berlin Berlin',
+    'Postweg 5',
+    'Ringstraße 7b Hamburg',
+    'Haus Anna 2',
+    'Weinberg 1C',
+    'Hauptmann 20001',
+    'Hans Klara',
+    'x 1',
+  ];
+  it.each(queries)('"%s": the same matches through the document as word by word', async (q) => {
+    const doc = await run(q, false, 'document');
+    expect(doc).toEqual(await run(q, false, 'driver'));
+  });
+
+  it('the queries find customers (the comparison is not of empty answers)', async () => {
+    const found = await Promise.all(queries.map((q) => run(q, false, 'document')));
+    expect(found.filter((f) => f.total > 0).length).toBeGreaterThanOrEqual(14);
+  });
+
+  // A typo in a name word, or a word inside a street or city (the third pass); a typo in a street
+  // or in one of two name words finds nothing either way.
+  const typos = ['Müler Hamburg', 'Weinberg 2', 'Schmitt 1A', 'Klaar Berlin', 'Allee 3 Hans', 'Hauptstrase 3A', 'Meyer-Schultz Toronto'];
+  it.each(typos)('"%s" with a typo: the same matches through the document as word by word', async (q) => {
+    const doc = await run(q, true, 'document');
+    expect(doc).toEqual(await run(q, true, 'driver'));
+  });
+  it('the typo queries find customers', async () => {
+    const found = await Promise.all(typos.map((q) => run(q, true, 'document')));
+    expect(found.map((f) => f.total > 0)).toEqual([true, true, true, true, true, false, false]);
+  });
+
+  it('reads the document index for several words, and the driver for words that do not narrow it', async () => {
+    const plan = async (q: string) => {
+      const compiled = searchSql(providerId, planSearch(q, ['DE']), 25, false).compile(t.db);
+      return t.db.transaction().execute(async (trx) => {
+        await sql`SET LOCAL enable_seqscan = off`.execute(trx);
+        const r = await trx.executeQuery<{ 'QUERY PLAN': string }>({ ...compiled, sql: `EXPLAIN ${compiled.sql}` });
+        return r.rows.map((row) => row['QUERY PLAN']).join('\n');
+      });
+    };
+    expect(await plan('Hauptstraße 3A')).toMatch(/search_documents_doc_idx/);
+    expect(await plan('1 a')).not.toMatch(/search_documents_doc_idx/);
+  });
+
+  it('a word with quotes, backslashes or tsquery operators is one word, never query syntax', async () => {
+    for (const q of ["O'Brien 3A", 'Anna\\ 1A', 'Anna & !Berlin', "a'|'b 12", 'Anna:* 1A', '(Berlin) | 3A']) {
+      const doc = await run(q, false, 'document');
+      expect(doc).toEqual(await run(q, false, 'driver'));
+    }
+  });
+});
