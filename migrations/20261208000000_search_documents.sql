@@ -8,7 +8,7 @@ CREATE TABLE search_documents (
   doc tsvector NOT NULL
 );
 
-CREATE TRIGGER subscribers_search_doc AFTER INSERT OR UPDATE OF first_name, last_name, invoice_first_name, invoice_last_name,
+CREATE TRIGGER subscribers_search_doc AFTER INSERT OR UPDATE OF provider_id, first_name, last_name, invoice_first_name, invoice_last_name,
     invoice_street, invoice_house_number, invoice_postal_code, invoice_city
   ON subscribers FOR EACH ROW EXECUTE FUNCTION agent_search_doc_changed();
 CREATE TRIGGER subscriptions_search_doc AFTER INSERT OR DELETE OR UPDATE OF subscriber_id, building_id, unit_id, location_id

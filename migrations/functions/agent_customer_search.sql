@@ -44,8 +44,8 @@ BEGIN
     hn := replace(lower(p_houses[i]), ' ', '');
     nw := string_to_array(lower(p_names[i]), ' ');
     -- the name index's key queries, for the probes that read it (not on every phone or email probe)
-    nk := CASE WHEN k IN ('name', 'name_location') THEN public.agent_search_name_query(nw) END;
-    nm := CASE WHEN k IN ('name', 'name_location') THEN public.agent_search_name_query_wide(nw) END;
+    nk := CASE WHEN k = 'name' THEN public.agent_search_name_query(nw) END;
+    nm := CASE WHEN k = 'name' THEN public.agent_search_name_query_wide(nw) END;
     toks := coalesce(string_to_array(lower(p_tokens[i]), ' '), '{}');
     CONTINUE WHEN cardinality(toks) > 4;
     t1 := toks[1];
@@ -146,16 +146,22 @@ BEGIN
         LIMIT p_cap + 1);
     ELSIF k = 'name_location' THEN
       -- The candidates: customers whose search document (search_documents, agent_search_doc) holds every name word, and for each
-      -- place word of two or more characters a house number, unit or postal code it starts ('h:') or a word of a
-      -- place it starts ('w:', its first folded word): what agent_search_word_names_place and _invoice below
-      -- need of a match. Not every customer of the name: a common one is thousands.
+      -- place word of two or more characters a house number, unit or postal code it starts ('h:', 'ih:', 'ip:') or a
+      -- word of a place it starts ('w:', 'iw:': its first folded word): what agent_search_word_names_place and
+      -- _invoice below need of a match. Not every customer of the name: a common one is thousands. The 'n:' words
+      -- are the name words whole (agent_search_name_words), which is what the name keys' query asks, so the names
+      -- need no check of their own; the place words are checked below.
+      -- (A word of over 256 characters is cut in the document; a query holds at most 200.)
       nq := (SELECT string_agg(public.agent_search_doc_lexeme('n:' || x, false), ' & ') FROM unnest(nw) x WHERE x <> '');
       FOREACH t IN ARRAY toks LOOP
         CONTINUE WHEN length(t) < 2;
         fw := (SELECT x FROM unnest(string_to_array(public.agent_search_fold_street(t), ' ')) x WHERE x <> '' LIMIT 1);
         CONTINUE WHEN fw IS NULL;
-        nq := nq || ' & (' || public.agent_search_doc_lexeme('h:' || replace(t, ' ', ''), true) || ' | '
-          || public.agent_search_doc_lexeme('w:' || fw, true) || ')';
+        nq := nq || ' & (' || public.agent_search_doc_lexeme('h:' || replace(t, ' ', ''), true)
+          || ' | ' || public.agent_search_doc_lexeme('w:' || fw, true)
+          || ' | ' || public.agent_search_doc_lexeme('ih:' || replace(t, ' ', ''), true)
+          || ' | ' || public.agent_search_doc_lexeme('ip:' || replace(t, ' ', ''), true)
+          || ' | ' || public.agent_search_doc_lexeme('iw:' || fw, true) || ')';
       END LOOP;
       CONTINUE WHEN nq IS NULL;
       hits := hits || ARRAY(
@@ -163,8 +169,6 @@ BEGIN
           SELECT c.id, c.first_name, c.last_name, c.email, c.phone, c.customer_number
           FROM (SELECT d.subscriber_id FROM search_documents d WHERE d.doc @@ nq::tsquery AND d.provider_id = p_provider OFFSET 0) d
           CROSS JOIN LATERAL (SELECT s.* FROM subscribers s WHERE s.id = d.subscriber_id AND s.provider_id = p_provider OFFSET 0) c
-          WHERE agent_search_name_keys(c.first_name, c.last_name, c.invoice_first_name, c.invoice_last_name) @> nk
-             OR agent_search_name_keys(c.first_name, c.last_name, c.invoice_first_name, c.invoice_last_name) @> nm
         )
         SELECT ROW(n.id, n.first_name, n.last_name, n.email, n.phone, n.customer_number)::agent_search_hit FROM n
         WHERE EXISTS (

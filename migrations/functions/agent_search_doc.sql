@@ -1,8 +1,9 @@
 -- A customer's search document (search_documents.doc), the words the word passes and the name-and-place probe
 -- can match: its index finds the customers that have every word of a query, which are then checked word by word
 -- (agent_customer_search, search-words.repository.ts). Its name words whole and each with one letter deleted
--- ('n:', the keys of agent_search_name_keys that hold one word), and the words of its invoice address and of the
--- building and unit of each of its subscriptions, directly or through its location (agent_search_place_lexemes).
+-- ('n:', the keys of agent_search_name_keys that hold one word), the words of its invoice address
+-- (agent_search_invoice_lexemes), and those of the building and unit of each of its subscriptions, directly or
+-- through its location (agent_search_place_lexemes).
 -- NULL for a customer that does not exist. PL/pgSQL keeps its statements' plans for the session (a trigger or the
 -- backfill calls it once per customer).
 CREATE OR REPLACE FUNCTION agent_search_doc(p_subscriber uuid) RETURNS tsvector
@@ -20,7 +21,7 @@ BEGIN
   IF NOT FOUND THEN
     RETURN NULL;
   END IF;
-  out := public.agent_search_place_lexemes(c.invoice_street, c.invoice_house_number, c.invoice_postal_code, c.invoice_city, NULL, NULL)
+  out := public.agent_search_invoice_lexemes(c.invoice_street, c.invoice_house_number, c.invoice_postal_code, c.invoice_city)
     || ARRAY(
       SELECT x FROM subscriptions s
       LEFT JOIN locations l ON l.id = s.location_id

@@ -1,4 +1,4 @@
--- The search document's words for one place, a service place or an invoice address (agent_search_doc):
+-- The search document's words for one service place, its building and unit (agent_search_doc):
 -- - 'f:' and each field lower-cased, as the word passes match it by prefix (`lower(field) LIKE 'word%'`);
 -- - 'w:' and each word of a street, building name, city or postal code, folded (agent_search_word_prefix and
 --   agent_search_word_whole split at spaces, and at ',', '/' and '.');

@@ -20,9 +20,10 @@ export interface DbHandle {
    * Runs `fn` on one session holding the advisory lock `lockId`, so several processes starting
    * together migrate one at a time. `run` sends a script (several statements) in one transaction,
    * or with `{ transaction: false }` one statement alone (CREATE INDEX CONCURRENTLY cannot run in a
-   * transaction).
+   * transaction); `query` reads on the same session (one statement with parameters, its rows): a
+   * second connection could wait for the pool's last one, which this session holds.
    */
-  withScriptSession<T>(lockId: number, fn: (run: ScriptRunner) => Promise<T>): Promise<T>;
+  withScriptSession<T>(lockId: number, fn: (run: ScriptRunner, query: SessionQuery) => Promise<T>): Promise<T>;
   close(): Promise<void>;
   /**
    * Statements each connection runs once when it opens, before anything else (compiling the PL/pgSQL
@@ -36,6 +37,7 @@ export interface DbHandle {
 }
 
 export type ScriptRunner = (script: string, opts?: { transaction?: boolean }) => Promise<void>;
+export type SessionQuery = <R extends object>(text: string, params?: unknown[]) => Promise<R[]>;
 
 /** How long a process waiting for another's script session sleeps between two tries of its lock (ms). */
 const LOCK_RETRY_MS = 250;
@@ -79,20 +81,23 @@ export async function createDb(opts: DbOptions): Promise<DbHandle> {
             await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
           }
           // A query without parameters uses the simple protocol, which takes several statements.
-          return await fn(async (script, opts) => {
-            if (opts?.transaction === false) {
-              await client.query(script);
-              return;
-            }
-            await client.query('BEGIN');
-            try {
-              await client.query(script);
-              await client.query('COMMIT');
-            } catch (err) {
-              await client.query('ROLLBACK');
-              throw err;
-            }
-          });
+          return await fn(
+            async (script, opts) => {
+              if (opts?.transaction === false) {
+                await client.query(script);
+                return;
+              }
+              await client.query('BEGIN');
+              try {
+                await client.query(script);
+                await client.query('COMMIT');
+              } catch (err) {
+                await client.query('ROLLBACK');
+                throw err;
+              }
+            },
+            async <R extends object>(text: string, params: unknown[] = []) => (await client.query<R>(text, params)).rows,
+          );
         } finally {
           await client.query('SELECT pg_advisory_unlock($1)', [lockId]).catch(() => undefined);
           client.release();
@@ -116,10 +121,12 @@ export async function createDb(opts: DbOptions): Promise<DbHandle> {
     pglite,
     // The embedded database admits one process, so no lock is needed.
     withScriptSession: (_lockId, fn) =>
-      fn((script, opts) =>
-        opts?.transaction === false
-          ? pglite.exec(script).then(() => undefined)
-          : pglite.transaction(async (tx) => void (await tx.exec(script))),
+      fn(
+        (script, opts) =>
+          opts?.transaction === false
+            ? pglite.exec(script).then(() => undefined)
+            : pglite.transaction(async (tx) => void (await tx.exec(script))),
+        async <R extends object>(text: string, params: unknown[] = []) => (await pglite.query<R>(text, params)).rows,
       ),
     warmUp: async () => undefined,
     close: () => db.destroy(),

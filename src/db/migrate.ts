@@ -3,8 +3,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CompiledQuery, sql } from 'kysely';
-import type { DbHandle, ScriptRunner } from './database.js';
+import type { DbHandle, ScriptRunner, SessionQuery } from './database.js';
 
 // The SQL files stay at the repository root: two levels up from src/db/ (tsx), three from the
 // compiled dist/src/db/ (`npm run build`), so one copy serves both.
@@ -80,14 +79,11 @@ export function concurrentStatement(file: string, text: string): { statement: st
  * name is dropped first (IF NOT EXISTS would otherwise keep it), and the build must end valid
  * before the file is recorded.
  */
-async function runConcurrently(handle: DbHandle, run: ScriptRunner, file: string, text: string) {
+async function runConcurrently(run: ScriptRunner, query: SessionQuery, file: string, text: string) {
   const { statement, builds } = concurrentStatement(file, text);
   const validity = async () =>
-    (
-      await sql<{ valid: boolean }>`SELECT i.indisvalid AS valid FROM pg_index i WHERE i.indexrelid = to_regclass(${builds})`.execute(
-        handle.db,
-      )
-    ).rows[0]?.valid;
+    (await query<{ valid: boolean }>('SELECT i.indisvalid AS valid FROM pg_index i WHERE i.indexrelid = to_regclass($1)', [builds]))[0]
+      ?.valid;
   if (builds && (await validity()) === false) await run(`DROP INDEX CONCURRENTLY ${builds}`, { transaction: false });
   await run(statement, { transaction: false });
   if (builds && (await validity()) !== true) throw new Error(`migrations/${file}: index ${builds} was not built valid`);
@@ -100,14 +96,13 @@ async function runConcurrently(handle: DbHandle, run: ScriptRunner, file: string
  * recorded. A backfill of every row in one transaction would hold them all locked until it commits.
  * An interrupted series starts again from the first batch (the statement skips rows already done).
  */
-async function runBatches(handle: DbHandle, run: ScriptRunner, file: string, text: string) {
+async function runBatches(run: ScriptRunner, query: SessionQuery, file: string, text: string) {
   const statement = withoutComments(text).trim().replace(/;\s*$/, '').trim();
   if (statement.includes(';')) throw new Error(`migrations/${file}: a batches migration holds one statement`);
   if (!statement.includes('$1')) throw new Error(`migrations/${file}: a batches migration takes the last key as $1`);
   let last: unknown = null;
   do {
-    const r = await handle.db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(statement, [last]));
-    const row = r.rows[0];
+    const [row] = await query<Record<string, unknown>>(statement, [last]);
     if (!row || Object.keys(row).length !== 1) throw new Error(`migrations/${file}: a batch answers one row of one column`);
     const next = Object.values(row)[0] ?? null;
     if (next !== null && next === last) throw new Error(`migrations/${file}: a batch answered the key it was given`);
@@ -183,15 +178,15 @@ export async function migrate(handle: DbHandle, dir = MIGRATIONS_DIR): Promise<s
   const files = await sqlFiles(dir);
   const functionsDir = path.join(dir, 'functions');
   const functionFiles = await sqlFiles(functionsDir);
-  return handle.withScriptSession(MIGRATION_LOCK, async (run) => {
+  return handle.withScriptSession(MIGRATION_LOCK, async (run, query) => {
     await run(`CREATE TABLE IF NOT EXISTS schema_migrations (
       name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());
     CREATE TABLE IF NOT EXISTS schema_functions (
       name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
     const ran: string[] = [];
 
-    const known = await sql<{ name: string; checksum: string }>`SELECT name, checksum FROM schema_functions`.execute(handle.db);
-    const applied = new Map(known.rows.map((r) => [r.name, r.checksum]));
+    const known = await query<{ name: string; checksum: string }>('SELECT name, checksum FROM schema_functions');
+    const applied = new Map(known.map((r) => [r.name, r.checksum]));
     const texts = await Promise.all(functionFiles.map((f) => readFile(path.join(functionsDir, f), 'utf8')));
     const changed = functionFiles
       .map((f, i) => ({ file: f, text: texts[i]!, sum: checksum(texts[i]!) }))
@@ -211,13 +206,13 @@ export async function migrate(handle: DbHandle, dir = MIGRATIONS_DIR): Promise<s
       ran.push(...changed.map((f) => `functions/${f.file}`));
     }
 
-    const done = await sql<{ name: string }>`SELECT name FROM schema_migrations`.execute(handle.db);
-    const migrated = new Set(done.rows.map((r) => r.name));
+    const done = await query<{ name: string }>('SELECT name FROM schema_migrations');
+    const migrated = new Set(done.map((r) => r.name));
     for (const file of files) {
       if (migrated.has(file)) continue;
       const text = await readFile(path.join(dir, file), 'utf8');
-      if (NO_TRANSACTION.test(text)) await runConcurrently(handle, run, file, text);
-      else if (BATCHES.test(text)) await runBatches(handle, run, file, text);
+      if (NO_TRANSACTION.test(text)) await runConcurrently(run, query, file, text);
+      else if (BATCHES.test(text)) await runBatches(run, query, file, text);
       else await run(`${text}\n;INSERT INTO schema_migrations (name) VALUES ('${file}');`);
       ran.push(file);
     }

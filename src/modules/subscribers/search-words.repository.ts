@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../db/executor.js';
 import { escapeLike, nameWord, typoKeys, type SearchPlan, type SearchToken } from './search.query.js';
-import { streetStem } from './search.fold.js';
+import { foldStreet, streetStem } from './search.fold.js';
 import { firstRow, present } from '../../lib/present.js';
 
 // The second and third passes of the customer search: every word of q must match some field of the
@@ -249,14 +249,35 @@ const docLexeme = (lexeme: RawBuilder<unknown> | string, prefix: boolean) =>
 const narrows = (tok: SearchToken) => tok.kind === 'word' && [...tok.text].length >= 2;
 
 /**
- * What a word can match in the search document (search_documents, agent_search_doc), as tsquery text: every field it
- * prefixes (service places and invoice address, as `lower(field) LIKE 'word%'`), its name words
- * whole (fuzzy, one name word: any of its typo keys), and (fuzzy) a word inside a street, building
- * name or city that it starts. Every customer tokenMatches keeps has these words, so the index
- * finds a superset of the matches; the exact check runs on it.
+ * The one folded word a query word is, as the invoice address's whole words are kept ('iw:'); null
+ * when it folds to several or none ("Karl-Marx": a run of words, which only a check can tell).
+ */
+const oneFoldedWord = (tok: SearchToken) => {
+  const folded = foldStreet(tok.text.toLowerCase());
+  return /^[^ ]+$/.test(folded) ? folded : null;
+};
+
+/**
+ * Whether a word's document term says exactly what tokenMatches says of it, so the candidates need no
+ * check of that word: in the exact pass, a word that narrows and folds to one word (its names whole,
+ * its places by prefix, its invoice address by prefix and whole word: agent_search_invoice_lexemes).
+ */
+const exactTerm = (tok: SearchToken, fuzzy: boolean) => !fuzzy && narrows(tok) && oneFoldedWord(tok) !== null;
+
+/**
+ * What a word can match in the search document (search_documents, agent_search_doc), as tsquery text:
+ * - every service-place field it prefixes ('f:', as `lower(field) LIKE 'word%'`);
+ * - its name words whole ('n:'; fuzzy, one name word: any of its typo keys);
+ * - an invoice-address field it prefixes ('i:') that it also names whole: the house number, or its
+ *   digits, the postal code, or a word ('ih:', 'ihd:', 'ip:', 'iw:', as agent_search_word_names_invoice;
+ *   the same in both passes);
+ * - (fuzzy) a word inside a street, building name or city that it starts ('w:').
+ * Every customer tokenMatches keeps has these words, so the index finds a superset of the matches,
+ * and for an exactTerm word exactly its matches.
  */
 function docTerm(tok: SearchToken & { kind: 'word' }, fuzzy: boolean): RawBuilder<unknown> {
-  const terms = [docLexeme(sql`'f:' || lower(${streetStem(tok.text)})`, true)];
+  const stem = sql`lower(${streetStem(tok.text)})`;
+  const terms = [docLexeme(sql`'f:' || ${stem}`, true)];
   if (insideWords(tok, fuzzy))
     terms.push(docLexeme(sql`'w:' || split_part(agent_search_fold_street(${tok.text.toLowerCase()}), ' ', 1)`, true));
   const names = wordNames(tok.text);
@@ -269,18 +290,37 @@ function docTerm(tok: SearchToken & { kind: 'word' }, fuzzy: boolean): RawBuilde
     );
     terms.push(sql`'(' || ${joined} || ')'`);
   }
+  // The invoice address: the word as agent_search_word_names_invoice reads it (lower-cased here). A
+  // word that folds to several is whole where each of its words is a whole word of the address, so
+  // its first one stands for it; one that folds to none is left to the check.
+  const w = tok.text.toLowerCase();
+  const whole = foldStreet(w).split(' ').find(Boolean);
+  const invoicePrefix = docLexeme(sql`'i:' || ${stem}`, true);
+  if (whole === undefined) terms.push(invoicePrefix);
+  else {
+    const named = [`ih:${w}`, ...(/^[0-9]+$/.test(w) ? [`ihd:${w}`] : []), `ip:${w}`, `iw:${whole}`];
+    terms.push(sql`'(' || ${invoicePrefix} || ' & (' || ${sql.join(
+      named.map((l) => docLexeme(l, false)),
+      sql` || ' | ' || `,
+    )} || '))'`);
+  }
   return sql`'(' || ${sql.join(terms, sql` || ' | ' || `)} || ')'`;
 }
 
 /**
- * The customers whose search document holds every word that narrows (docTerm), read through
- * search_documents_doc_idx; null when no word narrows or a token is not a word (a phone, email or
- * customer number drives by its own index).
+ * Whether several words read their candidates from the search document: each a word (a phone, email
+ * or customer number drives by its own index), and one at least that narrows it.
  */
-function docCandidates(providerId: string, plan: SearchPlan, fuzzy: boolean): RawBuilder<unknown> | null {
-  if (plan.kind !== 'tokens' || plan.tokens.some((t) => t.kind !== 'word')) return null;
-  const words = plan.tokens.filter(narrows) as (SearchToken & { kind: 'word' })[];
-  if (words.length === 0) return null;
+const readsDocument = (plan: SearchPlan, via: Candidates): boolean =>
+  via === 'document' &&
+  plan.kind === 'tokens' &&
+  plan.tokens.length > 1 &&
+  plan.tokens.every((t) => t.kind === 'word') &&
+  plan.tokens.some(narrows);
+
+/** The customers whose search document holds every word that narrows (docTerm), read through search_documents_doc_idx. */
+function docCandidates(providerId: string, tokens: SearchToken[], fuzzy: boolean): RawBuilder<unknown> {
+  const words = tokens.filter(narrows) as (SearchToken & { kind: 'word' })[];
   const query = sql.join(
     words.map((t) => docTerm(t, fuzzy)),
     sql` || ' & ' || `,
@@ -305,13 +345,16 @@ function matchedIds(providerId: string, plan: SearchPlan, fuzzy: boolean, driver
     case 'tokens': {
       // Every token must match some field: the customers the search document finds with all of
       // them, each checked for every token; else the driver's set, each checked for the others.
-      const candidates = plan.tokens.length > 1 && via === 'document' ? docCandidates(providerId, plan, fuzzy) : null;
-      if (candidates)
+      if (readsDocument(plan, via)) {
+        const candidates = docCandidates(providerId, plan.tokens, fuzzy);
+        const checked = plan.tokens.filter((t) => !exactTerm(t, fuzzy));
+        if (checked.length === 0) return candidates;
         return sql`SELECT d.id FROM (${candidates}) d
           WHERE ${sql.join(
-            plan.tokens.map((t) => tokenMatches(providerId, t, fuzzy)),
+            checked.map((t) => tokenMatches(providerId, t, fuzzy)),
             sql` AND `,
           )}`;
+      }
       const others = plan.tokens.filter((_, i) => i !== driver);
       const driving = present(plan.tokens[driver], 'the driving token');
       if (others.length === 0) return tokenSet(providerId, driving, fuzzy);
@@ -421,7 +464,7 @@ export async function chooseDriver(
   cap = ESTIMATE_CAP,
   via: Candidates = 'document',
 ): Promise<number | null> {
-  if (plan.kind !== 'tokens' || plan.tokens.length < 2 || (via === 'document' && docCandidates(providerId, plan, fuzzy))) return 0;
+  if (plan.kind !== 'tokens' || plan.tokens.length < 2 || readsDocument(plan, via)) return 0;
   const sizes = await tokenSizes(db, providerId, plan.tokens, cap, fuzzy);
   if (sizes.some((n) => n === 0)) return null;
   return pickDriver(sizes);
@@ -440,8 +483,7 @@ export async function searchSubscribers(
 ) {
   // Only several tokens the search document cannot narrow are measured (one statement); one token,
   // or the document's candidates, need no measuring.
-  const measured = plan.kind === 'tokens' && plan.tokens.length >= 2 && !(via === 'document' && docCandidates(providerId, plan, fuzzy));
-  if (measured) await beforeStatement();
+  if (plan.kind === 'tokens' && plan.tokens.length >= 2 && !readsDocument(plan, via)) await beforeStatement();
   const driver = await chooseDriver(db, providerId, plan, fuzzy, ESTIMATE_CAP, via);
   if (driver === null) return { rows: [] as SearchRow[], total: 0 };
   await beforeStatement();
