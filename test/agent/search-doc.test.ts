@@ -7,7 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planSearch } from '../../src/modules/subscribers/search.query.js';
 import { searchSql, searchSubscribers } from '../../src/modules/subscribers/search.repository.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { createBuilding, createLocation, createPlanVersion, createProvider, createSubscriber, createSubscription } from '../helpers/factories.js';
+import {
+  createBuilding,
+  createLocation,
+  createPlanVersion,
+  createProvider,
+  createSubscriber,
+  createSubscription,
+} from '../helpers/factories.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -17,8 +24,8 @@ afterAll(() => t.close());
 
 /** The words of a customer's search document (search_documents.doc). */
 const docOf = async (id: string) =>
-  (await sql<{ w: string[] | null }>`SELECT tsvector_to_array(doc) AS w FROM search_documents WHERE subscriber_id = ${id}`.execute(t.db)).rows[0]
-    ?.w ?? null;
+  (await sql<{ w: string[] | null }>`SELECT tsvector_to_array(doc) AS w FROM search_documents WHERE subscriber_id = ${id}`.execute(t.db))
+    .rows[0]?.w ?? null;
 /** Customers whose stored document differs from what agent_search_doc computes now, or who have none (none, ever). */
 const stale = async () =>
   (
@@ -30,26 +37,59 @@ describe('search documents follow the customer and its service places', () => {
   it('names, invoice address, a subscription, its building, unit and location, and moving or deleting it', async () => {
     const p = await createProvider(t.db);
     const plan = await createPlanVersion(t.db, p.id);
-    const b = await createBuilding(t.db, p.id, { street: 'Karl-Marx-Straße', houseNumber: '12', postalCode: '10115', city: 'Berlin', units: ['3A', '4B'] });
-    const other = await createBuilding(t.db, p.id, { street: 'Am Weinberg', houseNumber: '7', postalCode: '14467', city: 'Potsdam', units: ['1C'] });
+    const b = await createBuilding(t.db, p.id, {
+      street: 'Karl-Marx-Straße',
+      houseNumber: '12',
+      postalCode: '10115',
+      city: 'Berlin',
+      units: ['3A', '4B'],
+    });
+    const other = await createBuilding(t.db, p.id, {
+      street: 'Am Weinberg',
+      houseNumber: '7',
+      postalCode: '14467',
+      city: 'Potsdam',
+      units: ['1C'],
+    });
     const a = await createSubscriber(t.db, p.id, { firstName: 'Jürgen', lastName: 'Ott' });
     const c = await createSubscriber(t.db, p.id);
     // A new customer: names (whole, and each with a letter deleted from 5 letters on) and invoice address.
     expect(await docOf(a.id)).toEqual(
-      expect.arrayContaining(['n:jurgen', 'n:~urgen', 'n:~jrgen', 'n:ott', 'i:hauptstraße', 'iw:hauptstr', 'i:5', 'ih:5', 'ip:10115', 'iw:berlin']),
+      expect.arrayContaining([
+        'n:jurgen',
+        'n:~urgen',
+        'n:~jrgen',
+        'n:ott',
+        'i:hauptstraße',
+        'iw:hauptstr',
+        'i:5',
+        'ih:5',
+        'ip:10115',
+        'iw:berlin',
+      ]),
     );
     expect(await docOf(a.id)).not.toContain('n:~tt');
 
-    const sub = await createSubscription(t.db, { providerId: p.id, subscriberId: a.id, planVersionId: plan.id, buildingId: b.id, unitId: b.units[0]!.id });
+    const sub = await createSubscription(t.db, {
+      providerId: p.id,
+      subscriberId: a.id,
+      planVersionId: plan.id,
+      buildingId: b.id,
+      unitId: b.units[0]!.id,
+    });
     expect(await docOf(a.id)).toEqual(
       expect.arrayContaining(['f:karl-marx-straße', 'w:karl', 'w:marx', 'w:str', 'f:12', 'h:12', 'f:3a', 'h:3a', 'f:10115']),
     );
 
     await sql`UPDATE buildings SET street = 'Lindenallee' WHERE id = ${b.id}`.execute(t.db);
     await sql`UPDATE units SET label = '5D' WHERE id = ${b.units[0]!.id}`.execute(t.db);
-    await sql`UPDATE subscribers SET last_name = 'Kowalski', invoice_city = 'Köln', invoice_house_number = '12 b' WHERE id = ${a.id}`.execute(t.db);
+    await sql`UPDATE subscribers SET last_name = 'Kowalski', invoice_city = 'Köln', invoice_house_number = '12 b' WHERE id = ${a.id}`.execute(
+      t.db,
+    );
     const moved = await docOf(a.id);
-    expect(moved).toEqual(expect.arrayContaining(['f:lindenallee', 'f:5d', 'n:kowalski', 'i:köln', 'iw:koln', 'i:12 b', 'ih:12b', 'ihd:12']));
+    expect(moved).toEqual(
+      expect.arrayContaining(['f:lindenallee', 'f:5d', 'n:kowalski', 'i:köln', 'iw:koln', 'i:12 b', 'ih:12b', 'ihd:12']),
+    );
     for (const gone of ['f:karl-marx-straße', 'f:3a', 'n:ott']) expect(moved).not.toContain(gone);
 
     // A subscription at a location only: the location's building and unit, and their changes.
@@ -65,6 +105,19 @@ describe('search documents follow the customer and its service places', () => {
     expect(await docOf(c.id)).toEqual(expect.arrayContaining(['f:lindenallee', 'f:am weinberg']));
     await sql`DELETE FROM subscriptions WHERE id = ${sub.id}`.execute(t.db);
     expect(await docOf(c.id)).not.toContain('f:lindenallee');
+
+    // Only the customer's own provider's places: a subscription at another provider's building (no
+    // row should be so) adds nothing the word passes' check would not find.
+    const rival = await createProvider(t.db);
+    const foreign = await createBuilding(t.db, rival.id, { street: 'Fremdweg', units: ['9Z'] });
+    await createSubscription(t.db, {
+      providerId: p.id,
+      subscriberId: c.id,
+      planVersionId: plan.id,
+      buildingId: foreign.id,
+      unitId: foreign.units[0]!.id,
+    });
+    expect(await docOf(c.id)).not.toContain('f:fremdweg');
     expect(await stale()).toBe(0);
   });
 });

@@ -213,12 +213,16 @@ SELECT max(v) AS last FROM b;
     expect(await migrate(testDb.handle, dir)).toEqual([]);
 
     writeMigration('29990109000000_mt_no_key.sql', '-- migrate: batches\nUPDATE mt_rows SET w = v;\n');
-    await expect(migrate(testDb.handle, dir)).rejects.toThrow(/29990109000000_mt_no_key.sql: a batches migration takes the last key as \$1/);
+    await expect(migrate(testDb.handle, dir)).rejects.toThrow(
+      /29990109000000_mt_no_key.sql: a batches migration takes the last key as \$1/,
+    );
     rmSync(path.join(dir, '29990109000000_mt_no_key.sql'));
     writeMigration('29990110000000_mt_stuck.sql', "-- migrate: batches\nSELECT coalesce($1::text, '1') AS last;\n");
     await expect(migrate(testDb.handle, dir)).rejects.toThrow(/29990110000000_mt_stuck.sql: a batch answered the key it was given/);
     rmSync(path.join(dir, '29990110000000_mt_stuck.sql'));
-    const recorded = await sql<{ name: string }>`SELECT name FROM schema_migrations WHERE name >= '29990109' ORDER BY 1`.execute(testDb.handle.db);
+    const recorded = await sql<{ name: string }>`SELECT name FROM schema_migrations WHERE name >= '29990109' ORDER BY 1`.execute(
+      testDb.handle.db,
+    );
     expect(recorded.rows).toEqual([]);
   });
 

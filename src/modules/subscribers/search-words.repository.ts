@@ -19,11 +19,15 @@ import { firstRow, present } from '../../lib/present.js';
 // Sets are read as UNION ALL, never UNION: a UNION hashes its whole input before the first row
 // ("Berlin": 100,000 customers, 0.8 s), while UNION ALL under a LIMIT stops reading at the cap.
 //
-// Several words: the most selective word drives. Its set is read (up to the match cap); every
-// other word is checked on each of its customers (their row and their service locations), instead
-// of reading every word's set in full and intersecting them ("Hans Hamburg": the customers called
-// Hans, each checked for Hamburg, not the 100,000 customers in Hamburg). Which word is most
-// selective is measured first, each set read only up to ESTIMATE_CAP rows.
+// Several words: the search document (search_documents, docCandidates) gives the customers that
+// have every word of two or more characters, in one GIN scan; each is then checked for the words
+// whose document term is wider than the rules (exactTerm). Where no word narrows the document, or a
+// word is a phone, email or customer number, the most selective word drives. Its set is read (up to
+// the match cap); every other word is checked on each of its customers (their row and their
+// service locations), instead of reading every word's set in full and intersecting them ("Hans
+// Hamburg": the customers called Hans, each checked for Hamburg, not the 100,000 customers in
+// Hamburg). Which word is most selective is measured first, each set read only up to ESTIMATE_CAP
+// rows.
 
 const NAME_KEYS = sql`agent_search_name_keys(first_name, last_name, invoice_first_name, invoice_last_name)`;
 const NAME_WORDS_X = sql`agent_search_name_words(x.first_name, x.last_name, x.invoice_first_name, x.invoice_last_name)`;
@@ -299,10 +303,12 @@ function docTerm(tok: SearchToken & { kind: 'word' }, fuzzy: boolean): RawBuilde
   if (whole === undefined) terms.push(invoicePrefix);
   else {
     const named = [`ih:${w}`, ...(/^[0-9]+$/.test(w) ? [`ihd:${w}`] : []), `ip:${w}`, `iw:${whole}`];
-    terms.push(sql`'(' || ${invoicePrefix} || ' & (' || ${sql.join(
-      named.map((l) => docLexeme(l, false)),
-      sql` || ' | ' || `,
-    )} || '))'`);
+    terms.push(
+      sql`'(' || ${invoicePrefix} || ' & (' || ${sql.join(
+        named.map((l) => docLexeme(l, false)),
+        sql` || ' | ' || `,
+      )} || '))'`,
+    );
   }
   return sql`'(' || ${sql.join(terms, sql` || ' | ' || `)} || ')'`;
 }
