@@ -21,7 +21,8 @@ import { firstRow, present } from '../../lib/present.js';
 //
 // Several words: the search document (search_documents, docCandidates) gives the customers that
 // have every word of two or more characters, in one GIN scan; each is then checked for the words
-// whose document term is wider than the rules (exactTerm). Where no word narrows the document, or a
+// whose document term is wider than the rules (exactTerm), against its own document where that
+// says the rule exactly (docCheck), else word by word. Where no word narrows the document, or a
 // word is a phone, email or customer number, the most selective word drives. Its set is read (up to
 // the match cap); every other word is checked on each of its customers (their row and their
 // service locations), instead of reading every word's set in full and intersecting them ("Hans
@@ -226,19 +227,25 @@ function tokenMatches(providerId: string, tok: SearchToken, fuzzy: boolean): Raw
         sql` OR `,
       );
       const unit = sql`lower(u.label) COLLATE "C" LIKE ${lp}`;
-      // Per customer: one read of its subscriptions (with their locations), then a key lookup of
-      // each one's building and unit (a unit is scoped by its subscription's provider). Not the
-      // word's buildings or units read once and hashed: a label prefix can name a fifth of a
-      // million units (bench/search/README.md).
-      return sql`(${own(ownWord)}
-        OR EXISTS (SELECT 1 FROM subscriptions s LEFT JOIN locations l ON l.id = s.location_id
+      return sql`(${own(ownWord)} OR ${placeOf(providerId, building, unit)})`;
+    }
+  }
+}
+
+/**
+ * Whether one of customer `d.id`'s service places has a building (`b`) or unit (`u`) that meets the
+ * condition. Per customer: one read of its subscriptions (with their locations), then a key lookup
+ * of each one's building and unit (a unit is scoped by its subscription's provider). Not the word's
+ * buildings or units read once and hashed: a label prefix can name a fifth of a million units
+ * (bench/search/README.md).
+ */
+function placeOf(providerId: string, building: RawBuilder<unknown>, unit: RawBuilder<unknown>) {
+  return sql`EXISTS (SELECT 1 FROM subscriptions s LEFT JOIN locations l ON l.id = s.location_id
                    WHERE s.subscriber_id = d.id AND s.provider_id = ${providerId}
                      AND (EXISTS (SELECT 1 FROM buildings b
                                   WHERE b.id IN (s.building_id, l.building_id) AND b.provider_id = ${providerId} AND ${building})
                        OR EXISTS (SELECT 1 FROM units u WHERE u.id IN (s.unit_id, l.unit_id) AND ${unit}))
-                   OFFSET 0))`;
-    }
-  }
+                   OFFSET 0)`;
 }
 
 /** A search-document word as tsquery text (agent_search_doc_lexeme); `prefix`: every word it starts. */
@@ -268,6 +275,10 @@ const oneFoldedWord = (tok: SearchToken) => {
  */
 const exactTerm = (tok: SearchToken, fuzzy: boolean) => !fuzzy && narrows(tok) && oneFoldedWord(tok) !== null;
 
+/** A word's first folded word, as the start of a word inside a street, building name or city ('w:'). */
+const insideTerm = (tok: SearchToken & { kind: 'word' }) =>
+  docLexeme(sql`'w:' || split_part(agent_search_fold_street(${tok.text.toLowerCase()}), ' ', 1)`, true);
+
 /**
  * What a word can match in the search document (search_documents, agent_search_doc), as tsquery text:
  * - every service-place field it prefixes ('f:', as `lower(field) LIKE 'word%'`);
@@ -282,8 +293,7 @@ const exactTerm = (tok: SearchToken, fuzzy: boolean) => !fuzzy && narrows(tok) &
 function docTerm(tok: SearchToken & { kind: 'word' }, fuzzy: boolean): RawBuilder<unknown> {
   const stem = sql`lower(${streetStem(tok.text)})`;
   const terms = [docLexeme(sql`'f:' || ${stem}`, true)];
-  if (insideWords(tok, fuzzy))
-    terms.push(docLexeme(sql`'w:' || split_part(agent_search_fold_street(${tok.text.toLowerCase()}), ' ', 1)`, true));
+  if (insideWords(tok, fuzzy)) terms.push(insideTerm(tok));
   const names = wordNames(tok.text);
   const [name] = names;
   if (name !== undefined) {
@@ -331,7 +341,37 @@ function docCandidates(providerId: string, tokens: SearchToken[], fuzzy: boolean
     words.map((t) => docTerm(t, fuzzy)),
     sql` || ' & ' || `,
   );
-  return sql`SELECT subscriber_id AS id FROM search_documents WHERE doc @@ (${query})::tsquery AND provider_id = ${providerId}`;
+  return sql`SELECT subscriber_id AS id, doc FROM search_documents WHERE doc @@ (${query})::tsquery AND provider_id = ${providerId}`;
+}
+
+/** Whether candidate `d`'s search document holds a word's term (docTerm): a test of the row in hand, no read. */
+const docHolds = (tok: SearchToken & { kind: 'word' }, fuzzy: boolean) => sql`d.doc @@ (${docTerm(tok, fuzzy)})::tsquery`;
+
+/**
+ * Whether candidate `d` (a row of docCandidates) has the word, as tokenMatches says, read from its
+ * search document where the document says it exactly:
+ * - a word that folds to one word: its exact term (exactTerm's reasoning holds for a word of one
+ *   character too: the document's prefixes start with it as the fields' LIKE does). In the third pass
+ *   also one typo in its name word, against the document's name words ('n:' without the typo keys
+ *   '~'), and a word inside a street, building name or city, checked on the customer's places where
+ *   the document has a word it starts ('w:' holds more words than that check reads);
+ * - any other word (a run of words, "Karl-Marx"): tokenMatches, on the candidates whose document has
+ *   its (wider) term.
+ */
+function docCheck(providerId: string, tok: SearchToken, fuzzy: boolean): RawBuilder<unknown> {
+  if (tok.kind !== 'word') return tokenMatches(providerId, tok, fuzzy);
+  if (oneFoldedWord(tok) === null) return sql`(${docHolds(tok, fuzzy)} AND ${tokenMatches(providerId, tok, fuzzy)})`;
+  if (!fuzzy) return docHolds(tok, false);
+  const either = [docHolds(tok, false)];
+  const names = wordNames(tok.text);
+  const [name] = names;
+  if (names.length === 1 && name !== undefined && [...name].length >= 5)
+    either.push(sql`EXISTS (SELECT 1 FROM unnest(d.doc) n
+      WHERE n.lexeme LIKE 'n:%' AND n.lexeme NOT LIKE 'n:~%' AND agent_search_name_word_matches(${name}, substr(n.lexeme, 3), true))`);
+  if (insideWords(tok, fuzzy))
+    either.push(sql`(d.doc @@ (${insideTerm(tok)})::tsquery
+      AND ${placeOf(providerId, buildingInside(tok.text.toLowerCase()), sql`false`)})`);
+  return sql`(${sql.join(either, sql` OR `)})`;
 }
 
 /**
@@ -357,7 +397,7 @@ function matchedIds(providerId: string, plan: SearchPlan, fuzzy: boolean, driver
         if (checked.length === 0) return candidates;
         return sql`SELECT d.id FROM (${candidates}) d
           WHERE ${sql.join(
-            checked.map((t) => tokenMatches(providerId, t, fuzzy)),
+            checked.map((t) => docCheck(providerId, t, fuzzy)),
             sql` AND `,
           )}`;
       }
