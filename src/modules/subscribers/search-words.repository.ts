@@ -395,7 +395,11 @@ function matchedIds(providerId: string, plan: SearchPlan, fuzzy: boolean, driver
         const candidates = docCandidates(providerId, plan.tokens, fuzzy);
         const checked = plan.tokens.filter((t) => !exactTerm(t, fuzzy));
         if (checked.length === 0) return candidates;
-        return sql`SELECT d.id FROM (${candidates}) d
+        // OFFSET 0: the checks test each candidate's document in hand. Without it the planner takes
+        // them into the index scan as well (a BitmapOr of the candidates' query with each check's),
+        // and a word of one character, which does not narrow the index, is read through it: every
+        // house number starting with 1, 0.6 s for "1 Main Street" at 10M.
+        return sql`SELECT d.id FROM (${candidates} OFFSET 0) d
           WHERE ${sql.join(
             checked.map((t) => docCheck(providerId, t, fuzzy)),
             sql` AND `,
