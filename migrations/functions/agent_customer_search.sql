@@ -32,6 +32,7 @@ DECLARE
   t3 text;
   t4 text;
   nq text;
+  nn text;
   fw text;
   t text;
 BEGIN
@@ -152,7 +153,8 @@ BEGIN
       -- are the name words whole (agent_search_name_words), which is what the name keys' query asks, so the names
       -- need no check of their own; the place words are checked below.
       -- (A word of over 256 characters is cut in the document; a query holds at most 200.)
-      nq := (SELECT string_agg(public.agent_search_doc_lexeme('n:' || x, false), ' & ') FROM unnest(nw) x WHERE x <> '');
+      nn := (SELECT string_agg(public.agent_search_doc_lexeme('n:' || x, false), ' & ') FROM unnest(nw) x WHERE x <> '');
+      nq := nn;
       FOREACH t IN ARRAY toks LOOP
         CONTINUE WHEN length(t) < 2;
         fw := (SELECT x FROM unnest(string_to_array(public.agent_search_fold_street(t), ' ')) x WHERE x <> '' LIMIT 1);
@@ -164,6 +166,12 @@ BEGIN
           || ' | ' || public.agent_search_doc_lexeme('iw:' || fw, true) || ')';
       END LOOP;
       CONTINUE WHEN nq IS NULL;
+      -- First whether any of the provider's documents holds the names: the place words' prefixes ('h:15':*) make the
+      -- GIN scan gather every entry they start before it ANDs them with the names, which an address read as a name
+      -- and a place ("Talstraße 15 7D": no one is called Talstrasse) paid in full, 106 ms at 10M.
+      CONTINUE WHEN NOT EXISTS (
+        SELECT 1 FROM search_documents d
+        WHERE d.doc @@ nn::tsquery AND d.provider_id = p_provider);
       hits := hits || ARRAY(
         WITH n AS MATERIALIZED (
           SELECT c.id, c.first_name, c.last_name, c.email, c.phone, c.customer_number
