@@ -159,11 +159,11 @@ BEGIN
         CONTINUE WHEN length(t) < 2;
         fw := (SELECT x FROM unnest(string_to_array(public.agent_search_fold_street(t), ' ')) x WHERE x <> '' LIMIT 1);
         CONTINUE WHEN fw IS NULL;
-        nq := nq || ' & (' || public.agent_search_doc_lexeme('h:' || replace(t, ' ', ''), true)
-          || ' | ' || public.agent_search_doc_lexeme('w:' || fw, true)
-          || ' | ' || public.agent_search_doc_lexeme('ih:' || replace(t, ' ', ''), true)
-          || ' | ' || public.agent_search_doc_lexeme('ip:' || replace(t, ' ', ''), true)
-          || ' | ' || public.agent_search_doc_lexeme('iw:' || fw, true) || ')';
+        nq := nq || ' & (' || public.agent_search_doc_prefix('h:' || replace(t, ' ', ''))
+          || ' | ' || public.agent_search_doc_prefix('w:' || fw)
+          || ' | ' || public.agent_search_doc_prefix('ih:' || replace(t, ' ', ''))
+          || ' | ' || public.agent_search_doc_prefix('ip:' || replace(t, ' ', ''))
+          || ' | ' || public.agent_search_doc_prefix('iw:' || fw) || ')';
       END LOOP;
       CONTINUE WHEN nq IS NULL;
       -- First whether any of the provider's documents holds the names: the place words' prefixes ('h:15':*) make the

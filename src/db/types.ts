@@ -395,6 +395,16 @@ export interface RollbackLinks {
   used_at: Timestamp | null;
 }
 
+export interface SearchDocuments {
+  doc: string;
+  provider_id: string;
+  subscriber_id: string;
+}
+
+export interface SearchDocWords {
+  word: string;
+}
+
 export interface SimBillingSchedules {
   next_send_date: string;
   reschedules: Generated<number>;
@@ -629,6 +639,8 @@ export interface DB {
   rate_limit_buckets: RateLimitBuckets;
   regions: Regions;
   rollback_links: RollbackLinks;
+  search_doc_words: SearchDocWords;
+  search_documents: SearchDocuments;
   sim_billing_schedules: SimBillingSchedules;
   sim_switch_operations: SimSwitchOperations;
   sim_switch_ports: SimSwitchPorts;

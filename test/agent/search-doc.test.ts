@@ -2,7 +2,8 @@
 // change of a customer's names, invoice address and service places, and the word passes find through
 // its index exactly the customers they find word by word (the same ids and counts, exact and with a
 // typo).
-import { sql } from 'kysely';
+import { readFileSync } from 'node:fs';
+import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planSearch } from '../../src/modules/subscribers/search.query.js';
 import { searchSql, searchSubscribers } from '../../src/modules/subscribers/search.repository.js';
@@ -31,6 +32,13 @@ const stale = async () =>
   (
     await sql<{ n: number }>`SELECT count(*)::int AS n FROM subscribers s LEFT JOIN search_documents d ON d.subscriber_id = s.id
       WHERE d.doc IS DISTINCT FROM agent_search_doc(s.id)`.execute(t.db)
+  ).rows[0]!.n;
+
+/** Words of a stored document, but its names, that search_doc_words lacks (none, ever: a prefix read through it would miss them). */
+const missingWords = async () =>
+  (
+    await sql<{ n: number }>`SELECT count(*)::int AS n FROM search_documents d CROSS JOIN LATERAL unnest(tsvector_to_array(d.doc)) w
+      WHERE NOT starts_with(w, 'n:') AND NOT EXISTS (SELECT 1 FROM search_doc_words x WHERE x.word = w)`.execute(t.db)
   ).rows[0]!.n;
 
 describe('search documents follow the customer and its service places', () => {
@@ -119,6 +127,14 @@ describe('search documents follow the customer and its service places', () => {
     });
     expect(await docOf(c.id)).not.toContain('f:fremdweg');
     expect(await stale()).toBe(0);
+    expect(await missingWords()).toBe(0);
+    // A renamed street's new words are there at once; the old ones stay (they match nothing).
+    await sql`UPDATE buildings SET street = 'Zypressenpfad' WHERE id = ${other.id}`.execute(t.db);
+    const words = (
+      await sql<{ word: string }>`SELECT word FROM search_doc_words WHERE word LIKE '%zypressen%' OR word LIKE '%weinberg%'`.execute(t.db)
+    ).rows.map((r) => r.word);
+    expect(words).toEqual(expect.arrayContaining(['f:zypressenpfad', 'w:zypressenpfad', 'f:am weinberg', 'w:weinberg']));
+    expect(await missingWords()).toBe(0);
   });
 });
 
@@ -168,6 +184,32 @@ describe('the search document finds what the word-by-word check finds', () => {
                           WHERE b.provider_id = s.provider_id AND u.id <> s.unit_id ORDER BY u.id DESC LIMIT 1) u`.execute(t.db);
     await sql`ANALYZE`.execute(t.db);
     expect(await stale()).toBe(0);
+    expect(await missingWords()).toBe(0);
+  });
+
+  it('the backfill migration gives the words of documents written before the words were kept', async () => {
+    const backfill = readFileSync('migrations/20261209000100_search_doc_words_backfill.sql', 'utf8');
+    await sql`DELETE FROM search_doc_words`.execute(t.db);
+    expect(await missingWords()).toBeGreaterThan(0);
+    let last: string | null = null;
+    let batches = 0;
+    do {
+      const r: { rows: { last: string | null }[] } = await t.db.executeQuery<{ last: string | null }>(CompiledQuery.raw(backfill, [last]));
+      last = r.rows[0]?.last ?? null;
+      batches++;
+    } while (last !== null && batches < 100);
+    expect(last).toBeNull();
+    expect(await missingWords()).toBe(0);
+  });
+
+  it('a prefix is asked of the index as the words it starts, up to 32 of them; else (or none) as a prefix', async () => {
+    const prefix = async (w: string) => (await sql<{ q: string }>`SELECT agent_search_doc_prefix(${w}) AS q`.execute(t.db)).rows[0]!.q;
+    expect(await prefix('f:hauptstr')).toBe("('f:hauptstraße')");
+    expect(await prefix('w:berlin')).toBe("('w:berlin' | 'w:berliner')");
+    // 'h:10' starts 60 postal codes (10100 to 10159) and house number 10
+    expect(await prefix('h:10')).toBe("'h:10':*");
+    expect(await prefix('f:nowhere')).toBe("'f:nowhere':*");
+    expect(await prefix("f:o'brien")).toBe("'f:o''brien':*");
   });
 
   const run = async (q: string, fuzzy: boolean, via: 'document' | 'driver') => {
@@ -208,6 +250,9 @@ describe('the search document finds what the word-by-word check finds', () => {
     'Müller 3 A',
     'Hamburg 1 b',
     'a Weinberg',
+    // a prefix that starts more than 32 words ('f:10': 60 postal codes), and one that starts a few
+    'Anna 10',
+    'Berlin 101',
   ];
   it.each(queries)('"%s": the same matches through the document as word by word', async (q) => {
     const doc = await run(q, false, 'document');

@@ -253,6 +253,15 @@ const docLexeme = (lexeme: RawBuilder<unknown> | string, prefix: boolean) =>
   sql`agent_search_doc_lexeme(${lexeme}, ${sql.raw(prefix ? 'true' : 'false')})`;
 
 /**
+ * Where a document term is read: from the documents' index (`index`: a prefix as the words it starts,
+ * agent_search_doc_prefix, which the index reads without gathering them all first) or tested on a
+ * document in hand (a prefix as it is).
+ */
+type TermUse = 'index' | 'check';
+const docPrefix = (lexeme: RawBuilder<unknown>, use: TermUse) =>
+  use === 'index' ? sql`agent_search_doc_prefix(${lexeme})` : docLexeme(lexeme, true);
+
+/**
  * Whether a word narrows the search document's index: a word of one character starts too many of its
  * words ("1": every house number, postal code and unit label that starts with 1) and is only checked
  * on the candidates the others find.
@@ -276,8 +285,8 @@ const oneFoldedWord = (tok: SearchToken) => {
 const exactTerm = (tok: SearchToken, fuzzy: boolean) => !fuzzy && narrows(tok) && oneFoldedWord(tok) !== null;
 
 /** A word's first folded word, as the start of a word inside a street, building name or city ('w:'). */
-const insideTerm = (tok: SearchToken & { kind: 'word' }) =>
-  docLexeme(sql`'w:' || split_part(agent_search_fold_street(${tok.text.toLowerCase()}), ' ', 1)`, true);
+const insideTerm = (tok: SearchToken & { kind: 'word' }, use: TermUse) =>
+  docPrefix(sql`'w:' || split_part(agent_search_fold_street(${tok.text.toLowerCase()}), ' ', 1)`, use);
 
 /**
  * What a word can match in the search document (search_documents, agent_search_doc), as tsquery text:
@@ -290,10 +299,10 @@ const insideTerm = (tok: SearchToken & { kind: 'word' }) =>
  * Every customer tokenMatches keeps has these words, so the index finds a superset of the matches,
  * and for an exactTerm word exactly its matches.
  */
-function docTerm(tok: SearchToken & { kind: 'word' }, fuzzy: boolean): RawBuilder<unknown> {
+function docTerm(tok: SearchToken & { kind: 'word' }, fuzzy: boolean, use: TermUse): RawBuilder<unknown> {
   const stem = sql`lower(${streetStem(tok.text)})`;
-  const terms = [docLexeme(sql`'f:' || ${stem}`, true)];
-  if (insideWords(tok, fuzzy)) terms.push(insideTerm(tok));
+  const terms = [docPrefix(sql`'f:' || ${stem}`, use)];
+  if (insideWords(tok, fuzzy)) terms.push(insideTerm(tok, use));
   const names = wordNames(tok.text);
   const [name] = names;
   if (name !== undefined) {
@@ -309,7 +318,7 @@ function docTerm(tok: SearchToken & { kind: 'word' }, fuzzy: boolean): RawBuilde
   // its first one stands for it; one that folds to none is left to the check.
   const w = tok.text.toLowerCase();
   const whole = foldStreet(w).split(' ').find(Boolean);
-  const invoicePrefix = docLexeme(sql`'i:' || ${stem}`, true);
+  const invoicePrefix = docPrefix(sql`'i:' || ${stem}`, use);
   if (whole === undefined) terms.push(invoicePrefix);
   else {
     const named = [`ih:${w}`, ...(/^[0-9]+$/.test(w) ? [`ihd:${w}`] : []), `ip:${w}`, `iw:${whole}`];
@@ -338,14 +347,16 @@ const readsDocument = (plan: SearchPlan, via: Candidates): boolean =>
 function docCandidates(providerId: string, tokens: SearchToken[], fuzzy: boolean): RawBuilder<unknown> {
   const words = tokens.filter(narrows) as (SearchToken & { kind: 'word' })[];
   const query = sql.join(
-    words.map((t) => docTerm(t, fuzzy)),
+    words.map((t) => docTerm(t, fuzzy, 'index')),
     sql` || ' & ' || `,
   );
-  return sql`SELECT subscriber_id AS id, doc FROM search_documents WHERE doc @@ (${query})::tsquery AND provider_id = ${providerId}`;
+  // A subquery: the query reads search_doc_words once, before the scan, not once per row.
+  return sql`SELECT subscriber_id AS id, doc FROM search_documents
+    WHERE doc @@ (SELECT (${query})::tsquery) AND provider_id = ${providerId}`;
 }
 
 /** Whether candidate `d`'s search document holds a word's term (docTerm): a test of the row in hand, no read. */
-const docHolds = (tok: SearchToken & { kind: 'word' }, fuzzy: boolean) => sql`d.doc @@ (${docTerm(tok, fuzzy)})::tsquery`;
+const docHolds = (tok: SearchToken & { kind: 'word' }, fuzzy: boolean) => sql`d.doc @@ (${docTerm(tok, fuzzy, 'check')})::tsquery`;
 
 /**
  * Whether candidate `d` (a row of docCandidates) has the word, as tokenMatches says, read from its
@@ -369,7 +380,7 @@ function docCheck(providerId: string, tok: SearchToken, fuzzy: boolean): RawBuil
     either.push(sql`EXISTS (SELECT 1 FROM unnest(d.doc) n
       WHERE n.lexeme LIKE 'n:%' AND n.lexeme NOT LIKE 'n:~%' AND agent_search_name_word_matches(${name}, substr(n.lexeme, 3), true))`);
   if (insideWords(tok, fuzzy))
-    either.push(sql`(d.doc @@ (${insideTerm(tok)})::tsquery
+    either.push(sql`(d.doc @@ (${insideTerm(tok, 'check')})::tsquery
       AND ${placeOf(providerId, buildingInside(tok.text.toLowerCase()), sql`false`)})`);
   return sql`(${sql.join(either, sql` OR `)})`;
 }
