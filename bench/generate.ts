@@ -184,8 +184,7 @@ async function searchDocuments(progress: (n: number) => void) {
   };
   await Promise.all([worker(), worker()]);
   await pool.query(`INSERT INTO search_doc_words (word)
-    SELECT DISTINCT w FROM search_documents CROSS JOIN LATERAL unnest(tsvector_to_array(doc)) w WHERE NOT starts_with(w, 'n:')
-    ON CONFLICT (word) DO NOTHING`);
+    SELECT DISTINCT w FROM search_documents CROSS JOIN LATERAL unnest(tsvector_to_array(doc)) w WHERE NOT starts_with(w, 'n:')`);
   await pool.end();
 }
 

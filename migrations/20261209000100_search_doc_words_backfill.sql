@@ -4,6 +4,6 @@
 -- last id of its own (NULL: done).
 WITH b AS (SELECT subscriber_id, doc FROM search_documents WHERE $1::uuid IS NULL OR subscriber_id > $1::uuid ORDER BY subscriber_id LIMIT 5000),
 i AS (INSERT INTO search_doc_words (word)
-      SELECT DISTINCT w FROM b CROSS JOIN LATERAL unnest(tsvector_to_array(b.doc)) w WHERE NOT starts_with(w, 'n:') ORDER BY w
-      ON CONFLICT (word) DO NOTHING)
+      SELECT DISTINCT w FROM b CROSS JOIN LATERAL unnest(tsvector_to_array(b.doc)) w
+      WHERE NOT starts_with(w, 'n:') AND NOT EXISTS (SELECT 1 FROM search_doc_words x WHERE x.word = w))
 SELECT max(subscriber_id::text) AS last FROM b

@@ -10,7 +10,7 @@ CREATE OR REPLACE FUNCTION agent_search_doc_prefix(p_word text) RETURNS text
     AS $$
   SELECT CASE WHEN count(*) BETWEEN 1 AND 32 THEN '(' || string_agg(public.agent_search_doc_lexeme(w.word, false), ' | ') || ')'
               ELSE public.agent_search_doc_lexeme(p_word, true) END
-  FROM (SELECT word FROM public.search_doc_words
+  FROM (SELECT DISTINCT word FROM public.search_doc_words
         WHERE word >= p_word COLLATE "C" AND word < (p_word || chr(1114111)) COLLATE "C"
         ORDER BY word LIMIT 33) w
 $$;

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planSearch } from '../../src/modules/subscribers/search.query.js';
 import { searchSql, searchSubscribers } from '../../src/modules/subscribers/search.repository.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { usingPostgres } from '../helpers/db.js';
 import {
   createBuilding,
   createLocation,
@@ -210,6 +211,27 @@ describe('the search document finds what the word-by-word check finds', () => {
     expect(await prefix('h:10')).toBe("'h:10':*");
     expect(await prefix('f:nowhere')).toBe("'f:nowhere':*");
     expect(await prefix("f:o'brien")).toBe("'f:o''brien':*");
+    // Two transactions that added a word at once both keep it: it is asked for once.
+    await sql`INSERT INTO search_doc_words (word) VALUES ('w:berlin')`.execute(t.db);
+    expect(await prefix('w:berlin')).toBe("('w:berlin' | 'w:berliner')");
+  });
+
+  it.runIf(usingPostgres())('two transactions that add the same new word do not wait for each other', async () => {
+    // Two customers of their own: a row lock is not what this is about.
+    const street = (db: typeof t.db, order: 'ASC' | 'DESC') =>
+      sql`UPDATE subscribers SET invoice_street = 'Quittenhang' WHERE id = (SELECT id FROM subscribers WHERE provider_id = ${providerId}
+        ORDER BY id ${sql.raw(order)} LIMIT 1)`.execute(db);
+    await t.db.transaction().execute(async (first) => {
+      await street(first, 'ASC');
+      // Still open: the second adds the same words ('i:quittenhang', 'iw:quittenhang') and commits.
+      await t.db.transaction().execute(async (second) => {
+        await sql`SET LOCAL lock_timeout = '2s'`.execute(second);
+        await street(second, 'DESC');
+      });
+    });
+    expect(await missingWords()).toBe(0);
+    const kept = await sql<{ n: number }>`SELECT count(*)::int AS n FROM search_doc_words WHERE word = 'iw:quittenhang'`.execute(t.db);
+    expect(kept.rows[0]!.n).toBe(2);
   });
 
   const run = async (q: string, fuzzy: boolean, via: 'document' | 'driver') => {
