@@ -166,9 +166,10 @@ BEGIN
           || ' | ' || public.agent_search_doc_prefix('iw:' || fw) || ')';
       END LOOP;
       CONTINUE WHEN nq IS NULL;
-      -- First whether any of the provider's documents holds the names: the place words' prefixes ('h:15':*) make the
-      -- GIN scan gather every entry they start before it ANDs them with the names, which an address read as a name
-      -- and a place ("Talstraße 15 7D": no one is called Talstrasse) paid in full, 106 ms at 10M. A CTE, because it is
+      -- The place words' prefixes are asked for as the words they start (agent_search_doc_prefix); one that starts
+      -- more than 32 is still a prefix, which the GIN scan gathers in full before it ANDs it with the names.
+      -- So first whether any of the provider's documents holds the names: an address read as a name and a place
+      -- ("Talstraße 15 7D": no one is called Talstrasse) paid that in full, 106 ms at 10M. A CTE, because it is
       -- planned for all its rows: as a plain EXISTS the generic plan of one provider's 1M customers read the table
       -- from the start to find a first match (0.5 s for a name no one has).
       CONTINUE WHEN NOT EXISTS (
