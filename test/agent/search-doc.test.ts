@@ -281,6 +281,22 @@ describe('the search document finds what the word-by-word check finds', () => {
     expect(doc).toEqual(await run(q, false, 'driver'));
   });
 
+  it('a count through the document reaches the cap exactly: the same answer as word by word either side of it', async () => {
+    const plan = planSearch('Müller Hamburg', ['DE']);
+    // What the service answers of a pass's total (search.service.ts): match_count and whether it is capped.
+    const answer = async (cap: number, via: 'document' | 'driver') => {
+      const { total } = await searchSubscribers(t.db, providerId, plan, 1000, false, cap, async () => {}, via);
+      return { match_count: Math.min(total, cap), capped: total > cap };
+    };
+    const n = (await answer(1000, 'document')).match_count;
+    expect(n).toBeGreaterThan(3);
+    for (const cap of [n, n - 1, n - 2]) {
+      const doc = await answer(cap, 'document');
+      expect(doc).toEqual(await answer(cap, 'driver'));
+      expect(doc).toEqual({ match_count: Math.min(n, cap), capped: n > cap });
+    }
+  });
+
   it('the queries find customers (the comparison is not of empty answers)', async () => {
     const found = await Promise.all(queries.map((q) => run(q, false, 'document')));
     expect(found.filter((f) => f.total > 0).length).toBeGreaterThanOrEqual(14);

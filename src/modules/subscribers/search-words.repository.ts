@@ -447,10 +447,16 @@ export interface SearchRow extends MatchRow {
 const READ_PER_MATCH = 4;
 
 /**
+ * How many rows of the match set a pass reads at most: (`cap` + 1) × READ_PER_MATCH, or `cap` + 1
+ * where the candidates are search documents (one a customer: a match set of distinct ids).
+ */
+const readBound = (plan: SearchPlan, via: Candidates, cap: number) => (cap + 1) * (readsDocument(plan, via) ? 1 : READ_PER_MATCH);
+
+/**
  * The SQL the search runs (also used by EXPLAIN in tests); `driver`: the token whose set is read in
- * full. At most (`cap` + 1) × READ_PER_MATCH rows of the match set are read (UNION ALL: a customer
- * found through several fields comes once per field), then made distinct; a read that reaches that
- * bound counts as more than `cap` matches.
+ * full. At most readBound rows of the match set are read (UNION ALL: a customer found through
+ * several fields comes once per field), then made distinct; a read that reaches that bound counts as
+ * more than `cap` matches.
  */
 export function searchSql(
   providerId: string,
@@ -461,7 +467,7 @@ export function searchSql(
   cap = 1000,
   via: Candidates = 'document',
 ) {
-  const bound = (cap + 1) * READ_PER_MATCH;
+  const bound = readBound(plan, via, cap);
   const tok = plan.kind === 'tokens' && plan.tokens.length === 1 ? plan.tokens[0] : undefined;
   // One word: its names are read first, up to `cap` + 1 (one row per customer). Past the cap the
   // count is settled and its places are not read: the name rows are the expensive ones (a heap
@@ -551,7 +557,7 @@ export async function searchSubscribers(
   const r = await searchSql(providerId, plan, limit, fuzzy, driver, cap, via).execute(db);
   const [top] = r.rows;
   if (!top) return { rows: r.rows, total: 0 };
-  const readAll = Number(top.rows_read) < (cap + 1) * READ_PER_MATCH;
+  const readAll = Number(top.rows_read) < readBound(plan, via, cap);
   return { rows: r.rows, total: readAll ? Number(top.total) : Math.max(cap + 1, Number(top.total)) };
 }
 
