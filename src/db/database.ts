@@ -109,7 +109,13 @@ export async function createDb(opts: DbOptions): Promise<DbHandle> {
         // Each runs its warm-up before this, the first statement it is given.
         await Promise.all(clients.map((c) => c.query('SELECT 1').finally(() => c.release())));
       },
-      close: () => db.destroy(),
+      async close() {
+        await db.destroy();
+        // Kysely ends the pool only once it has run a query through it: a handle used only by
+        // withScriptSession (a migration) kept its session open, so a test template could not be
+        // cloned ("being accessed by other users") until the test process ended.
+        if (!pool.ending) await pool.end();
+      },
       poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 }),
     };
   }
