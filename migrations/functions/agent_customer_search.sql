@@ -147,9 +147,11 @@ BEGIN
         LIMIT p_cap + 1);
     ELSIF k = 'name_location' THEN
       -- The candidates: customers whose search document (search_documents, agent_search_doc) holds every name word, and for each
-      -- place word of two or more characters a house number, unit or postal code it starts ('h:', 'ih:', 'ip:') or a
-      -- word of a place it starts ('w:', 'iw:': its first folded word): what agent_search_word_names_place and
-      -- _invoice below need of a match. Not every customer of the name: a common one is thousands. The 'n:' words
+      -- place word of two or more characters a house number or unit it names ('h:': the word, or a bare number and one
+      -- letter, agent_search_doc_number), a word of a place it starts ('w:': its first folded word, a prefix), or an
+      -- invoice house number, postal code or word it names whole ('ih:', 'ihd:', 'ip:', 'iw:'): what
+      -- agent_search_word_names_place and _invoice below need of a match, each asked of the index as whole words
+      -- where it can be. Not every customer of the name: a common one is thousands. The 'n:' words
       -- are the name words whole (agent_search_name_words), which is what the name keys' query asks, so the names
       -- need no check of their own; the place words are checked below.
       -- (A word of over 256 characters is cut in the document; a query holds at most 200.)
@@ -159,11 +161,12 @@ BEGIN
         CONTINUE WHEN length(t) < 2;
         fw := (SELECT x FROM unnest(string_to_array(public.agent_search_fold_street(t), ' ')) x WHERE x <> '' LIMIT 1);
         CONTINUE WHEN fw IS NULL;
-        nq := nq || ' & (' || public.agent_search_doc_prefix('h:' || replace(t, ' ', ''))
+        nq := nq || ' & (' || public.agent_search_doc_number('h:', t)
           || ' | ' || public.agent_search_doc_prefix('w:' || fw)
-          || ' | ' || public.agent_search_doc_prefix('ih:' || replace(t, ' ', ''))
-          || ' | ' || public.agent_search_doc_prefix('ip:' || replace(t, ' ', ''))
-          || ' | ' || public.agent_search_doc_prefix('iw:' || fw) || ')';
+          || ' | ' || public.agent_search_doc_lexeme('ih:' || t, false)
+          || ' | ' || public.agent_search_doc_lexeme('ihd:' || t, false)
+          || ' | ' || public.agent_search_doc_lexeme('ip:' || t, false)
+          || ' | ' || public.agent_search_doc_lexeme('iw:' || fw, false) || ')';
       END LOOP;
       CONTINUE WHEN nq IS NULL;
       -- The place words' prefixes are asked for as the words they start (agent_search_doc_prefix); one that starts

@@ -211,6 +211,12 @@ describe('the search document finds what the word-by-word check finds', () => {
     expect(await prefix('h:10')).toBe("'h:10':*");
     expect(await prefix('f:nowhere')).toBe("'f:nowhere':*");
     expect(await prefix("f:o'brien")).toBe("'f:o''brien':*");
+    // A house number or unit as it names one: the word, and a bare number with one letter more (not 'h:10').
+    const number = async (w: string) =>
+      (await sql<{ q: string }>`SELECT agent_search_doc_number('h:', ${w}) AS q`.execute(t.db)).rows[0]!.q;
+    expect(await number('1')).toBe("('h:1' | 'h:1a' | 'h:1b' | 'h:1c' | 'h:1d')");
+    expect(await number('4b')).toBe("('h:4b')");
+    expect(await number('99')).toBe("('h:99')");
     // Two transactions that added a word at once both keep it: it is asked for once.
     await sql`INSERT INTO search_doc_words (word) VALUES ('w:berlin')`.execute(t.db);
     expect(await prefix('w:berlin')).toBe("('w:berlin' | 'w:berliner')");

@@ -233,6 +233,13 @@ describe('search, first pass: a name narrowed by its place', () => {
     }
   });
 
+  it('its house number is exact too: "Anna 12" finds house 12a, not 120; "Anna 1A" both in unit 1A', async () => {
+    expect(await ids('Anna 12')).toEqual([anna12a.id]);
+    expect(await ids('Anna 12a')).toEqual([anna12a.id]);
+    expect(await ids('Anna 120')).toEqual([anna120.id]);
+    expect(await ids('Anna 1A')).toEqual([anna12a.id, anna120.id].sort());
+  });
+
   it('a name is a whole first or last name there, not a prefix ("Li 4B" is not Lina, "Lin 4B" nobody)', async () => {
     expect(await ids('Li 4B')).toEqual([li.id]);
     expect(await ids('Lina 4B')).toEqual([lina.id]);
