@@ -72,16 +72,25 @@ describe.skipIf(!usingPostgres())('the search probes on generic plans (PostgreSQ
     expect(plan).not.toMatch(/Index Cond: \(provider_id = /);
   });
 
-  it('a name-plus-place probe whose names no document holds never reads the places’ prefixes', async () => {
-    // A GIN scan gathers every entry a prefix ('h:4b':*) starts before it ANDs them with the names: an
-    // address read as a name and a place paid that in full (bench/README.md). The names are asked alone first.
+  it('a name-plus-place probe with a place word that stays a prefix asks first whether anyone has the names', async () => {
+    // A GIN scan gathers every entry a prefix starts before it ANDs them with the names: an address
+    // read as a name and a place paid that in full (bench/README.md). A place word stays a prefix where
+    // it starts more than 32 words ('w:wald1' to 'w:wald40'); then the names are asked alone first.
+    await sql`INSERT INTO search_doc_words (word) SELECT 'w:wald' || n FROM generate_series(1, 40) n`.execute(testDb.handle.db);
     const candidates = /WITH n AS MATERIALIZED/;
-    const nobody = await plans('Nobodyhere 4B', 'name_location');
+    const names = /WITH named AS MATERIALIZED/;
+    const nobody = await plans('Nobodyhere 4B Wald', 'name_location');
     expect(nobody.rows).toBe(0);
-    expect(nobody.plan).toMatch(/WITH named AS MATERIALIZED/);
+    expect(nobody.plan).toMatch(names);
     expect(nobody.plan).not.toMatch(candidates);
-    const zoe = await plans('Zoe 4B', 'name_location');
+    const zoe = await plans('Zoe 4B Wald', 'name_location');
+    expect(zoe.plan).toMatch(names);
     expect(zoe.plan).toMatch(candidates);
+    // Every place word asked as whole words: the candidates at once (a name no one has ends the scan).
+    const whole = await plans('Nobodyhere 4B', 'name_location');
+    expect(whole.rows).toBe(0);
+    expect(whole.plan).not.toMatch(names);
+    expect(whole.plan).toMatch(candidates);
   });
 
   it('the search function keeps common names’ bitmaps exact (its work_mem)', async () => {
