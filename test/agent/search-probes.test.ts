@@ -16,6 +16,8 @@ let liam: SeededCustomer;
 let anna12a: SeededCustomer;
 let anna120: SeededCustomer;
 let paul12: SeededCustomer;
+let ida79: SeededCustomer;
+let ole5o: SeededCustomer;
 let moved: SeededCustomer;
 let li: SeededCustomer;
 let lina: SeededCustomer;
@@ -105,6 +107,25 @@ beforeAll(async () => {
     city: 'Hamburg',
     unit: '2B',
   });
+  // House numbers that go on after their digits with something other than a letter, or a letter past z.
+  ida79 = await seedCustomer(kit, {
+    firstName: 'Ida',
+    lastName: 'Koch',
+    street: 'Bahnhofstraße',
+    houseNumber: '7-9',
+    postalCode: '20095',
+    city: 'Hamburg',
+    unit: '1A',
+  });
+  ole5o = await seedCustomer(kit, {
+    firstName: 'Ole',
+    lastName: 'Lund',
+    street: 'Bahnhofstraße',
+    houseNumber: '5ø',
+    postalCode: '20095',
+    city: 'Hamburg',
+    unit: '1A',
+  });
   // Invoiced at Rathausstraße 62a, served in unit 3C of Rathausstraße 62c.
   moved = await seedCustomer(kit, {
     firstName: 'Mia',
@@ -135,7 +156,7 @@ beforeAll(async () => {
     postalCode: '20354',
     unit: '2',
   });
-  for (const c of [erikaA, erikaB, zoe, liam, anna12a, anna120, paul12, li, lina, hamburger, hansInHamburg]) {
+  for (const c of [erikaA, erikaB, zoe, liam, anna12a, anna120, paul12, ida79, ole5o, li, lina, hamburger, hansInHamburg]) {
     await setInvoice(c.id, 'Postfach', String(100 + Math.floor(Math.random() * 800)), '99999', 'Nirgendwo');
   }
   await sql`ANALYZE`.execute(db);
@@ -211,6 +232,9 @@ describe('search, first pass: street and house number are one key (several stree
     expect(await ids('Bahnhofstraße 12a')).toEqual([anna12a.id]);
     expect(await ids('Bahnhofstraße 12 a')).toEqual([anna12a.id]);
     expect(await ids('Main Street 594')).toEqual([zoe.id]);
+    expect(await ids('Bahnhofstraße 7-9')).toEqual([ida79.id]);
+    expect(await ids('Bahnhofstraße 5ø')).toEqual([ole5o.id]);
+    expect(await ids('Bahnhofstraße 5 ø')).toEqual([ole5o.id]);
   });
 
   it("the invoice address with the unit of the customer's service location finds the customer", async () => {
