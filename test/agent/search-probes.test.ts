@@ -237,6 +237,28 @@ describe('search, first pass: street and house number are one key (several stree
     expect(await ids('Bahnhofstraße 5 ø')).toEqual([ole5o.id]);
   });
 
+  it('the invoice address with its postal code, city or a service unit finds the customer, in any spelling of the street', async () => {
+    // Read through the search document's whole words: each place word kind, a street of several words with dots and
+    // hyphens, and a postal code with a space.
+    await setInvoice(li.id, 'Karl-Marx-Str.', '7b', 'M5V 2T6', 'Sankt Augustin');
+    for (const q of ['Karl-Marx-Straße 7b M5V', 'Karl Marx Str 7 b Augustin', 'Karl-Marx-Str. 7b m5v2t6', 'Karl-Marx-Strasse 7b 4B']) {
+      expect({ q, ids: await ids(q) }).toEqual({ q, ids: [li.id] });
+    }
+    for (const q of ['Karl-Marx-Str. 7b 99999', 'Karl-Marx-Str. 7 M5W', 'Marx-Str. 7b Augustin', 'Karl-Marx-Str. 7c Augustin']) {
+      expect({ q, ids: await ids(q) }).toEqual({ q, ids: [] });
+    }
+    const invoiced = await kit.t.db
+      .selectFrom('subscribers')
+      .select(['id', 'invoice_house_number'])
+      .where('invoice_street', '=', 'Postfach')
+      .execute();
+    expect(invoiced.length).toBeGreaterThan(5);
+    for (const c of invoiced) {
+      expect(await ids(`Postfach ${c.invoice_house_number} 99999`)).toContain(c.id);
+      expect(await ids(`Postfach ${c.invoice_house_number} Nirgendwo`)).toContain(c.id);
+    }
+  });
+
   it("the invoice address with the unit of the customer's service location finds the customer", async () => {
     expect(await ids('Rathausstraße 62a 3C')).toEqual([moved.id]);
     expect(await ids('Rathausstraße 62c 3C')).toEqual([moved.id]);
