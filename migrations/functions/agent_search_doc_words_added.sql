@@ -5,9 +5,9 @@ CREATE OR REPLACE FUNCTION agent_search_doc_words_added() RETURNS trigger
     AS $$
 BEGIN
   INSERT INTO public.search_doc_words (word)
-  SELECT w FROM unnest(tsvector_to_array(NEW.doc)) w
-  WHERE NOT starts_with(w, 'n:') AND (TG_OP = 'INSERT' OR NOT w = ANY (tsvector_to_array(OLD.doc)))
-    AND NOT EXISTS (SELECT 1 FROM public.search_doc_words x WHERE x.word = w);
+  SELECT w FROM unnest(tsvector_to_array(
+    CASE WHEN TG_OP = 'INSERT' THEN NEW.doc ELSE ts_delete(NEW.doc, tsvector_to_array(OLD.doc)) END)) w
+  WHERE NOT starts_with(w, 'n:') AND NOT EXISTS (SELECT 1 FROM public.search_doc_words x WHERE x.word = w);
   RETURN NULL;
 END
 $$;
