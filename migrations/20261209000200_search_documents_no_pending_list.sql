@@ -1,6 +1,6 @@
 -- The search documents' index without a GIN pending list, as the name index (baseline): with one, every search read
--- the whole list of documents written since the last VACUUM merged it (115 pages after one bench run's provisioning at
--- 1M: 0.97 ms for a query that takes 0.25 ms without). Turning it off leaves the list as it is, so it is merged here.
+-- the whole list of documents written since the last VACUUM merged it (bench/README.md, "Prefixes asked as whole
+-- words"). Turning it off leaves the list as it is, so it is merged here.
 -- Both take a SHARE UPDATE EXCLUSIVE lock: reads and writes go on.
 ALTER INDEX search_documents_doc_idx SET (fastupdate = off);
 SELECT gin_clean_pending_list('search_documents_doc_idx');

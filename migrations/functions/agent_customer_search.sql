@@ -83,11 +83,10 @@ BEGIN
     ELSIF k = 'address' THEN
       -- With place words, each invoice address at the street and house number is first tested on its customer's search
       -- document (iq): for each place word, a unit it names, a postal code or a word it names whole ('h:', 'ip:', 'iw:'),
-      -- what the check below needs of a match. A street and house number is every customer invoiced there
-      -- ("Hauptstraße 65": 360 at 10M customers), and the check reads each one's subscriptions for the unit (28 us a
-      -- customer); the document is one row in hand. Not the document's index for them all: its words for the street
-      -- and house number are every provider's ('ih:145': 50,000 documents at 10M), where the address index is the
-      -- provider's street and number.
+      -- what the check below needs of a match. A street and house number is every customer invoiced there, and the
+      -- check reads each one's subscriptions for the unit; the document is one row in hand. Not the document's index
+      -- for them all: its words for the street and house number are every provider's, where the address index is the
+      -- provider's street and number (bench/README.md, "Prefixes asked as whole words").
       iq := NULL;
       IF cardinality(toks) > 0 THEN
         FOREACH t IN ARRAY toks LOOP
@@ -104,7 +103,7 @@ BEGIN
           -- ends in the house number's digits, and a house number that names hn never adds a digit to them
           -- ("12", "12a", "12 a", "12-14"): two ranges, the keys that start with lo but not with lo and a
           -- digit (chr(1114111) is above every character), not every key that starts with lo ("Friedrichstraße
-          -- 1": 26,560 invoice addresses from 1 to 199 at 10M customers, to keep 320)
+          -- 1": every house number from 1 to 199)
           SELECT b.id,
             ARRAY(SELECT t FROM unnest(toks) t
                   WHERE NOT ((length(t) >= 3 AND agent_search_word_prefix(b.postal_code, t)) OR agent_search_word_prefix(b.city, t))) AS rest
@@ -200,7 +199,7 @@ BEGIN
       -- that itself holds ":*" only asks needlessly), first whether any of the provider's documents holds the
       -- names: an address read as a name and a place ("Talstraße 15 7D": no one is called Talstrasse) paid the
       -- gathering in full, 106 ms at 10M. Without a prefix the scan of a name no one has ends at once, and the
-      -- question would cost a common name a second read of its entries (20 ms for "Anna 1A" at 10M). A CTE,
+      -- question would cost a common name a second read of its entries. A CTE,
       -- because it is planned for all its rows: as a plain EXISTS the generic plan of one provider's 1M customers
       -- read the table from the start to find a first match (0.5 s for a name no one has).
       IF position(':*' IN nq) > 0 THEN

@@ -7,7 +7,7 @@
 -- customers called Hans, not those in Hamburg. Past 32 words, each document the scan reads would be checked against
 -- every one of them.
 -- PL/pgSQL, which keeps its statement's plan for the session: as a SQL function its query was planned again in every
--- search (about 0.5 ms a call).
+-- search (bench/README.md).
 CREATE OR REPLACE FUNCTION agent_search_doc_prefix(p_word text) RETURNS text
     LANGUAGE plpgsql STABLE PARALLEL SAFE STRICT
     AS $$
