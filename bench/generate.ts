@@ -163,7 +163,7 @@ const BENCH_BUILDINGS = runs[1]!;
 
 /**
  * Every customer's search document (agent_search_doc, as the migration's backfill writes it), in id
- * ranges over two connections, then their words (search_doc_words) in one statement: the trigger that
+ * ranges over two connections, then each provider's words (search_doc_words) in one statement: the trigger that
  * adds each document's would look every word up again, ten million times over.
  */
 async function searchDocuments(progress: (n: number) => void) {
@@ -183,8 +183,9 @@ async function searchDocuments(progress: (n: number) => void) {
     }
   };
   await Promise.all([worker(), worker()]);
-  await pool.query(`INSERT INTO search_doc_words (word)
-    SELECT DISTINCT w FROM search_documents CROSS JOIN LATERAL unnest(tsvector_to_array(doc)) w WHERE NOT starts_with(w, 'n:')`);
+  await pool.query(`INSERT INTO search_doc_words (provider_id, word)
+    SELECT DISTINCT provider_id, w FROM search_documents CROSS JOIN LATERAL unnest(tsvector_to_array(doc)) w
+    WHERE NOT starts_with(w, 'n:')`);
   await pool.end();
 }
 

@@ -92,7 +92,7 @@ BEGIN
         FOREACH t IN ARRAY toks LOOP
           fw := (SELECT x FROM unnest(string_to_array(public.agent_search_fold_street(t), ' ')) x WHERE x <> '' LIMIT 1);
           CONTINUE WHEN fw IS NULL;
-          iq := concat_ws(' & ', iq, '(' || public.agent_search_doc_number('h:', t) || ' | ' || public.agent_search_doc_lexeme('ip:' || t, false)
+          iq := concat_ws(' & ', iq, '(' || public.agent_search_doc_number(p_provider, 'h:', t) || ' | ' || public.agent_search_doc_lexeme('ip:' || t, false)
             || ' | ' || public.agent_search_doc_lexeme('iw:' || fw, false) || ')');
         END LOOP;
       END IF;
@@ -186,8 +186,8 @@ BEGIN
         CONTINUE WHEN length(t) < 2;
         fw := (SELECT x FROM unnest(string_to_array(public.agent_search_fold_street(t), ' ')) x WHERE x <> '' LIMIT 1);
         CONTINUE WHEN fw IS NULL;
-        nq := nq || ' & (' || public.agent_search_doc_number('h:', t)
-          || ' | ' || public.agent_search_doc_prefix('w:' || fw)
+        nq := nq || ' & (' || public.agent_search_doc_number(p_provider, 'h:', t)
+          || ' | ' || public.agent_search_doc_prefix(p_provider, 'w:' || fw)
           || ' | ' || public.agent_search_doc_lexeme('ih:' || t, false)
           || ' | ' || public.agent_search_doc_lexeme('ihd:' || t, false)
           || ' | ' || public.agent_search_doc_lexeme('ip:' || t, false)

@@ -402,6 +402,7 @@ export interface SearchDocuments {
 }
 
 export interface SearchDocWords {
+  provider_id: string | null;
   word: string;
 }
 

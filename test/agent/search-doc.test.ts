@@ -35,11 +35,15 @@ const stale = async () =>
       WHERE d.doc IS DISTINCT FROM agent_search_doc(s.id)`.execute(t.db)
   ).rows[0]!.n;
 
-/** Words of a stored document, but its names, that search_doc_words lacks (none, ever: a prefix read through it would miss them). */
+/**
+ * Words of a stored document, but its names, that its provider's words in search_doc_words lack (none, ever: a prefix
+ * read through them would miss them).
+ */
 const missingWords = async () =>
   (
     await sql<{ n: number }>`SELECT count(*)::int AS n FROM search_documents d CROSS JOIN LATERAL unnest(tsvector_to_array(d.doc)) w
-      WHERE NOT starts_with(w, 'n:') AND NOT EXISTS (SELECT 1 FROM search_doc_words x WHERE x.word = w)`.execute(t.db)
+      WHERE NOT starts_with(w, 'n:')
+        AND NOT EXISTS (SELECT 1 FROM search_doc_words x WHERE x.provider_id = d.provider_id AND x.word = w)`.execute(t.db)
   ).rows[0]!.n;
 
 describe('search documents follow the customer and its service places', () => {
@@ -141,10 +145,12 @@ describe('search documents follow the customer and its service places', () => {
 
 describe('the search document finds what the word-by-word check finds', () => {
   let providerId: string;
+  let rivalId: string;
   beforeAll(async () => {
     const main = await createProvider(t.db);
     const rival = await createProvider(t.db);
     providerId = main.id;
+    rivalId = rival.id;
     const plan = await createPlanVersion(t.db, main.id);
     // The same shapes as search-explain.test.ts, smaller: two providers, streets of one and several
     // words, units 1A..5D, invoice addresses of their own, names that are also places.
@@ -188,8 +194,8 @@ describe('the search document finds what the word-by-word check finds', () => {
     expect(await missingWords()).toBe(0);
   });
 
-  it('the backfill migration gives the words of documents written before the words were kept', async () => {
-    const backfill = readFileSync('migrations/20261209000100_search_doc_words_backfill.sql', 'utf8');
+  it('the backfill migration gives each provider the words of its documents written before the words were kept', async () => {
+    const backfill = readFileSync('migrations/20261210000100_search_doc_words_per_provider_backfill.sql', 'utf8');
     await sql`DELETE FROM search_doc_words`.execute(t.db);
     expect(await missingWords()).toBeGreaterThan(0);
     let last: string | null = null;
@@ -204,7 +210,8 @@ describe('the search document finds what the word-by-word check finds', () => {
   });
 
   it('a prefix is asked of the index as the words it starts, up to 32 of them (none: the word); else as a prefix', async () => {
-    const prefix = async (w: string) => (await sql<{ q: string }>`SELECT agent_search_doc_prefix(${w}) AS q`.execute(t.db)).rows[0]!.q;
+    const prefix = async (w: string) =>
+      (await sql<{ q: string }>`SELECT agent_search_doc_prefix(${providerId}::uuid, ${w}) AS q`.execute(t.db)).rows[0]!.q;
     expect(await prefix('f:hauptstr')).toBe("('f:hauptstraße')");
     expect(await prefix('w:berlin')).toBe("('w:berlin' | 'w:berliner')");
     // 'h:10' starts 60 postal codes (10100 to 10159) and house number 10
@@ -213,13 +220,37 @@ describe('the search document finds what the word-by-word check finds', () => {
     expect(await prefix("f:o'brien")).toBe("'f:o''brien'");
     // A house number or unit as it names one: the word, and a bare number with one letter more (not 'h:10').
     const number = async (w: string) =>
-      (await sql<{ q: string }>`SELECT agent_search_doc_number('h:', ${w}) AS q`.execute(t.db)).rows[0]!.q;
+      (await sql<{ q: string }>`SELECT agent_search_doc_number(${providerId}::uuid, 'h:', ${w}) AS q`.execute(t.db)).rows[0]!.q;
     expect(await number('1')).toBe("('h:1' | 'h:1a' | 'h:1b' | 'h:1c' | 'h:1d')");
     expect(await number('4b')).toBe("('h:4b')");
     expect(await number('99')).toBe("('h:99')");
     // Two transactions that added a word at once both keep it: it is asked for once.
-    await sql`INSERT INTO search_doc_words (word) VALUES ('w:berlin')`.execute(t.db);
+    await sql`INSERT INTO search_doc_words (provider_id, word) VALUES (${providerId}::uuid, 'w:berlin')`.execute(t.db);
     expect(await prefix('w:berlin')).toBe("('w:berlin' | 'w:berliner')");
+  });
+
+  it("another provider's words never widen a provider's prefixes", async () => {
+    const ask = async (provider: string, w: string) =>
+      (await sql<{ q: string }>`SELECT agent_search_doc_prefix(${provider}::uuid, ${w}) AS q`.execute(t.db)).rows[0]!.q;
+    const number = async (provider: string, w: string) =>
+      (await sql<{ q: string }>`SELECT agent_search_doc_number(${provider}::uuid, 'ih:', ${w}) AS q`.execute(t.db)).rows[0]!.q;
+    const before = { city: await ask(providerId, 'i:berlin'), house: await number(providerId, '7') };
+    expect(before.city).toBe("('i:berlin')");
+    // The rival writes 40 invoice cities that start with "berlin", and a house number 7e.
+    const rivalCustomer = await createSubscriber(t.db, rivalId);
+    for (let i = 0; i < 40; i++)
+      await sql`UPDATE subscribers SET invoice_city = ${`Berlinhausen${i}`}, invoice_house_number = '7e' WHERE id = ${rivalCustomer.id}`.execute(
+        t.db,
+      );
+    expect(await ask(rivalId, 'i:berlin')).toBe("'i:berlin':*");
+    expect(await number(rivalId, '7')).toContain("'ih:7e'");
+    expect(before.house).not.toContain("'ih:7e'");
+    // The provider's own: as before.
+    expect(await ask(providerId, 'i:berlin')).toBe(before.city);
+    expect(await number(providerId, '7')).toBe(before.house);
+    // A word only the rival's documents hold is no word of the provider's: asked as itself, it matches nothing there.
+    expect(await ask(providerId, 'i:berlinhausen3')).toBe("'i:berlinhausen3'");
+    expect(await missingWords()).toBe(0);
   });
 
   it.runIf(usingPostgres())('two transactions that add the same new word do not wait for each other', async () => {
@@ -236,7 +267,8 @@ describe('the search document finds what the word-by-word check finds', () => {
       });
     });
     expect(await missingWords()).toBe(0);
-    const kept = await sql<{ n: number }>`SELECT count(*)::int AS n FROM search_doc_words WHERE word = 'iw:quittenhang'`.execute(t.db);
+    const kept = await sql<{ n: number }>`SELECT count(*)::int AS n FROM search_doc_words
+      WHERE provider_id = ${providerId}::uuid AND word = 'iw:quittenhang'`.execute(t.db);
     expect(kept.rows[0]!.n).toBe(2);
   });
 

@@ -75,8 +75,10 @@ describe.skipIf(!usingPostgres())('the search probes on generic plans (PostgreSQ
   it('a name-plus-place probe with a place word that stays a prefix asks first whether anyone has the names', async () => {
     // A GIN scan gathers every entry a prefix starts before it ANDs them with the names: an address
     // read as a name and a place paid that in full (bench/README.md). A place word stays a prefix where
-    // it starts more than 32 words ('w:wald1' to 'w:wald40'); then the names are asked alone first.
-    await sql`INSERT INTO search_doc_words (word) SELECT 'w:wald' || n FROM generate_series(1, 40) n`.execute(testDb.handle.db);
+    // it starts more than 32 of the provider's words ('w:wald1' to 'w:wald40'); then the names are asked alone first.
+    await sql`INSERT INTO search_doc_words (provider_id, word) SELECT ${provider}::uuid, 'w:wald' || n FROM generate_series(1, 40) n`.execute(
+      testDb.handle.db,
+    );
     const candidates = /WITH n AS MATERIALIZED/;
     const names = /WITH named AS MATERIALIZED/;
     const nobody = await plans('Nobodyhere 4B Wald', 'name_location');

@@ -253,13 +253,13 @@ const docLexeme = (lexeme: RawBuilder<unknown> | string, prefix: boolean) =>
   sql`agent_search_doc_lexeme(${lexeme}, ${sql.raw(prefix ? 'true' : 'false')})`;
 
 /**
- * Where a document term is read: from the documents' index (`index`: a prefix as the words it starts,
- * agent_search_doc_prefix, which the index reads without gathering them all first) or tested on a
- * document in hand (a prefix as it is).
+ * Where a document term is read: from the documents' index for a provider (`index`: a prefix as the
+ * words of that provider's documents it starts, agent_search_doc_prefix, which the index reads without
+ * gathering them all first) or tested on a document in hand (a prefix as it is).
  */
-type TermUse = 'index' | 'check';
+type TermUse = { index: string } | 'check';
 const docPrefix = (lexeme: RawBuilder<unknown>, use: TermUse) =>
-  use === 'index' ? sql`agent_search_doc_prefix(${lexeme})` : docLexeme(lexeme, true);
+  use === 'check' ? docLexeme(lexeme, true) : sql`agent_search_doc_prefix(${use.index}::uuid, ${lexeme})`;
 
 /**
  * Whether a word narrows the search document's index: a word of one character starts too many of its
@@ -347,7 +347,7 @@ const readsDocument = (plan: SearchPlan, via: Candidates): boolean =>
 function docCandidates(providerId: string, tokens: SearchToken[], fuzzy: boolean): RawBuilder<unknown> {
   const words = tokens.filter(narrows) as (SearchToken & { kind: 'word' })[];
   const query = sql.join(
-    words.map((t) => docTerm(t, fuzzy, 'index')),
+    words.map((t) => docTerm(t, fuzzy, { index: providerId })),
     sql` || ' & ' || `,
   );
   // A subquery: the query reads search_doc_words once, before the scan, not once per row.
