@@ -60,6 +60,7 @@ const schema = z.object({
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(15000),
   WEBHOOK_UNRESPONSIVE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),
   SEARCH_TIMEOUT_MS: z.coerce.number().int().min(1).max(60000).optional(),
+  SEARCH_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(4),
   SANDBOX: bool.default(false),
   BENCH_ROUTES: bool.default(false),
   SIMULATOR_FAULTS: z.string().regex(FAULT_SPEC_RE, 'expected e.g. "switch=slow:3000,billing=unreachable"').optional(),

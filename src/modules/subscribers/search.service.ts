@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import pLimit from 'p-limit';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.js';
 import type { Db, DbHandle } from '../../db/database.js';
@@ -70,21 +71,19 @@ export interface SubscriberSearchDeps {
 const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export function createSubscriberSearchService({ db, dbHandle, config, log }: SubscriberSearchDeps) {
+  // At most SEARCH_CONCURRENCY searches run statements at once; the others wait their turn here. A
+  // search's statements are CPU-bound in the database, and many more of them at once than it has
+  // cores make each cost more CPU, not just wait longer (bench/README.md). A search that waits keeps its bound from arrival, so a burst of searches
+  // answers `incomplete` quickly instead of queueing without end.
   // The embedded database runs each statement in this thread and cannot interrupt one
   // (statement_timeout never fires there). A search there runs outside a transaction, so it holds
   // the one connection for one statement at a time, and gives the event loop a turn before each
   // statement: chained back to back, 10 parallel searches kept /healthz waiting 21.7 s (issue 30 §2).
-  // Searches there also run one at a time: between two statements only one search's next statement
-  // waits, not every parallel search's. A search queued behind others keeps its bound from arrival,
-  // so a burst of searches answers `incomplete` quickly instead of holding the thread.
+  // Searches there run one at a time: between two statements only one search's next statement
+  // waits, not every parallel search's.
   const embedded = dbHandle.kind === 'embedded';
   const turn = embedded ? yieldTurn : async () => undefined;
-  let tail: Promise<unknown> = Promise.resolve();
-  function oneAtATime<T>(fn: () => Promise<T>): Promise<T> {
-    const run = tail.then(fn, fn);
-    tail = run.catch(() => undefined);
-    return run;
-  }
+  const inTurn = pLimit(embedded ? 1 : config.SEARCH_CONCURRENCY);
   // The countries a provider serves change when it gets its first building in a new country: a
   // phone search reuses them for a minute, and reads them again before answering "no match".
   const regionsCache = new LRUCache<string, string[]>({ max: 1000, ttl: REGIONS_TTL_MS });
@@ -117,7 +116,7 @@ export function createSubscriberSearchService({ db, dbHandle, config, log }: Sub
    * `started`: when the caller's request arrived (epoch ms); the time bound counts from it.
    */
   function search(providerId: string, q: string, limit: number, started = Date.now()) {
-    return embedded ? oneAtATime(() => searchNow(providerId, q, limit, started)) : searchNow(providerId, q, limit, started);
+    return inTurn(() => searchNow(providerId, q, limit, started));
   }
 
   async function searchNow(providerId: string, q: string, limit: number, started: number) {
