@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planSearch } from '../../src/modules/subscribers/search.query.js';
-import { searchSql, searchSubscribers } from '../../src/modules/subscribers/search.repository.js';
+import { docIndexQuery, searchSql, searchSubscribers } from '../../src/modules/subscribers/search.repository.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { usingPostgres } from '../helpers/db.js';
 import {
@@ -227,6 +227,28 @@ describe('the search document finds what the word-by-word check finds', () => {
     // Two transactions that added a word at once both keep it: it is asked for once.
     await sql`INSERT INTO search_doc_words (provider_id, word) VALUES (${providerId}::uuid, 'w:berlin')`.execute(t.db);
     expect(await prefix('w:berlin')).toBe("('w:berlin' | 'w:berliner')");
+  });
+
+  it('a term that stays a prefix is left out of the index query where another word is whole words, and checked', async () => {
+    const indexQuery = async (q: string) => {
+      const plan = planSearch(q, ['DE']);
+      if (plan.kind !== 'tokens') throw new Error(`not words: ${q}`);
+      return (await docIndexQuery(providerId, plan, false).execute(t.db)).rows[0]!.q;
+    };
+    // 'f:10' starts 60 postal codes and house number 10: the GIN scan would gather them all first.
+    const mixed = await indexQuery('10 Hauptstraße');
+    expect(mixed).not.toContain(':*');
+    expect(mixed).toContain("'f:hauptstraße'");
+    // Every term a prefix: all of them stay (nothing else narrows the scan).
+    const prefixes = await indexQuery('10 101');
+    expect(prefixes).toContain("'f:10':*");
+    expect(prefixes).toContain("'f:101':*");
+    // The word left out is checked on each candidate: the same customers as word by word.
+    for (const q of ['10 Hauptstraße', 'Hauptstraße 10 3A', '10 101']) {
+      const doc = await run(q, false, 'document');
+      expect(doc, q).toEqual(await run(q, false, 'driver'));
+    }
+    expect((await run('10 Hauptstraße', false, 'document')).total).toBeGreaterThan(0);
   });
 
   it("another provider's words never widen a provider's prefixes", async () => {

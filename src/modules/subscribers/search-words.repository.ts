@@ -343,17 +343,48 @@ const readsDocument = (plan: SearchPlan, via: Candidates): boolean =>
   plan.tokens.every((t) => t.kind === 'word') &&
   plan.tokens.some(narrows);
 
-/** The customers whose search document holds every word that narrows (docTerm), read through search_documents_doc_idx. */
-function docCandidates(providerId: string, tokens: SearchToken[], fuzzy: boolean): RawBuilder<unknown> {
-  const words = tokens.filter(narrows) as (SearchToken & { kind: 'word' })[];
-  const query = sql.join(
-    words.map((t) => docTerm(t, fuzzy, { index: providerId })),
-    sql` || ' & ' || `,
-  );
-  // A subquery: the query reads search_doc_words once, before the scan, not once per row.
-  return sql`SELECT subscriber_id AS id, doc FROM search_documents
-    WHERE doc @@ (SELECT (${query})::tsquery) AND provider_id = ${providerId}`;
+/**
+ * The customers whose search document holds the terms (docTerm) of the words that narrow, read
+ * through search_documents_doc_idx, each then checked as `check` says of each token. The terms are
+ * computed once, before the scan (a materialized CTE: they read search_doc_words). A term that stays
+ * a prefix (more than 32 words start it, agent_search_doc_prefix: "12") is left out of the index's
+ * query where another term is whole words: the GIN scan gathers a prefix's every entry, of every
+ * provider, before it ANDs them, and does not stop for the time bound meanwhile ("Hauptstrase 12"),
+ * while the other terms narrow the candidates enough to test it on each document in hand. `kept(k)`
+ * says whether the k-th narrowing word's term was in the index's query (SQL, for the checks).
+ */
+function docCandidates(
+  providerId: string,
+  tokens: SearchToken[],
+  fuzzy: boolean,
+  checks: (kept: (k: number) => RawBuilder<unknown>) => RawBuilder<unknown>[],
+): RawBuilder<unknown> {
+  const kept = (k: number) => sql`${k + 1}::bigint IN (SELECT ord FROM kept)`;
+  // OFFSET 0: the checks test each candidate's document in hand. Without it the planner takes them
+  // into the index scan as well (a BitmapOr of the candidates' query with each check's), and a word
+  // of one character, which does not narrow the index, is read through it: every house number
+  // starting with 1, 0.6 s for "1 Main Street" at 10M.
+  return sql`WITH ${docTerms(providerId, tokens, fuzzy)}
+    SELECT d.id FROM (
+      SELECT subscriber_id AS id, doc FROM search_documents
+      WHERE doc @@ (${KEPT_QUERY})::tsquery AND provider_id = ${providerId}
+      OFFSET 0) d
+    WHERE ${sql.join(checks(kept), sql` AND `)}`;
 }
+
+/** The narrowing words' terms (`terms`: q, ord, gathers) and those the index's query keeps (`kept`), as CTEs. */
+function docTerms(providerId: string, tokens: SearchToken[], fuzzy: boolean) {
+  const words = tokens.filter(narrows) as (SearchToken & { kind: 'word' })[];
+  const terms = sql.join(words.map((t) => sql`(${docTerm(t, fuzzy, { index: providerId })})::text`));
+  return sql`terms AS MATERIALIZED (
+      SELECT q, ord, position(':*' IN q) > 0 AS gathers FROM unnest(ARRAY[${terms}]) WITH ORDINALITY u(q, ord)),
+    kept AS MATERIALIZED (SELECT q, ord FROM terms WHERE NOT gathers OR NOT EXISTS (SELECT 1 FROM terms WHERE NOT gathers))`;
+}
+const KEPT_QUERY = sql`SELECT string_agg(q, ' & ' ORDER BY ord) FROM kept`;
+
+/** The documents' index query of a plan's word pass (tests): the kept terms, ANDed. */
+export const docIndexQuery = (providerId: string, plan: SearchPlan & { kind: 'tokens' }, fuzzy: boolean) =>
+  sql<{ q: string }>`WITH ${docTerms(providerId, plan.tokens, fuzzy)} SELECT (${KEPT_QUERY}) AS q`;
 
 /** Whether candidate `d`'s search document holds a word's term (docTerm): a test of the row in hand, no read. */
 const docHolds = (tok: SearchToken & { kind: 'word' }, fuzzy: boolean) => sql`d.doc @@ (${docTerm(tok, fuzzy, 'check')})::tsquery`;
@@ -403,18 +434,16 @@ function matchedIds(providerId: string, plan: SearchPlan, fuzzy: boolean, driver
       // Every token must match some field: the customers the search document finds with all of
       // them, each checked for every token; else the driver's set, each checked for the others.
       if (readsDocument(plan, via)) {
-        const candidates = docCandidates(providerId, plan.tokens, fuzzy);
-        const checked = plan.tokens.filter((t) => !exactTerm(t, fuzzy));
-        if (checked.length === 0) return candidates;
-        // OFFSET 0: the checks test each candidate's document in hand. Without it the planner takes
-        // them into the index scan as well (a BitmapOr of the candidates' query with each check's),
-        // and a word of one character, which does not narrow the index, is read through it: every
-        // house number starting with 1, 0.6 s for "1 Main Street" at 10M.
-        return sql`SELECT d.id FROM (${candidates} OFFSET 0) d
-          WHERE ${sql.join(
-            checked.map((t) => docCheck(providerId, t, fuzzy)),
-            sql` AND `,
-          )}`;
+        // A word whose term says exactly what its check says is checked only where its term was
+        // left out of the index's query.
+        const narrowing = plan.tokens.filter(narrows);
+        return docCandidates(providerId, plan.tokens, fuzzy, (kept) =>
+          plan.tokens.map((t) =>
+            exactTerm(t, fuzzy) && t.kind === 'word'
+              ? sql`(${kept(narrowing.indexOf(t))} OR ${docHolds(t, false)})`
+              : docCheck(providerId, t, fuzzy),
+          ),
+        );
       }
       const others = plan.tokens.filter((_, i) => i !== driver);
       const driving = present(plan.tokens[driver], 'the driving token');

@@ -6,7 +6,7 @@ import type { Probe } from './search.query.js';
 // The first pass (probes) and the service locations of a page; the second and third passes (every
 // word against every field, then trigrams) are in search-words.repository.ts.
 import type { MatchRow } from './search-words.repository.js';
-export { inSearchTransaction, searchSubscribers, searchSql, type MatchRow } from './search-words.repository.js';
+export { docIndexQuery, inSearchTransaction, searchSubscribers, searchSql, type MatchRow } from './search-words.repository.js';
 
 /**
  * Countries the provider serves (to read national phone numbers); DE when it has no buildings yet.
