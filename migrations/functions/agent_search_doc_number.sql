@@ -3,7 +3,8 @@
 -- agent_search_place_lexemes writes them): the word itself, and where it is a bare number, the provider's words of
 -- search_doc_words that extend it by one letter a-z ("12": 'h:12', 'h:12a'; not 'h:120', which its prefix would
 -- also ask the index for). At most 27 words, each whole, so the documents' index never gathers a prefix for it.
--- PL/pgSQL for its plan's sake, as agent_search_doc_prefix.
+-- The shared rows of the release before count as well, as in agent_search_doc_prefix. PL/pgSQL for its plan's sake,
+-- as agent_search_doc_prefix.
 CREATE OR REPLACE FUNCTION agent_search_doc_number(p_provider uuid, p_kind text, p_word text) RETURNS text
     LANGUAGE plpgsql STABLE PARALLEL SAFE STRICT
     AS $_$
@@ -13,7 +14,7 @@ BEGIN
   IF p_word ~ '^[0-9]+$' THEN
     words := words || ARRAY(
       SELECT DISTINCT word FROM public.search_doc_words
-      WHERE provider_id = p_provider
+      WHERE (provider_id = p_provider OR provider_id IS NULL)
         AND word >= (p_kind || p_word || 'a') COLLATE "C" AND word < (p_kind || p_word || '{') COLLATE "C"
         AND length(word) = length(p_kind || p_word) + 1
       ORDER BY word);

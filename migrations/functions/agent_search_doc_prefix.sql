@@ -1,8 +1,9 @@
 -- A search-document word's prefix as tsquery text for the documents' index (agent_search_doc_lexeme's quoting): the
 -- words of the provider's documents it starts (search_doc_words), each whole, where there are 1 to 32 of them; the
 -- word itself where there are none (no document of the provider holds a word it starts, so neither matches); else the
--- prefix itself ('w:1':*). The provider's own words only: another provider's addresses never turn a prefix back into
--- one the index gathers in full.
+-- prefix itself ('w:1':*). The provider's own words: another provider's addresses never turn a prefix back into one
+-- the index gathers in full. Also the shared rows (provider_id NULL) of the release before, until the next release
+-- drops them (migrations/README.md): while the per-provider backfill runs, they hold the words it has not reached.
 -- A GIN scan gathers every entry a prefix starts into one bitmap before it ANDs it with the query's other words, and
 -- does not stop for statement_timeout meanwhile ('w:berlin':*: every customer in Berlin, of every provider). Whole
 -- words it reads as the other words' rarest lead it, skipping what they do not need: "Hans Hamburg" reads the
@@ -17,7 +18,7 @@ DECLARE
   words text[];
 BEGIN
   words := ARRAY(SELECT DISTINCT word FROM public.search_doc_words
-                 WHERE provider_id = p_provider
+                 WHERE (provider_id = p_provider OR provider_id IS NULL)
                    AND word >= p_word COLLATE "C" AND word < (p_word || chr(1114111)) COLLATE "C"
                  ORDER BY word LIMIT 33);
   IF cardinality(words) = 0 THEN

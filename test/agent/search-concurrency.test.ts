@@ -45,6 +45,47 @@ async function mostAtOnce(concurrency: number, n: number) {
 }
 
 describe('searches in turn', () => {
+  it('a search whose time bound passed while it waited answers incomplete at once, without a statement', async () => {
+    let statements = 0;
+    const service = createSubscriberSearchService({
+      db: t.db.withPlugin({
+        transformQuery: (args) => (statements++, args.node),
+        transformResult: async (args) => args.result,
+      }),
+      dbHandle: t.testDb.handle,
+      config: t.config,
+      log: pino({ level: 'silent' }),
+    });
+    const late = await service.search(providerId, 'Wilma Turnfeld', 10, Date.now() - t.config.SEARCH_TIMEOUT_MS - 1);
+    expect(late).toEqual({ ambiguous: false, match_count: 0, match_count_capped: false, incomplete: true, matches: [] });
+    expect(statements).toBe(0);
+  });
+
+  it('a search that fails frees its turn: the next one answers', async () => {
+    let failOnce = true;
+    const service = createSubscriberSearchService({
+      db: t.db.withPlugin({
+        transformQuery(args) {
+          if (failOnce) {
+            failOnce = false;
+            throw new Error('the database went away');
+          }
+          return args.node;
+        },
+        transformResult: async (args) => args.result,
+      }),
+      dbHandle: t.testDb.handle,
+      config: { ...t.config, SEARCH_CONCURRENCY: 1 },
+      log: pino({ level: 'silent' }),
+    });
+    const [first, second] = await Promise.allSettled([
+      service.search(providerId, 'Wilma Turnfeld', 10),
+      service.search(providerId, 'Wilma Turnfeld', 10),
+    ]);
+    expect(first.status).toBe('rejected');
+    expect(second).toMatchObject({ status: 'fulfilled', value: { match_count: 3, incomplete: false } });
+  });
+
   it('runs at most SEARCH_CONCURRENCY searches at once, and every search answers', async () => {
     expect(await mostAtOnce(2, 8)).toBe(usingPostgres() ? 2 : 1);
   });

@@ -251,6 +251,16 @@ describe('the search document finds what the word-by-word check finds', () => {
     expect((await run('10 Hauptstraße', false, 'document')).total).toBeGreaterThan(0);
   });
 
+  it("a customer moved to another provider brings its words to that provider's list", async () => {
+    const c = await createSubscriber(t.db, providerId);
+    await sql`UPDATE subscribers SET invoice_street = 'Zedernpfad', invoice_house_number = '3' WHERE id = ${c.id}`.execute(t.db);
+    await sql`UPDATE subscribers SET provider_id = ${rivalId}::uuid WHERE id = ${c.id}`.execute(t.db);
+    const rivalHas = await sql<{ n: number }>`SELECT count(*)::int AS n FROM search_doc_words
+      WHERE provider_id = ${rivalId}::uuid AND word = 'iw:zedernpfad'`.execute(t.db);
+    expect(rivalHas.rows[0]!.n).toBe(1);
+    expect(await missingWords()).toBe(0);
+  });
+
   it("another provider's words never widen a provider's prefixes", async () => {
     const ask = async (provider: string, w: string) =>
       (await sql<{ q: string }>`SELECT agent_search_doc_prefix(${provider}::uuid, ${w}) AS q`.execute(t.db)).rows[0]!.q;
@@ -273,6 +283,10 @@ describe('the search document finds what the word-by-word check finds', () => {
     // A word only the rival's documents hold is no word of the provider's: asked as itself, it matches nothing there.
     expect(await ask(providerId, 'i:berlinhausen3')).toBe("'i:berlinhausen3'");
     expect(await missingWords()).toBe(0);
+    // The shared rows of the release before (provider_id NULL) still count until the next release drops them: while
+    // the per-provider backfill runs, they hold the words it has not reached.
+    await sql`INSERT INTO search_doc_words (provider_id, word) VALUES (NULL, 'i:quittenweg9')`.execute(t.db);
+    expect(await ask(providerId, 'i:quittenweg')).toBe("('i:quittenweg9')");
   });
 
   it.runIf(usingPostgres())('two transactions that add the same new word do not wait for each other', async () => {

@@ -120,6 +120,11 @@ export function createSubscriberSearchService({ db, dbHandle, config, log }: Sub
   }
 
   async function searchNow(providerId: string, q: string, limit: number, started: number) {
+    // Its bound passed while it waited its turn: nothing was read, and the caller is told so.
+    if (Date.now() - started >= config.SEARCH_TIMEOUT_MS) {
+      log.info({ timeout_ms: config.SEARCH_TIMEOUT_MS }, 'search: its time bound passed while it waited its turn');
+      return answer(0, [], true);
+    }
     const phone = mayHoldPhone(q);
     await turn();
     let regions = phone ? await regionsOf(db, providerId) : ['DE'];
