@@ -4,8 +4,9 @@
 -- provider's searches (docs/security.md). Rows of provider_id NULL are the shared list of the release before, which
 -- its processes still read while this one starts (a NULL row is any provider's word to them, so the rows this release
 -- adds keep their answers right), and which the provider's words are read with until the backfill is done; the release
--- after drops them with the one-argument functions (migrations/README.md, "Waiting for the next release"). The new trigger replaces the old one in this transaction,
--- and the next file adds every existing document's words for its provider.
+-- after drops them with the one-argument functions (migrations/README.md, "Waiting for the next release"). The new
+-- trigger replaces the old one in this transaction, and the next file adds every existing document's words for its
+-- provider.
 ALTER TABLE search_doc_words ADD COLUMN provider_id uuid;
 CREATE INDEX search_doc_words_provider_word_idx ON search_doc_words (provider_id, word);
 

@@ -73,8 +73,9 @@ const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 export function createSubscriberSearchService({ db, dbHandle, config, log }: SubscriberSearchDeps) {
   // At most SEARCH_CONCURRENCY searches run statements at once; the others wait their turn here. A
   // search's statements are CPU-bound in the database, and many more of them at once than it has
-  // cores make each cost more CPU, not just wait longer (bench/README.md). A search that waits keeps its bound from arrival, so a burst of searches
-  // answers `incomplete` quickly instead of queueing without end.
+  // cores make each cost more CPU, not just wait longer (bench/README.md). A search that waits keeps
+  // its bound from arrival, so a burst of searches answers `incomplete` quickly instead of queueing
+  // without end.
   // The embedded database runs each statement in this thread and cannot interrupt one
   // (statement_timeout never fires there). A search there runs outside a transaction, so it holds
   // the one connection for one statement at a time, and gives the event loop a turn before each
