@@ -23,6 +23,8 @@ export interface Measured {
   requests?: number;
   /** webhook_delivery: another provider's single events sent while the burst drains, from commit to arrival. */
   other_provider?: { events: number; p50_ms: number; max_ms: number; lost: number };
+  /** agent_search_adversarial: the caller forms (search/caller-forms.json) that ended at the time bound. */
+  caller_forms_incomplete?: string[];
 }
 
 export interface Scenario {
@@ -86,12 +88,14 @@ export function scenarios(d: Dataset, ctx: Ctx): Scenario[] {
     },
     {
       name: 'agent_search_adversarial',
-      target: 'every query <= 100 ms (max_ms), first run and repeat, one at a time over one connection, no error',
+      target:
+        'every query <= 100 ms (max_ms), first run and repeat, one at a time over one connection, no error; no caller form ' +
+        '(search/caller-forms.json) incomplete',
       async custom() {
         const { adversarialSearch } = await import('./search/adversarial.js');
         return adversarialSearch(ctx.base, d.api_key);
       },
-      meets: (m) => (m.max_ms ?? Infinity) <= 100 && m.errors === 0,
+      meets: (m) => (m.max_ms ?? Infinity) <= 100 && m.errors === 0 && m.caller_forms_incomplete?.length === 0,
     },
     {
       name: 'agent_profile_verified',
