@@ -608,9 +608,14 @@ export function inSearchTransaction<T>(
   // parallel plan ("1A": a parallel scan of the subscriptions) answered 20-40 ms past its timeout.
   // work_mem as agent_customer_search's: a common name's bitmap stays exact (a lossy one checks
   // every row of its pages through the name function again, and a GIN scan is not interrupted).
+  // Custom plans always: every statement is prepared by its text (db/prepared.ts), and after five
+  // runs of one text PostgreSQL may keep a generic plan, which cannot read a word's LIKE prefix as an
+  // index range: "Karl-Marx" after four "Main Street" read a provider's every invoice street, 1.1 s
+  // at 10M customers, instead of 95 ms (bench/README.md).
   const setTimeoutMs = (ex: Executor) => async (ms: number) => {
     await sql`SELECT set_config('jit', 'off', true), set_config('max_parallel_workers_per_gather', '0', true),
-      set_config('work_mem', '16MB', true), set_config('statement_timeout', ${String(Math.max(1, Math.floor(ms)))}, true)`.execute(ex);
+      set_config('work_mem', '16MB', true), set_config('plan_cache_mode', 'force_custom_plan', true),
+      set_config('statement_timeout', ${String(Math.max(1, Math.floor(ms)))}, true)`.execute(ex);
   };
   return db.isTransaction ? fn(db, setTimeoutMs(db)) : db.transaction().execute((trx) => fn(trx, setTimeoutMs(trx)));
 }
