@@ -289,6 +289,28 @@ const insideTerm = (tok: SearchToken & { kind: 'word' }, use: TermUse) =>
   docPrefix(sql`'w:' || split_part(agent_search_fold_street(${tok.text.toLowerCase()}), ' ', 1)`, use);
 
 /**
+ * A word's service-place and name terms of docTerm ('f:', fuzzy 'w:', 'n:'). In the exact pass they
+ * say exactly what tokenMatches says of the service places and names: a field the word prefixes, as
+ * `lower(field) LIKE 'word%'` (the document holds only the customer's provider's places, as the
+ * check reads them), and every name word whole.
+ */
+function placeAndNameTerms(tok: SearchToken & { kind: 'word' }, fuzzy: boolean, use: TermUse): RawBuilder<unknown>[] {
+  const terms = [docPrefix(sql`'f:' || lower(${streetStem(tok.text)})`, use)];
+  if (insideWords(tok, fuzzy)) terms.push(insideTerm(tok, use));
+  const names = wordNames(tok.text);
+  const [name] = names;
+  if (name !== undefined) {
+    const keys = fuzzy && names.length === 1 ? typoKeys(name) : names;
+    const joined = sql.join(
+      keys.map((k) => docLexeme(`n:${k}`, false)),
+      sql` || ${fuzzy && names.length === 1 ? ' | ' : ' & '} || `,
+    );
+    terms.push(sql`'(' || ${joined} || ')'`);
+  }
+  return terms;
+}
+
+/**
  * What a word can match in the search document (search_documents, agent_search_doc), as tsquery text:
  * - every service-place field it prefixes ('f:', as `lower(field) LIKE 'word%'`);
  * - its name words whole ('n:'; fuzzy, one name word: any of its typo keys);
@@ -301,18 +323,7 @@ const insideTerm = (tok: SearchToken & { kind: 'word' }, use: TermUse) =>
  */
 function docTerm(tok: SearchToken & { kind: 'word' }, fuzzy: boolean, use: TermUse): RawBuilder<unknown> {
   const stem = sql`lower(${streetStem(tok.text)})`;
-  const terms = [docPrefix(sql`'f:' || ${stem}`, use)];
-  if (insideWords(tok, fuzzy)) terms.push(insideTerm(tok, use));
-  const names = wordNames(tok.text);
-  const [name] = names;
-  if (name !== undefined) {
-    const keys = fuzzy && names.length === 1 ? typoKeys(name) : names;
-    const joined = sql.join(
-      keys.map((k) => docLexeme(`n:${k}`, false)),
-      sql` || ${fuzzy && names.length === 1 ? ' | ' : ' & '} || `,
-    );
-    terms.push(sql`'(' || ${joined} || ')'`);
-  }
+  const terms = placeAndNameTerms(tok, fuzzy, use);
   // The invoice address: the word as agent_search_word_names_invoice reads it (lower-cased here). A
   // word that folds to several is whole where each of its words is a whole word of the address, so
   // its first one stands for it; one that folds to none is left to the check.
@@ -397,12 +408,19 @@ const docHolds = (tok: SearchToken & { kind: 'word' }, fuzzy: boolean) => sql`d.
  *   also one typo in its name word, against the document's name words ('n:' without the typo keys
  *   '~'), and a word inside a street, building name or city, checked on the customer's places where
  *   the document has a word it starts ('w:' holds more words than that check reads);
- * - any other word (a run of words, "Karl-Marx"): tokenMatches, on the candidates whose document has
- *   its (wider) term.
+ * - any other word (a run of words, "Karl-Marx", "Main Street"): in the exact pass, a service place
+ *   or the names its document says it names (placeAndNameTerms); else tokenMatches, on the candidates
+ *   whose document has its (wider) term: the invoice address must hold it whole.
  */
 function docCheck(providerId: string, tok: SearchToken, fuzzy: boolean): RawBuilder<unknown> {
   if (tok.kind !== 'word') return tokenMatches(providerId, tok, fuzzy);
-  if (oneFoldedWord(tok) === null) return sql`(${docHolds(tok, fuzzy)} AND ${tokenMatches(providerId, tok, fuzzy)})`;
+  if (oneFoldedWord(tok) === null) {
+    const checked = sql`(${docHolds(tok, fuzzy)} AND ${tokenMatches(providerId, tok, fuzzy)})`;
+    if (fuzzy) return checked;
+    // Only an invoice-address match needs the check ("Main Street": most candidates live there).
+    const placeOrName = sql`'(' || ${sql.join(placeAndNameTerms(tok, false, 'check'), sql` || ' | ' || `)} || ')'`;
+    return sql`(d.doc @@ (${placeOrName})::tsquery OR ${checked})`;
+  }
   if (!fuzzy) return docHolds(tok, false);
   const either = [docHolds(tok, false)];
   const names = wordNames(tok.text);

@@ -110,6 +110,43 @@ export function planSearch(q: string, regions: string[]): SearchPlan {
   return { kind: 'tokens', tokens: tokens.slice(0, MAX_TOKENS) };
 }
 
+/**
+ * Words that name a street's kind after its name ("Main Street", "Queen St", "Berliner Str."). Alone
+ * such a word starts no field (no street starts with "Street"), and inside streets it is every street
+ * of its kind, of every provider.
+ */
+const STREET_KINDS = new Set(
+  (
+    'street st avenue ave av road rd drive dr lane ln boulevard blvd way court ct place pl crescent cres terrace ' +
+    'parkway pkwy highway hwy square sq straße strasse str weg allee platz gasse ring damm ufer chaussee'
+  ).split(' '),
+);
+
+/**
+ * The words as the word passes read them, as the first pass does: a house number and the one letter
+ * after it are one word ("7 a": 7a), and a street's kind with the word before it ("Main Street",
+ * "Queen St"): a run of words the street field starts with, which must name the street whole on the
+ * invoice address (agent_search_word_whole reads a run of words as one). Apart, "7 a Berlin" was a
+ * field starting with 7 and another with a, and "Main Street" any field starting with main (the city
+ * "Frankfurt am Main" too) and, in the third pass, any street with "Street" in it.
+ */
+export function wordPassPlan(plan: SearchPlan): SearchPlan {
+  if (plan.kind !== 'tokens') return plan;
+  const out: SearchToken[] = [];
+  for (const tok of plan.tokens) {
+    const prev = out[out.length - 1];
+    if (prev?.kind === 'word' && tok.kind === 'word' && !prev.text.includes(' ')) {
+      const house = /^\d+$/.test(prev.text) && /^\p{L}$/u.test(tok.text);
+      if (house || STREET_KINDS.has(tok.text.toLowerCase())) {
+        out[out.length - 1] = { kind: 'word', text: house ? `${prev.text}${tok.text}` : `${prev.text} ${tok.text}` };
+        continue;
+      }
+    }
+    out.push(tok);
+  }
+  return { kind: 'tokens', tokens: out };
+}
+
 /** Escapes LIKE wildcards so user text is matched literally (the default escape is backslash). */
 export const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 

@@ -7,7 +7,7 @@ import type { Executor } from '../../db/executor.js';
 import { isStatementTimeout } from '../../lib/errors.js';
 import { maskEmail, maskName, maskPhone } from '../../lib/mask.js';
 import { formatAddress, maskCustomerNumber } from './subscriber.format.js';
-import { planSearch, structuredProbes, type Probe } from './search.query.js';
+import { planSearch, structuredProbes, wordPassPlan, type Probe } from './search.query.js';
 import {
   inSearchTransaction,
   probeSubscribers,
@@ -156,7 +156,7 @@ export function createSubscriberSearchService({ db, dbHandle, config, log }: Sub
         first.total,
         first.rows.map((r) => masked(r, r.service_locations)),
       );
-    const wordPlan = plan;
+    const wordPlan = wordPassPlan(plan);
     try {
       return await inSearchTransaction(db, embedded, async (ex, setTimeoutMs) => {
         const beforeStatement = async () => {
