@@ -119,9 +119,10 @@ export function createSubscriberSearchService({ db, dbHandle, config, log }: Sub
    * the cap, sent alone: a transaction around it (to set its statement_timeout) cost more round
    * trips on every everyday search than the lookups themselves (bench/README.md). Every other
    * statement (a first pass with a name of one word, an address or a name plus place, which can read
-   * every customer of a common name, and the word passes) runs in one transaction with the time left of SEARCH_TIMEOUT_MS as
-   * its statement_timeout; past it the search answers what it found (nothing: the passes before
-   * found nothing, or it would have answered then) with `incomplete: true`, never an error.
+   * every customer of a common name, and the word passes) runs in one transaction with the time left
+   * of SEARCH_TIMEOUT_MS as its statement_timeout; past it the search answers what it found
+   * (nothing: the passes before found nothing, or it would have answered then) with
+   * `incomplete: true`, never an error.
    * `started`: when the caller's request arrived (epoch ms); the time bound counts from it.
    */
   function search(providerId: string, q: string, limit: number, started = Date.now()) {
