@@ -110,6 +110,9 @@ export function planSearch(q: string, regions: string[]): SearchPlan {
   return { kind: 'tokens', tokens: tokens.slice(0, MAX_TOKENS) };
 }
 
+/** Whether word `w` is the letter of house number `prev` ("12 a": 12a). */
+const houseLetter = (prev: string, w: string) => /^\d+$/.test(prev) && /^\p{L}$/u.test(w);
+
 /**
  * Words that name a street's kind after its name ("Main Street", "Queen St", "Berliner Str."). Alone
  * such a word starts no field (no street starts with "Street"), and inside streets it is every street
@@ -136,7 +139,7 @@ export function wordPassPlan(plan: SearchPlan): SearchPlan {
   for (const tok of plan.tokens) {
     const prev = out[out.length - 1];
     if (prev?.kind === 'word' && tok.kind === 'word' && !prev.text.includes(' ')) {
-      const house = /^\d+$/.test(prev.text) && /^\p{L}$/u.test(tok.text);
+      const house = houseLetter(prev.text, tok.text);
       if (house || STREET_KINDS.has(tok.text.toLowerCase())) {
         out[out.length - 1] = { kind: 'word', text: house ? `${prev.text}${tok.text}` : `${prev.text} ${tok.text}` };
         continue;
@@ -173,7 +176,7 @@ function mergeHouseLetters(words: string[]): string[] {
   const out: string[] = [];
   for (const w of words) {
     const prev = out[out.length - 1];
-    if (prev !== undefined && /^\d+$/.test(prev) && /^\p{L}$/u.test(w)) out[out.length - 1] = `${prev}${w}`;
+    if (prev !== undefined && houseLetter(prev, w)) out[out.length - 1] = `${prev}${w}`;
     else out.push(w);
   }
   return out;
