@@ -1,10 +1,10 @@
 -- The /agent customer search (search.query.ts builds the probes, search.repository.ts calls it).
 -- Phone, email and customer number match whole; name words whole, with one typo in 5+ letters
--- (agent_search_name_keys); service-location words by prefix; invoice-address words whole
+-- (agent_search_name_keys, asked of the keyed index: agent_search_name_keys_keyed); service-location words by prefix; invoice-address words whole
 -- (decisions.md, Safety: search). Names and streets are folded (agent_search_fold, _fold_street:
 -- decisions.md "Spellings the search folds"); the address probe's key is folded here. Answers one row per match and service location, page order.
--- Where the rows come from an index that does not lead with the provider (the name index, a building's or unit's
--- subscriptions), the provider is checked as `(... = p_provider) IS TRUE`, which no index serves: in this function's
+-- Where the rows come from an index that does not lead with the provider (a building's or unit's subscriptions; the
+-- name index's keys hold a key two providers may share), the provider is checked as `(... = p_provider) IS TRUE`, which no index serves: in this function's
 -- generic plan a provider is one of n_distinct, and with a few hundred providers the planner read the whole provider's
 -- entries of a provider-leading index into a bitmap to AND with the name's (bench/README.md, "Ten times the data").
 -- work_mem 16MB keeps the bitmap of a common name exact at 10M customers: at the default 4MB it went lossy, and
@@ -44,8 +44,8 @@ BEGIN
     hn := replace(lower(p_houses[i]), ' ', '');
     nw := string_to_array(lower(p_names[i]), ' ');
     -- the name index's key queries, for the probes that read it (not on every phone or email probe)
-    nk := CASE WHEN k = 'name' THEN public.agent_search_name_query(nw) END;
-    nm := CASE WHEN k = 'name' THEN public.agent_search_name_query_wide(nw) END;
+    nk := CASE WHEN k = 'name' THEN public.agent_search_keyed(p_provider, public.agent_search_name_query(nw)) END;
+    nm := CASE WHEN k = 'name' THEN public.agent_search_keyed(p_provider, public.agent_search_name_query_wide(nw)) END;
     toks := coalesce(string_to_array(lower(p_tokens[i]), ' '), '{}');
     CONTINUE WHEN cardinality(toks) > 4;
     t1 := toks[1];
@@ -76,8 +76,8 @@ BEGIN
     ELSIF k = 'name' THEN
       hits := hits || ARRAY(
         SELECT ROW(s.id, s.first_name, s.last_name, s.email, s.phone, s.customer_number)::agent_search_hit FROM subscribers s
-        WHERE (agent_search_name_keys(s.first_name, s.last_name, s.invoice_first_name, s.invoice_last_name) @> nk
-               OR agent_search_name_keys(s.first_name, s.last_name, s.invoice_first_name, s.invoice_last_name) @> nm)
+        WHERE (agent_search_name_keys_keyed(s.provider_id, s.first_name, s.last_name, s.invoice_first_name, s.invoice_last_name) @> nk
+               OR agent_search_name_keys_keyed(s.provider_id, s.first_name, s.last_name, s.invoice_first_name, s.invoice_last_name) @> nm)
           AND (s.provider_id = p_provider) IS TRUE
         LIMIT p_cap + 1);
     ELSIF k = 'address' THEN
@@ -85,8 +85,8 @@ BEGIN
       -- document (iq): for each place word, a unit it names, a postal code or a word it names whole ('h:', 'ip:', 'iw:'),
       -- what the check below needs of a match. A street and house number is every customer invoiced there, and the
       -- check reads each one's subscriptions for the unit; the document is one row in hand. Not the document's index
-      -- for them all: its words for the street and house number are every provider's, where the address index is the
-      -- provider's street and number (bench/README.md, "Prefixes asked as whole words").
+      -- for them all: the address index reads the provider's street and number as one key (bench/README.md,
+      -- "Prefixes asked as whole words").
       iq := NULL;
       IF cardinality(toks) > 0 THEN
         FOREACH t IN ARRAY toks LOOP
@@ -205,13 +205,17 @@ BEGIN
       IF position(':*' IN nq) > 0 THEN
         CONTINUE WHEN NOT EXISTS (
           WITH named AS MATERIALIZED (
-            SELECT 1 FROM search_documents d WHERE d.doc @@ nn::tsquery AND d.provider_id = p_provider)
+            SELECT 1 FROM search_documents d
+            WHERE public.agent_search_doc_keyed(d.provider_id, d.doc) @@ public.agent_search_doc_keyed_query(p_provider, nn)
+              AND d.provider_id = p_provider)
           SELECT 1 FROM named);
       END IF;
       hits := hits || ARRAY(
         WITH n AS MATERIALIZED (
           SELECT c.id, c.first_name, c.last_name, c.email, c.phone, c.customer_number
-          FROM (SELECT d.subscriber_id FROM search_documents d WHERE d.doc @@ nq::tsquery AND d.provider_id = p_provider OFFSET 0) d
+          FROM (SELECT d.subscriber_id FROM search_documents d
+            WHERE public.agent_search_doc_keyed(d.provider_id, d.doc) @@ public.agent_search_doc_keyed_query(p_provider, nq)
+              AND d.provider_id = p_provider OFFSET 0) d
           CROSS JOIN LATERAL (SELECT s.* FROM subscribers s WHERE s.id = d.subscriber_id AND s.provider_id = p_provider OFFSET 0) c
         )
         SELECT ROW(n.id, n.first_name, n.last_name, n.email, n.phone, n.customer_number)::agent_search_hit FROM n

@@ -5,7 +5,7 @@
 -- the index gathers in full. Also the shared rows (provider_id NULL) of the release before, until the next release
 -- drops them (migrations/README.md): while the per-provider backfill runs, they hold the words it has not reached.
 -- A GIN scan gathers every entry a prefix starts into one bitmap before it ANDs it with the query's other words, and
--- does not stop for statement_timeout meanwhile ('w:berlin':*: every customer in Berlin, of every provider). Whole
+-- does not stop for statement_timeout meanwhile ('w:berlin':*: every customer of the provider in Berlin). Whole
 -- words it reads as the other words' rarest lead it, skipping what they do not need: "Hans Hamburg" reads the
 -- customers called Hans, not those in Hamburg. Past 32 words, each document the scan reads would be checked against
 -- every one of them.

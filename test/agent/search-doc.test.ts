@@ -415,8 +415,8 @@ describe('the search document finds what the word-by-word check finds', () => {
         return r.rows.map((row) => row['QUERY PLAN']).join('\n');
       });
     };
-    expect(await plan('Hauptstraße 3A')).toMatch(/search_documents_doc_idx/);
-    expect(await plan('1 a')).not.toMatch(/search_documents_doc_idx/);
+    expect(await plan('Hauptstraße 3A')).toMatch(/search_documents_keyed_idx/);
+    expect(await plan('1 a')).not.toMatch(/search_documents_keyed_idx/);
   });
 
   it('a word with quotes, backslashes or tsquery operators is one word, never query syntax', async () => {

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { MIGRATIONS_DIR } from '../../src/db/migrate.js';
-import { randomAlnum } from '../../src/lib/ids.js';
+import { newId, randomAlnum } from '../../src/lib/ids.js';
 import { planSearch } from '../../src/modules/subscribers/search.query.js';
 import { searchSubscribers } from '../../src/modules/subscribers/search.repository.js';
 import { createSubscriberSearchService } from '../../src/modules/subscribers/search.service.js';
@@ -105,12 +105,14 @@ describe('name index keys', () => {
       .execute(async (trx) => {
         await sql`SET LOCAL enable_seqscan = off`.execute(trx);
         return sql<{ 'QUERY PLAN': string }>`EXPLAIN SELECT id FROM subscribers
-        WHERE (agent_search_name_keys(first_name, last_name, invoice_first_name, invoice_last_name) @> agent_search_name_query(ARRAY['anna', 'schmidt'])
-            OR agent_search_name_keys(first_name, last_name, invoice_first_name, invoice_last_name) @> agent_search_name_query_wide(ARRAY['anna', 'schmidt']))`.execute(
+        WHERE (agent_search_name_keys_keyed(provider_id, first_name, last_name, invoice_first_name, invoice_last_name)
+                @> agent_search_keyed(${newId()}, agent_search_name_query(ARRAY['anna', 'schmidt']))
+            OR agent_search_name_keys_keyed(provider_id, first_name, last_name, invoice_first_name, invoice_last_name)
+                @> agent_search_keyed(${newId()}, agent_search_name_query_wide(ARRAY['anna', 'schmidt'])))`.execute(
           trx,
         );
       });
-    expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toContain('subscribers_search_name_keys_idx');
+    expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toContain('subscribers_search_name_keys_keyed_idx');
   });
 
   it('a two-word name is one pair key, in byte order; one word, one word twice, or a word over 64 letters is asked as it is', async () => {

@@ -37,9 +37,10 @@ describe('loading', () => {
       WHERE schemaname = 'public' AND tablename IN ('subscribers', 'subscriptions', 'buildings', 'units', 'locations')`.execute(t.db);
     expect(analyzed.rows[0]!.n).toBe(5);
     const plan = await sql<{ 'QUERY PLAN': string }>`EXPLAIN SELECT id FROM subscribers
-      WHERE agent_search_name_keys(first_name, last_name, invoice_first_name, invoice_last_name) @> ARRAY['mason gauthier']
+      WHERE agent_search_name_keys_keyed(provider_id, first_name, last_name, invoice_first_name, invoice_last_name)
+          @> agent_search_keyed(${doc.providers.main.id}, ARRAY['mason gauthier'])
         AND provider_id = ${doc.providers.main.id}`.execute(t.db);
-    expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toContain('subscribers_search_name_keys_idx');
+    expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toContain('subscribers_search_name_keys_keyed_idx');
   });
 
   it('is idempotent: a second load returns the stored document byte for byte and inserts nothing', async () => {

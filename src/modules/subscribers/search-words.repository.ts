@@ -30,7 +30,9 @@ import { firstRow, present } from '../../lib/present.js';
 // Hamburg). Which word is most selective is measured first, each set read only up to ESTIMATE_CAP
 // rows.
 
-const NAME_KEYS = sql`agent_search_name_keys(first_name, last_name, invoice_first_name, invoice_last_name)`;
+/** The name index's keys, led by the provider's key (subscribers_search_name_keys_keyed_idx): asked through `keyed`. */
+const NAME_KEYS = sql`agent_search_name_keys_keyed(provider_id, first_name, last_name, invoice_first_name, invoice_last_name)`;
+const keyed = (providerId: string, keys: RawBuilder<unknown>) => sql`agent_search_keyed(${providerId}, ${keys})`;
 const NAME_WORDS_X = sql`agent_search_name_words(x.first_name, x.last_name, x.invoice_first_name, x.invoice_last_name)`;
 const BUILDING_TRGM = sql`lower(coalesce(name, '') || ' ' || coalesce(street, '') || ' ' || coalesce(house_number, '') || ' ' || coalesce(postal_code, '') || ' ' || coalesce(city, ''))`;
 
@@ -115,9 +117,9 @@ function nameBranch(providerId: string, text: string, fuzzy: boolean) {
   const [name] = names;
   if (name === undefined) return sql`SELECT id FROM subscribers WHERE false`;
   if (!fuzzy || names.length > 1)
-    return sql`SELECT id FROM subscribers WHERE (${NAME_KEYS} @> agent_search_name_query(${textArray(names)})
-      OR ${NAME_KEYS} @> agent_search_name_query_wide(${textArray(names)})) AND provider_id = ${providerId}`;
-  return sql`SELECT x.id FROM subscribers x WHERE agent_search_name_keys(x.first_name, x.last_name, x.invoice_first_name, x.invoice_last_name) && ${textArray(typoKeys(name))}
+    return sql`SELECT id FROM subscribers WHERE (${NAME_KEYS} @> ${keyed(providerId, sql`agent_search_name_query(${textArray(names)})`)}
+      OR ${NAME_KEYS} @> ${keyed(providerId, sql`agent_search_name_query_wide(${textArray(names)})`)}) AND provider_id = ${providerId}`;
+  return sql`SELECT x.id FROM subscribers x WHERE ${NAME_KEYS} && ${keyed(providerId, textArray(typoKeys(name)))}
     AND x.provider_id = ${providerId} AND EXISTS (SELECT 1 FROM unnest(${NAME_WORDS_X}) n WHERE agent_search_name_word_matches(${name}, n, true))`;
 }
 
@@ -356,11 +358,12 @@ const readsDocument = (plan: SearchPlan, via: Candidates): boolean =>
 
 /**
  * The customers whose search document holds the terms (docTerm) of the words that narrow, read
- * through search_documents_doc_idx, each then checked as `check` says of each token. The terms are
- * computed once, before the scan (a materialized CTE: they read search_doc_words). A term that stays
- * a prefix (more than 32 words start it, agent_search_doc_prefix: "12") is left out of the index's
- * query where another term is whole words: the GIN scan gathers a prefix's every entry, of every
- * provider, before it ANDs them, and does not stop for the time bound meanwhile ("Hauptstrase 12"),
+ * through search_documents_keyed_idx (each word led by the provider's key, agent_search_doc_keyed:
+ * the scan reads this provider's entries only), each then checked as `check` says of each token. The
+ * terms are computed once, before the scan (a materialized CTE: they read search_doc_words). A term
+ * that stays a prefix (more than 32 words start it, agent_search_doc_prefix: "12") is left out of the
+ * index's query where another term is whole words: the GIN scan gathers a prefix's every entry
+ * before it ANDs them, and does not stop for the time bound meanwhile ("Hauptstrase 12"),
  * while the other terms narrow the candidates enough to test it on each document in hand. `kept(k)`
  * says whether the k-th narrowing word's term was in the index's query (SQL, for the checks).
  */
@@ -378,7 +381,8 @@ function docCandidates(
   return sql`WITH ${docTerms(providerId, tokens, fuzzy)}
     SELECT d.id FROM (
       SELECT subscriber_id AS id, doc FROM search_documents
-      WHERE doc @@ (${KEPT_QUERY})::tsquery AND provider_id = ${providerId}
+      WHERE agent_search_doc_keyed(provider_id, doc) @@ agent_search_doc_keyed_query(${providerId}, (${KEPT_QUERY}))
+        AND provider_id = ${providerId}
       OFFSET 0) d
     WHERE ${sql.join(checks(kept), sql` AND `)}`;
 }

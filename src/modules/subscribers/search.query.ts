@@ -116,7 +116,7 @@ const houseLetter = (prev: string, w: string) => /^\d+$/.test(prev) && /^\p{L}$/
 /**
  * Words that name a street's kind after its name ("Main Street", "Queen St", "Berliner Str."). Alone
  * such a word starts no field (no street starts with "Street"), and inside streets it is every street
- * of its kind, of every provider.
+ * of its kind.
  */
 const STREET_KINDS = new Set(
   (

@@ -53,9 +53,10 @@ function masked(r: MatchRow, locations: ServiceLocationRow[]): MaskedMatch {
 
 /**
  * A probe that a few index entries answer: a whole value, or a name of two or more words (one key of
- * the pair, agent_search_name_query). A name of one word ("Zoë") is every customer of that name over
- * every provider, whose entries the index gathers before it reads the provider's: 115-163 ms at 10M
- * customers (bench/README.md), so it runs under the time bound with the address and place probes.
+ * the pair, agent_search_name_query). A name of one word ("Zoë") is every customer of that name, whose
+ * entries the index gathers whole, uninterruptibly: the provider's alone since the keyed index, but a
+ * large provider's are tens of thousands (bench/README.md), so it runs under the time bound with the
+ * address and place probes.
  */
 const quickLookup = (p: Probe) => (p.kind === 'name' ? p.names.length >= 2 : p.kind !== 'address' && p.kind !== 'name_location');
 
