@@ -22,6 +22,7 @@ export async function adversarialSearch(
     max_ms: number;
     slowest: { q: string; ms: number; status: number }[];
     incomplete: string[];
+    incomplete_on_repeat: string[];
     caller_forms_incomplete: string[];
   }
 > {
@@ -39,6 +40,8 @@ export async function adversarialSearch(
   const times: { q: string; ms: number; status: number }[] = [];
   // The queries that ended at the time bound (`incomplete: true`), on either run.
   const incomplete = new Set<string>();
+  // Those that ended at the bound on the repeat as well: not only a first run's cold pages and plans.
+  const onRepeat = new Set<string>();
   let errors = 0;
   // The keep-alive connection is opened first, untimed (and the client's request path run once): the
   // first query's time was its connect and this process's first request as well as its search.
@@ -50,7 +53,10 @@ export async function adversarialSearch(
         const t0 = performance.now();
         const { status, body } = await get(`/agent/customers/search?q=${encodeURIComponent(q)}`);
         const ms = performance.now() - t0;
-        if (status === 200 && (JSON.parse(body) as { incomplete?: boolean }).incomplete) incomplete.add(q);
+        if (status === 200 && (JSON.parse(body) as { incomplete?: boolean }).incomplete) {
+          incomplete.add(q);
+          if (run === 1) onRepeat.add(q);
+        }
         // 400 is the answer to a q under 2 characters after trimming: not an error of the bound.
         if (status !== 200 && status !== 400) errors++;
         times.push({ q, ms, status });
@@ -70,7 +76,7 @@ export async function adversarialSearch(
   console.error(
     `agent_search_adversarial: ${callerFormsIncomplete.length} of ${callerForms.length} caller forms ended incomplete${
       callerFormsIncomplete.length ? `: ${callerFormsIncomplete.map((q) => JSON.stringify(q)).join(', ')}` : ''
-    }`,
+    }; on the repeat as well: ${[...onRepeat].map((q) => JSON.stringify(q.length > 40 ? `${q.slice(0, 40)}…` : q)).join(', ') || 'none'}`,
   );
   const sorted = times.map((t) => t.ms).sort((a, b) => a - b);
   const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
@@ -83,6 +89,7 @@ export async function adversarialSearch(
     errors,
     requests: times.length,
     incomplete: [...incomplete],
+    incomplete_on_repeat: [...onRepeat],
     caller_forms_incomplete: callerFormsIncomplete,
     slowest: [...times]
       .sort((a, b) => b.ms - a.ms)
