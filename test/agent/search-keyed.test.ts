@@ -100,9 +100,7 @@ describe('the search indexes are keyed by provider', () => {
     const query: fc.Arbitrary<string> = fc.letrec<{ q: string }>((tie) => ({
       q: fc.oneof(
         { depthSize: 'small', withCrossShrink: true },
-        fc
-          .tuple(lexeme, fc.boolean())
-          .map(([l, p]) => `'${l.replace(/\\/g, '\\\\').replace(/'/g, "''")}'${p ? ':*' : ''}`),
+        fc.tuple(lexeme, fc.boolean()).map(([l, p]) => `'${l.replace(/\\/g, '\\\\').replace(/'/g, "''")}'${p ? ':*' : ''}`),
         fc.tuple(tie('q'), fc.constantFrom(' & ', ' | '), tie('q')).map(([a, op, b]) => `(${a}${op}${b})`),
         tie('q').map((a) => `!${a}`),
       ),

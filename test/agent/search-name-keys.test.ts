@@ -108,9 +108,7 @@ describe('name index keys', () => {
         WHERE (agent_search_name_keys_keyed(provider_id, first_name, last_name, invoice_first_name, invoice_last_name)
                 @> agent_search_keyed(${newId()}, agent_search_name_query(ARRAY['anna', 'schmidt']))
             OR agent_search_name_keys_keyed(provider_id, first_name, last_name, invoice_first_name, invoice_last_name)
-                @> agent_search_keyed(${newId()}, agent_search_name_query_wide(ARRAY['anna', 'schmidt'])))`.execute(
-          trx,
-        );
+                @> agent_search_keyed(${newId()}, agent_search_name_query_wide(ARRAY['anna', 'schmidt'])))`.execute(trx);
       });
     expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toContain('subscribers_search_name_keys_keyed_idx');
   });
