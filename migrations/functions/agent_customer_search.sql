@@ -1,10 +1,12 @@
 -- The /agent customer search (search.query.ts builds the probes, search.repository.ts calls it).
 -- Phone, email and customer number match whole; name words whole, with one typo in 5+ letters
--- (agent_search_name_keys, asked of the keyed index: agent_search_name_keys_keyed); service-location words by prefix; invoice-address words whole
+-- (agent_search_name_keys, asked of the keyed index: agent_search_name_keys_keyed); service-location words by
+-- prefix; invoice-address words whole
 -- (decisions.md, Safety: search). Names and streets are folded (agent_search_fold, _fold_street:
 -- decisions.md "Spellings the search folds"); the address probe's key is folded here. Answers one row per match and service location, page order.
 -- Where the rows come from an index that does not lead with the provider (a building's or unit's subscriptions; the
--- name index's keys hold a key two providers may share), the provider is checked as `(... = p_provider) IS TRUE`, which no index serves: in this function's
+-- name index's keys hold a key two providers may share), the provider is checked as `(... = p_provider) IS TRUE`,
+-- which no index serves: in this function's
 -- generic plan a provider is one of n_distinct, and with a few hundred providers the planner read the whole provider's
 -- entries of a provider-leading index into a bitmap to AND with the name's (bench/README.md, "Ten times the data").
 -- work_mem 16MB keeps the bitmap of a common name exact at 10M customers: at the default 4MB it went lossy, and
