@@ -79,7 +79,7 @@ describe('job queue: claim order and batches', () => {
     for (let i = 0; i < 5; i++) ids.push((await q.enqueue(t.db, { kind, runAt: at(-10_000 + i) })).id);
     await q.enqueue(t.db, { kind: newKind('other'), runAt: at(-20_000) });
     const r = await sql<JobRecord & { prev_status: string }>`
-      SELECT * FROM jobs_claim(${[kind]}::text[], ${t.clock.now()}::timestamptz, 3, 'tok-1', ${at(60_000)}::timestamptz)`.execute(t.db);
+      SELECT * FROM jobs_claim_v2(${[kind]}::text[], ${t.clock.now()}::timestamptz, 3, 'tok-1', ${at(60_000)}::timestamptz)`.execute(t.db);
     expect(r.rows.map((x) => x.id).sort()).toEqual(ids.slice(0, 3).sort());
     expect(r.rows.every((x) => x.prev_status === 'queued' && x.attempts === 1)).toBe(true);
     for (const id of ids.slice(0, 3)) expect(await jobRow(id)).toMatchObject({ status: 'running', locked_by: 'tok-1', attempts: 1 });
@@ -91,14 +91,14 @@ describe('job queue: claim order and batches', () => {
   it('the claim and the wake-up keep their plan across calls: PL/pgSQL on a generic plan (a SQL function is planned on every call)', async () => {
     const r = await sql<{ proname: string; lang: string; config: string[] | null }>`
       SELECT p.proname, l.lanname AS lang, p.proconfig AS config FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
-      WHERE p.proname IN ('jobs_claim', 'jobs_run_now') ORDER BY p.proname`.execute(t.db);
+      WHERE p.proname IN ('jobs_claim_v2', 'jobs_run_now') ORDER BY p.proname`.execute(t.db);
     expect(r.rows.map((x) => [x.proname, x.lang])).toEqual([
-      ['jobs_claim', 'plpgsql'],
+      ['jobs_claim_v2', 'plpgsql'],
       ['jobs_run_now', 'plpgsql'],
     ]);
     for (const x of r.rows) expect(x.config).toContain('plan_cache_mode=force_generic_plan');
     // The claim's one plan is the index walk in claim order, whatever the statistics say.
-    expect(r.rows[0]!.config).toEqual(expect.arrayContaining(['enable_sort=off', 'enable_bitmapscan=off']));
+    expect(r.rows[0]!.config).toEqual(expect.arrayContaining(['enable_sort=off', 'enable_bitmapscan=off', 'enable_seqscan=off']));
   });
 
   it('the queue tables are vacuumed once 1% plus 5,000 of their rows are dead, indexes always cleaned (the claim walks them)', async () => {

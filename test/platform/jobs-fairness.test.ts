@@ -1,5 +1,5 @@
 // Issue "Ten times the data", section 4: one provider's burst does not starve another provider.
-// The claim (migrations/functions/jobs_claim.sql) gives the oldest due job of every provider a slot
+// The claim (migrations/functions/jobs_claim_v2.sql) gives the oldest due job of every provider a slot
 // before the rest of the backlog, the providers with the fewest jobs running first; within a
 // provider the order stays (run_at, created_at).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,7 +37,7 @@ async function enqueue(kind: string, providerId: string, n: number) {
 async function claim(kinds: string[], limit: number) {
   const now = t.clock.now();
   const r = await sql<{ id: string; provider_id: string; prev_status: string }>`
-    SELECT * FROM jobs_claim(${kinds}::text[], ${now}::timestamptz, ${limit}::integer, ${'test-token'}::text,
+    SELECT * FROM jobs_claim_v2(${kinds}::text[], ${now}::timestamptz, ${limit}::integer, ${'test-token'}::text,
       ${new Date(now.getTime() + 60_000)}::timestamptz)`.execute(t.db);
   return r.rows;
 }
