@@ -105,7 +105,7 @@ export function createJobQueue({ db, clock, log, config, heartbeatMs }: QueueDep
     if (kinds.length === 0 || limit < 1) return [];
     const now = clock.now();
     const token = `${workerId}:${randomToken(6)}`;
-    // jobs_claim (migrations/functions/jobs_claim_v2.sql): lapsed leases first, then due jobs in (run_at, created_at)
+    // jobs_claim_v2 (migrations/functions/jobs_claim_v2.sql): lapsed leases first, then due jobs in (run_at, created_at)
     // order, with a plan fixed to an ordered index walk that stops after `limit` rows.
     const r = await sql<JobRecord & { prev_status: string }>`
       SELECT * FROM jobs_claim_v2(${kinds}::text[], ${now}::timestamptz, ${limit}::integer, ${token}::text,

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { createJobQueue } from '../../src/jobs/queue.js';
-import type { JobQueue, JobRecord } from '../../src/jobs/types.js';
+import type { JobQueue } from '../../src/jobs/types.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { claimJobs } from '../helpers/jobs.js';
 
 // Throughput rules of the queue (issue 6): batched claims in a fixed order, lanes, no poll sleep
 // while work waits, group-committed success records that stay fenced per job.
@@ -78,10 +79,9 @@ describe('job queue: claim order and batches', () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await q.enqueue(t.db, { kind, runAt: at(-10_000 + i) })).id);
     await q.enqueue(t.db, { kind: newKind('other'), runAt: at(-20_000) });
-    const r = await sql<JobRecord & { prev_status: string }>`
-      SELECT * FROM jobs_claim_v2(${[kind]}::text[], ${t.clock.now()}::timestamptz, 3, 'tok-1', ${at(60_000)}::timestamptz)`.execute(t.db);
-    expect(r.rows.map((x) => x.id).sort()).toEqual(ids.slice(0, 3).sort());
-    expect(r.rows.every((x) => x.prev_status === 'queued' && x.attempts === 1)).toBe(true);
+    const rows = await claimJobs(t.db, { now: t.clock.now(), kinds: [kind], limit: 3, token: 'tok-1' });
+    expect(rows.map((x) => x.id).sort()).toEqual(ids.slice(0, 3).sort());
+    expect(rows.every((x) => x.prev_status === 'queued' && x.attempts === 1)).toBe(true);
     for (const id of ids.slice(0, 3)) expect(await jobRow(id)).toMatchObject({ status: 'running', locked_by: 'tok-1', attempts: 1 });
     for (const id of ids.slice(3)) expect(await jobRow(id)).toMatchObject({ status: 'queued', locked_by: null, attempts: 0 });
     // Put them back for the other tests' drains.

@@ -3,11 +3,11 @@
 // before the rest of the backlog, the providers with the fewest jobs running first; within a
 // provider the order stays (run_at, created_at).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sql } from 'kysely';
 import { createJobQueue } from '../../src/jobs/queue.js';
 import type { JobQueue } from '../../src/jobs/types.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createProvider } from '../helpers/factories.js';
+import { claimJobs } from '../helpers/jobs.js';
 
 let t: TestApp;
 let burst: string;
@@ -34,13 +34,7 @@ async function enqueue(kind: string, providerId: string, n: number) {
   return ids;
 }
 
-async function claim(kinds: string[], limit: number) {
-  const now = t.clock.now();
-  const r = await sql<{ id: string; provider_id: string; prev_status: string }>`
-    SELECT * FROM jobs_claim_v2(${kinds}::text[], ${now}::timestamptz, ${limit}::integer, ${'test-token'}::text,
-      ${new Date(now.getTime() + 60_000)}::timestamptz)`.execute(t.db);
-  return r.rows;
-}
+const claim = (kinds: string[], limit: number) => claimJobs(t.db, { now: t.clock.now(), kinds, limit });
 
 describe('fair claims between providers', () => {
   it("a provider's single job is claimed with the first claim after it, though another provider has 300 older ones", async () => {
